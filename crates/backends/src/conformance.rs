@@ -1,0 +1,201 @@
+//! The conformance suite every backend passes. Each check takes the backend
+//! and a scratch directory; what differs between backends is passed in as
+//! [`Expect`], never hidden. A backend's test calls [`run_all`].
+
+use crate::{Backend, ErrorKind, OpenMode};
+use std::path::Path;
+
+/// What a backend is expected to support.
+#[derive(Clone, Copy, Debug)]
+pub struct Expect {
+    /// Data written can be read back (false for DUMMY).
+    pub stores_data: bool,
+    /// Directory operations work.
+    pub metadata: bool,
+    /// Missing files are reported as NotFound.
+    pub reports_missing: bool,
+}
+
+fn pattern(len: usize, salt: u8) -> Vec<u8> {
+    (0..len)
+        .map(|i| (i as u8).wrapping_mul(31).wrapping_add(salt))
+        .collect()
+}
+
+fn aligned(len: usize, align: usize) -> (Vec<u8>, usize) {
+    let buf = vec![0u8; len + align];
+    let start = buf.as_ptr().align_offset(align.max(1));
+    (buf, start)
+}
+
+/// Create, write, sync, close; reopen, read back, size; delete.
+pub fn write_read_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    let align = b.capabilities().alignment.max(1) as usize;
+    let len = 4 * 4096;
+    let path = dir.join("roundtrip");
+    let data = pattern(len, 7);
+    let (mut wbuf, ws) = aligned(len, align);
+    wbuf[ws..ws + len].copy_from_slice(&data);
+    let mut f = b
+        .open(&path, OpenMode::WRITE_CREATE)
+        .map_err(|e| e.to_string())?;
+    let mut done = 0;
+    while done < len {
+        let n = f
+            .write_at(&wbuf[ws + done..ws + len], done as u64)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("write returned 0".into());
+        }
+        done += n;
+    }
+    f.sync().map_err(|e| e.to_string())?;
+    f.close().map_err(|e| e.to_string())?;
+    let st = b.stat(&path).map_err(|e| e.to_string())?;
+    if expect.stores_data && st.size != len as u64 {
+        return Err(format!("stat size {} != {}", st.size, len));
+    }
+    let mut f = b.open(&path, OpenMode::READ).map_err(|e| e.to_string())?;
+    if expect.stores_data && f.size().map_err(|e| e.to_string())? != len as u64 {
+        return Err("handle size differs".into());
+    }
+    let (mut rbuf, rs) = aligned(len, align);
+    let mut done = 0;
+    while done < len {
+        let n = f
+            .read_at(&mut rbuf[rs + done..rs + len], done as u64)
+            .map_err(|e| e.to_string())?;
+        if n == 0 {
+            break;
+        }
+        done += n;
+    }
+    f.close().map_err(|e| e.to_string())?;
+    if expect.stores_data && rbuf[rs..rs + len] != data[..] {
+        return Err("data read back differs from data written".into());
+    }
+    b.delete(&path).map_err(|e| e.to_string())?;
+    if expect.reports_missing && b.exists(&path) {
+        return Err("file still exists after delete".into());
+    }
+    Ok(())
+}
+
+/// Reading past the end returns 0 bytes (never stale data) where data is stored.
+pub fn read_past_end(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    if !expect.stores_data {
+        return Ok(());
+    }
+    let align = b.capabilities().alignment.max(1) as usize;
+    let path = dir.join("short");
+    let (mut buf, s) = aligned(4096, align);
+    let mut f = b
+        .open(&path, OpenMode::WRITE_CREATE)
+        .map_err(|e| e.to_string())?;
+    f.write_at(&buf[s..s + 4096], 0)
+        .map_err(|e| e.to_string())?;
+    f.close().map_err(|e| e.to_string())?;
+    let mut f = b.open(&path, OpenMode::READ).map_err(|e| e.to_string())?;
+    let n = f
+        .read_at(&mut buf[s..s + 4096], 4096)
+        .map_err(|e| e.to_string())?;
+    f.close().map_err(|e| e.to_string())?;
+    b.delete(&path).map_err(|e| e.to_string())?;
+    if n != 0 {
+        return Err(format!("read past end returned {n} bytes"));
+    }
+    Ok(())
+}
+
+/// Missing paths are NotFound; creating an existing directory is AlreadyExists.
+pub fn error_kinds(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    if !expect.reports_missing {
+        return Ok(());
+    }
+    let missing = dir.join("no-such-file");
+    match b.open(&missing, OpenMode::READ) {
+        Err(e) if e.kind == ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("open of missing file: wrong kind {:?}", e.kind)),
+        Ok(_) => return Err("open of missing file succeeded".into()),
+    }
+    match b.stat(&missing) {
+        Err(e) if e.kind == ErrorKind::NotFound => {}
+        other => return Err(format!("stat of missing file: {:?}", other.map(|_| ()))),
+    }
+    match b.delete(&missing) {
+        Err(e) if e.kind == ErrorKind::NotFound => {}
+        other => return Err(format!("delete of missing file: {:?}", other.map(|_| ()))),
+    }
+    if expect.metadata {
+        let d = dir.join("twice");
+        b.mkdir(&d).map_err(|e| e.to_string())?;
+        match b.mkdir(&d) {
+            Err(e) if e.kind == ErrorKind::AlreadyExists => {}
+            other => return Err(format!("second mkdir: {:?}", other.map(|_| ()))),
+        }
+        b.rmdir(&d).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// mkdir, create a file inside, rename it, stat both names, remove all.
+pub fn metadata_ops(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    if !expect.metadata {
+        return Ok(());
+    }
+    let d = dir.join("meta.d");
+    b.mkdir(&d).map_err(|e| e.to_string())?;
+    if expect.reports_missing && !b.stat(&d).map_err(|e| e.to_string())?.is_dir {
+        return Err("stat of new directory: not a directory".into());
+    }
+    let f = d.join("item");
+    b.create_empty(&f).map_err(|e| e.to_string())?;
+    let g = d.join("item.renamed");
+    b.rename(&f, &g).map_err(|e| e.to_string())?;
+    if expect.reports_missing {
+        if b.exists(&f) {
+            return Err("old name still exists after rename".into());
+        }
+        if b.stat(&g).map_err(|e| e.to_string())?.is_dir {
+            return Err("renamed file is a directory".into());
+        }
+    }
+    b.delete(&g).map_err(|e| e.to_string())?;
+    let d2 = dir.join("meta.moved");
+    b.rename(&d, &d2).map_err(|e| e.to_string())?;
+    b.rmdir(&d2).map_err(|e| e.to_string())?;
+    if expect.reports_missing && b.exists(&d2) {
+        return Err("directory still exists after rmdir".into());
+    }
+    Ok(())
+}
+
+/// statfs reports a plausible capacity for real storage.
+pub fn statfs(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    let info = b.statfs(dir).map_err(|e| e.to_string())?;
+    if expect.stores_data {
+        if info.total_bytes == 0 || info.free_bytes > info.total_bytes {
+            return Err(format!("implausible statfs: {info:?}"));
+        }
+        if info.fs_type.is_empty() {
+            return Err("statfs: no file-system type".into());
+        }
+    }
+    Ok(())
+}
+
+/// Run every check; returns the failures as "check: reason".
+pub fn run_all(b: &dyn Backend, dir: &Path, expect: Expect) -> Vec<String> {
+    type Check = fn(&dyn Backend, &Path, Expect) -> Result<(), String>;
+    let checks: [(&str, Check); 5] = [
+        ("write_read_roundtrip", write_read_roundtrip),
+        ("read_past_end", read_past_end),
+        ("error_kinds", error_kinds),
+        ("metadata_ops", metadata_ops),
+        ("statfs", statfs),
+    ];
+    checks
+        .iter()
+        .filter_map(|(name, check)| check(b, dir, expect).err().map(|e| format!("{name}: {e}")))
+        .collect()
+}

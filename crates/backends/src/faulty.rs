@@ -1,0 +1,231 @@
+//! A decorator that injects failures into any backend, for reliability tests:
+//! a full file system after N bytes (ENOSPC), I/O errors on read, short
+//! transfers, and a failing open. It is itself a [`Backend`].
+//!
+//! The front ends enable it from the `PARIO_FAULTS` environment variable, a
+//! comma list such as `enospc_after=1m,short_writes=1,rank=1` (see
+//! [`FaultPlan::parse`]); it exists to test pario and is documented as such.
+
+use crate::{
+    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, OpenMode,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Name of the environment variable read by [`FaultPlan::from_env`].
+pub const FAULTS_ENV: &str = "PARIO_FAULTS";
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultPlan {
+    /// Writes fail with ENOSPC once this many bytes were written (per process).
+    pub enospc_after: Option<u64>,
+    /// Reads fail with EIO once this many bytes were read.
+    pub eio_after: Option<u64>,
+    /// Every transfer moves only half the bytes asked (at least 1).
+    pub short_transfers: bool,
+    /// Opening any path fails with EACCES.
+    pub fail_open: bool,
+    /// Only this rank is affected (all ranks when None).
+    pub rank: Option<u32>,
+}
+
+fn parse_bytes(s: &str) -> Option<u64> {
+    let s = s.trim().to_ascii_lowercase();
+    let (num, mul) = match s.chars().last()? {
+        'k' => (&s[..s.len() - 1], 1u64 << 10),
+        'm' => (&s[..s.len() - 1], 1 << 20),
+        'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (&s[..], 1),
+    };
+    num.parse::<u64>().ok()?.checked_mul(mul)
+}
+
+impl FaultPlan {
+    /// Parse `enospc_after=SIZE,eio_after=SIZE,short=1,fail_open=1,rank=N`.
+    pub fn parse(spec: &str) -> Result<FaultPlan, String> {
+        let mut plan = FaultPlan::default();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = item.split_once('=').unwrap_or((item, "1"));
+            let bad = || format!("{FAULTS_ENV}: bad value in '{item}'");
+            match k.trim() {
+                "enospc_after" => plan.enospc_after = Some(parse_bytes(v).ok_or_else(bad)?),
+                "eio_after" => plan.eio_after = Some(parse_bytes(v).ok_or_else(bad)?),
+                "short" | "short_transfers" => plan.short_transfers = v.trim() != "0",
+                "fail_open" => plan.fail_open = v.trim() != "0",
+                "rank" => plan.rank = Some(v.trim().parse().map_err(|_| bad())?),
+                other => return Err(format!("{FAULTS_ENV}: unknown fault '{other}'")),
+            }
+        }
+        Ok(plan)
+    }
+
+    /// The plan from [`FAULTS_ENV`], if set, for the given rank.
+    pub fn from_env(rank: u32) -> Result<Option<FaultPlan>, String> {
+        match std::env::var(FAULTS_ENV) {
+            Ok(s) if !s.trim().is_empty() => {
+                let plan = FaultPlan::parse(&s)?;
+                Ok(plan.rank.is_none_or(|r| r == rank).then_some(plan))
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+pub struct FaultyBackend {
+    inner: Box<dyn Backend>,
+    plan: FaultPlan,
+    written: Arc<AtomicU64>,
+    read: Arc<AtomicU64>,
+}
+
+impl FaultyBackend {
+    pub fn new(inner: Box<dyn Backend>, plan: FaultPlan) -> Self {
+        FaultyBackend {
+            inner,
+            plan,
+            written: Arc::new(AtomicU64::new(0)),
+            read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+}
+
+struct FaultyFile {
+    inner: Box<dyn FileHandle>,
+    plan: FaultPlan,
+    path: PathBuf,
+    written: Arc<AtomicU64>,
+    read: Arc<AtomicU64>,
+}
+
+impl FaultyFile {
+    fn shorten(&self, len: usize) -> usize {
+        if self.plan.short_transfers && len > 1 {
+            len / 2
+        } else {
+            len
+        }
+    }
+}
+
+impl FileHandle for FaultyFile {
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<usize, BackendError> {
+        let mut len = self.shorten(buf.len());
+        if let Some(limit) = self.plan.enospc_after {
+            let done = self.written.load(Ordering::Relaxed);
+            if done >= limit {
+                return Err(BackendError::new(
+                    ErrorKind::NoSpace,
+                    "write",
+                    &self.path,
+                    "No space left on device (os error 28)",
+                ));
+            }
+            len = len.min((limit - done) as usize);
+        }
+        let n = self.inner.write_at(&buf[..len], offset)?;
+        self.written.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<usize, BackendError> {
+        if let Some(limit) = self.plan.eio_after {
+            if self.read.load(Ordering::Relaxed) >= limit {
+                return Err(BackendError::new(
+                    ErrorKind::Other,
+                    "read",
+                    &self.path,
+                    "Input/output error (os error 5)",
+                ));
+            }
+        }
+        let len = self.shorten(buf.len());
+        let n = self.inner.read_at(&mut buf[..len], offset)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+    fn sync(&mut self) -> Result<(), BackendError> {
+        self.inner.sync()
+    }
+    fn size(&mut self) -> Result<u64, BackendError> {
+        self.inner.size()
+    }
+    fn close(self: Box<Self>) -> Result<(), BackendError> {
+        self.inner.close()
+    }
+}
+
+impl Backend for FaultyBackend {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
+    }
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        if self.plan.fail_open {
+            return Err(BackendError::new(
+                ErrorKind::PermissionDenied,
+                "open",
+                path,
+                "Permission denied (os error 13) [injected]",
+            ));
+        }
+        let inner = self.inner.open(path, mode)?;
+        Ok(Box::new(FaultyFile {
+            inner,
+            plan: self.plan.clone(),
+            path: path.to_path_buf(),
+            written: Arc::clone(&self.written),
+            read: Arc::clone(&self.read),
+        }))
+    }
+    fn delete(&self, path: &Path) -> Result<(), BackendError> {
+        self.inner.delete(path)
+    }
+    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
+        self.inner.stat(path)
+    }
+    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
+        self.inner.mkdir(path)
+    }
+    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
+        self.inner.rmdir(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
+        self.inner.rename(from, to)
+    }
+    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
+        self.inner.statfs(path)
+    }
+    fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
+        if let Some(limit) = self.plan.enospc_after {
+            if self.written.load(Ordering::Relaxed) >= limit {
+                return Err(BackendError::new(
+                    ErrorKind::NoSpace,
+                    "create",
+                    path,
+                    "No space left on device (os error 28)",
+                ));
+            }
+            self.written.fetch_add(1, Ordering::Relaxed);
+        }
+        self.inner.create_empty(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_plans_and_rejects_unknown_faults() {
+        let p = FaultPlan::parse("enospc_after=1m, short=1,rank=3").unwrap();
+        assert_eq!(p.enospc_after, Some(1 << 20));
+        assert!(p.short_transfers);
+        assert_eq!(p.rank, Some(3));
+        assert!(FaultPlan::parse("explode=1")
+            .unwrap_err()
+            .contains("explode"));
+        assert!(FaultPlan::parse("enospc_after=lots").is_err());
+    }
+}

@@ -1,0 +1,79 @@
+//! Which backends this build has, and how to create one from an API name and
+//! its module options. One match, no conditional compilation sprinkled around.
+
+use crate::dummy::{DummyBackend, DummyOptions};
+use crate::faulty::{FaultPlan, FaultyBackend};
+use crate::posix::{PosixBackend, PosixOptions};
+use crate::Backend;
+
+/// The API names IOR accepts, and whether this build has each.
+pub fn available_apis() -> Vec<(&'static str, bool)> {
+    vec![
+        ("POSIX", true),
+        ("DUMMY", true),
+        ("MPIIO", false),
+        ("HDF5", false),
+        ("NCMPI", false),
+        ("MMAP", false),
+        ("URING", false),
+        ("AIO", false),
+    ]
+}
+
+/// A created backend plus notes to report at -v (options accepted but not applied).
+pub struct Created {
+    pub backend: Box<dyn Backend>,
+    pub notes: Vec<String>,
+}
+
+/// Create the backend for `api` (case-insensitive). `options` holds every
+/// `--module.key[=value]` given; options of other modules are ignored here
+/// (the front end reports them at -v). `rank` selects fault injection.
+pub fn create_backend(
+    api: &str,
+    options: &[(String, String, Option<String>)],
+    rank: u32,
+) -> Result<Created, String> {
+    let upper = api.to_ascii_uppercase();
+    let mine = |module: &str| -> crate::ModuleOptions {
+        options
+            .iter()
+            .filter(|(m, _, _)| m.eq_ignore_ascii_case(module))
+            .map(|(_, k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect()
+    };
+    let mut notes = Vec::new();
+    let backend: Box<dyn Backend> = match upper.as_str() {
+        "POSIX" => {
+            let (opts, n) = PosixOptions::parse(&mine("posix"))?;
+            notes.extend(n);
+            Box::new(PosixBackend::new(opts))
+        }
+        "DUMMY" => Box::new(DummyBackend {
+            options: DummyOptions::parse(&mine("dummy"))?,
+        }),
+        _ => {
+            let known = available_apis();
+            return Err(match known.iter().find(|(n, _)| *n == upper) {
+                Some(_) => format!(
+                    "-a {api}: this build of pario has no {upper} backend (built: {})",
+                    known
+                        .iter()
+                        .filter(|(_, b)| *b)
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => format!(
+                    "-a {api}: unknown API (known: {})",
+                    known.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+    };
+    let backend = match FaultPlan::from_env(rank)? {
+        Some(plan) => Box::new(FaultyBackend::new(backend, plan)) as Box<dyn Backend>,
+        None => backend,
+    };
+    Ok(Created { backend, notes })
+}

@@ -1,0 +1,112 @@
+//! Every backend of this build runs the shared conformance suite.
+
+use pario_backends::conformance::{run_all, Expect};
+use pario_backends::dummy::DummyBackend;
+use pario_backends::faulty::{FaultPlan, FaultyBackend};
+use pario_backends::posix::{PosixBackend, PosixOptions};
+use pario_backends::{create_backend, Backend, ErrorKind, OpenMode};
+
+const REAL: Expect = Expect {
+    stores_data: true,
+    metadata: true,
+    reports_missing: true,
+};
+
+#[test]
+fn posix_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let failures = run_all(&PosixBackend::default(), dir.path(), REAL);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn posix_odirect_conforms_where_the_fs_allows_it() {
+    // O_DIRECT is refused by tmpfs; use a directory on the root file system.
+    let dir = tempfile::tempdir_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+    let b = PosixBackend::new(PosixOptions { odirect: true });
+    let probe = b.open(&dir.path().join("probe"), OpenMode::WRITE_CREATE);
+    match probe {
+        Ok(f) => {
+            f.close().unwrap();
+            let failures = run_all(&b, dir.path(), REAL);
+            assert!(failures.is_empty(), "{failures:#?}");
+        }
+        // The file system refuses O_DIRECT: the error must say so, typed.
+        Err(e) => assert_eq!(e.kind, ErrorKind::InvalidInput, "{e}"),
+    }
+}
+
+#[test]
+fn dummy_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let expect = Expect {
+        stores_data: false,
+        metadata: true,
+        reports_missing: false,
+    };
+    let failures = run_all(&DummyBackend::default(), dir.path(), expect);
+    assert!(failures.is_empty(), "{failures:#?}");
+    // DUMMY must not touch the disk.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn faulty_wrapper_without_faults_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = FaultyBackend::new(Box::new(PosixBackend::default()), FaultPlan::default());
+    let failures = run_all(&b, dir.path(), REAL);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn faulty_wrapper_injects_enospc_and_short_transfers() {
+    let dir = tempfile::tempdir().unwrap();
+    let plan = FaultPlan::parse("enospc_after=6k,short=1").unwrap();
+    let b = FaultyBackend::new(Box::new(PosixBackend::default()), plan);
+    let mut f = b
+        .open(&dir.path().join("f"), OpenMode::WRITE_CREATE)
+        .unwrap();
+    let buf = vec![1u8; 4096];
+    assert_eq!(f.write_at(&buf, 0).unwrap(), 2048, "short transfer");
+    assert_eq!(f.write_at(&buf, 2048).unwrap(), 2048);
+    assert_eq!(f.write_at(&buf, 4096).unwrap(), 2048);
+    let err = f.write_at(&buf, 6144).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NoSpace);
+    assert!(err.to_string().contains("No space left"), "{err}");
+}
+
+#[test]
+fn registry_names_unknown_and_missing_apis() {
+    let err = create_backend("FOO", &[], 0).err().unwrap();
+    assert!(
+        err.contains("-a FOO") && err.contains("unknown API"),
+        "{err}"
+    );
+    let ok = create_backend("posix", &[("posix".into(), "odirect".into(), None)], 0).unwrap();
+    assert_eq!(ok.backend.capabilities().alignment, 4096);
+    let err = create_backend("POSIX", &[("posix".into(), "bogus".into(), None)], 0)
+        .err()
+        .unwrap();
+    assert!(err.contains("--posix.bogus"), "{err}");
+    let d = create_backend(
+        "dummy",
+        &[("dummy".into(), "delay-xfer".into(), Some("5".into()))],
+        0,
+    )
+    .unwrap();
+    assert!(d.backend.capabilities().fake);
+}
+
+#[test]
+fn posix_errors_name_the_path_and_operation() {
+    let b = PosixBackend::default();
+    let err = b
+        .open(std::path::Path::new("/nonexistent-dir/x"), OpenMode::READ)
+        .err()
+        .unwrap();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("open") && msg.contains("/nonexistent-dir/x"),
+        "{msg}"
+    );
+}

@@ -1,0 +1,172 @@
+//! The MPI implementation of [`Comm`]: the only code in pario that calls MPI
+//! for communication (through the `mpi` crate, against the system MPI).
+
+use mpi::collective::SystemOperation;
+use mpi::datatype::PartitionMut;
+use mpi::topology::{Color, SimpleCommunicator};
+use mpi::traits::*;
+use mpi::Count;
+
+use crate::{hostname, layout_from_override, tasks_per_node_override, Comm, NodeLayout, ReduceOp};
+
+/// Owns MPI's initialisation: MPI is finalised when this is dropped, so every
+/// communicator obtained from it must be dropped first.
+pub struct MpiWorld {
+    // Fields drop in declaration order: the communicator must be freed
+    // before the universe finalises MPI.
+    world: MpiComm,
+    _universe: mpi::environment::Universe,
+}
+
+impl MpiWorld {
+    /// Initialise MPI (also works as a singleton without `mpirun`).
+    /// `None` when MPI was already initialised in this process.
+    pub fn init() -> Option<MpiWorld> {
+        let universe = mpi::initialize()?;
+        let world = MpiComm {
+            comm: universe.world().duplicate(),
+        };
+        Some(MpiWorld {
+            world,
+            _universe: universe,
+        })
+    }
+
+    /// The world communicator.
+    pub fn world(&self) -> &MpiComm {
+        &self.world
+    }
+}
+
+/// One MPI communicator.
+pub struct MpiComm {
+    comm: SimpleCommunicator,
+}
+
+fn system_op(op: ReduceOp) -> SystemOperation {
+    match op {
+        ReduceOp::Sum => SystemOperation::sum(),
+        ReduceOp::Min => SystemOperation::min(),
+        ReduceOp::Max => SystemOperation::max(),
+    }
+}
+
+impl Comm for MpiComm {
+    fn rank(&self) -> u32 {
+        self.comm.rank() as u32
+    }
+    fn size(&self) -> u32 {
+        self.comm.size() as u32
+    }
+    fn barrier(&self) {
+        self.comm.barrier();
+    }
+    fn broadcast_bytes(&self, root: u32, data: &mut Vec<u8>) {
+        let root_proc = self.comm.process_at_rank(root as i32);
+        let mut len = data.len() as u64;
+        root_proc.broadcast_into(&mut len);
+        data.resize(len as usize, 0);
+        if len > 0 {
+            root_proc.broadcast_into(&mut data[..]);
+        }
+    }
+    fn all_reduce_f64(&self, values: &[f64], op: ReduceOp) -> Vec<f64> {
+        let mut out = vec![0.0; values.len()];
+        self.comm
+            .all_reduce_into(values, &mut out[..], system_op(op));
+        out
+    }
+    fn all_reduce_u64(&self, values: &[u64], op: ReduceOp) -> Vec<u64> {
+        let mut out = vec![0u64; values.len()];
+        self.comm
+            .all_reduce_into(values, &mut out[..], system_op(op));
+        out
+    }
+    fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let root_proc = self.comm.process_at_rank(root as i32);
+        let len = data.len() as Count;
+        if self.rank() == root {
+            let n = self.size() as usize;
+            let mut lens = vec![0 as Count; n];
+            root_proc.gather_into_root(&len, &mut lens[..]);
+            let displs: Vec<Count> = lens
+                .iter()
+                .scan(0 as Count, |acc, &l| {
+                    let d = *acc;
+                    *acc += l;
+                    Some(d)
+                })
+                .collect();
+            let total: usize = lens.iter().map(|&l| l as usize).sum();
+            let mut buf = vec![0u8; total];
+            {
+                let mut part = PartitionMut::new(&mut buf[..], &lens[..], &displs[..]);
+                root_proc.gather_varcount_into_root(data, &mut part);
+            }
+            Some(
+                lens.iter()
+                    .zip(&displs)
+                    .map(|(&l, &d)| buf[d as usize..(d + l) as usize].to_vec())
+                    .collect(),
+            )
+        } else {
+            root_proc.gather_into(&len);
+            root_proc.gather_varcount_into(data);
+            None
+        }
+    }
+    fn split(&self, color: Option<u32>) -> Option<Box<dyn Comm>> {
+        let color = match color {
+            Some(c) => Color::with_value(c as i32),
+            None => Color::undefined(),
+        };
+        self.comm
+            .split_by_color(color)
+            .map(|comm| Box::new(MpiComm { comm }) as Box<dyn Comm>)
+    }
+    fn node_layout(&self) -> NodeLayout {
+        let host = hostname();
+        // The override is read on every rank; a malformed value is reported by
+        // the front ends before they get here, so fall back to detection.
+        if let Ok(Some(per_node)) = tasks_per_node_override() {
+            return layout_from_override(self.rank(), self.size(), per_node, host);
+        }
+        let local = self.comm.split_shared(0);
+        let local_rank = local.rank() as u32;
+        let local_size = local.size() as u32;
+        let leaders = self.comm.split_by_color(if local_rank == 0 {
+            Color::with_value(0)
+        } else {
+            Color::undefined()
+        });
+        let mut info = [0u64; 3]; // node index, node count, world rank of the node's leader
+        if let Some(leaders) = &leaders {
+            info = [
+                leaders.rank() as u64,
+                leaders.size() as u64,
+                self.rank() as u64,
+            ];
+        }
+        local.process_at_rank(0).broadcast_into(&mut info[..]);
+        let contiguous = u64::from(self.rank() as u64 == info[2] + local_rank as u64);
+        let reduced = self.all_reduce_u64(&[local_size as u64, contiguous], ReduceOp::Min);
+        NodeLayout {
+            node_index: info[0] as u32,
+            num_nodes: info[1] as u32,
+            local_rank,
+            local_size,
+            tasks_per_node: reduced[0] as u32,
+            block_mapping: reduced[1] == 1,
+            host,
+            overridden: false,
+        }
+    }
+    fn abort(&self, code: i32) -> ! {
+        self.comm.abort(code)
+    }
+    fn library_version(&self) -> String {
+        mpi::environment::library_version()
+            .map(|v| v.lines().next().unwrap_or("").trim().to_string())
+            .unwrap_or_else(|_| "unknown MPI".to_string())
+    }
+}

@@ -1,0 +1,976 @@
+//! Running one IOR test: repetitions of write, check-write, read, check-read
+//! and remove phases over the ranks of a communicator.
+//!
+//! Timing follows IOR: each rank records open, transfer and close start and
+//! end on the job-wide clock; a phase's open time is the earliest open start
+//! to the latest open end, and so on; its total time is the earliest open
+//! start to the latest close end. Bandwidth is the bytes the I/O calls
+//! returned, summed over ranks, divided by that total. IOPS is the number of
+//! transfers divided by the transfer span (earliest transfer start to latest
+//! transfer end). Latency is the mean time per transfer over all ranks, with
+//! a merged histogram for percentiles.
+
+use crate::buffer::{AlignedBuf, BUFFER_ALIGN};
+use crate::latency::{Histogram, BUCKETS};
+use crate::naming::FileNaming;
+use crate::{EngineError, Env, Event, Observer};
+use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
+use pario_comm::ReduceOp;
+use pario_plan::reorder::{data_source, ReadPhase, Reorder};
+use pario_plan::{Layout, Ordering, RankPlan};
+use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult, Workload};
+use pario_signature::{Filler, PacketType, Pattern};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// How many mismatches each rank reports in detail.
+const REPORTED_MISMATCHES: usize = 4;
+
+/// One IOR test as pure data: what the front end asks the engine to run.
+#[derive(Clone, Debug)]
+pub struct IorSpec {
+    pub test_id: u32,
+    /// Geometry; `num_tasks` is the number of participating ranks.
+    pub layout: Layout,
+    pub ordering: Ordering,
+    pub reorder: Reorder,
+    pub write: bool,
+    pub read: bool,
+    pub check_write: bool,
+    pub check_read: bool,
+    pub repetitions: u32,
+    pub naming: FileNaming,
+    pub packet: PacketType,
+    /// `-G`: fixed signature (mod 2^32); None = start time of each repetition.
+    pub signature: Option<u32>,
+    /// `-e`: fsync before close after writing.
+    pub fsync: bool,
+    /// `-Y`: fsync after every write.
+    pub fsync_per_write: bool,
+    /// `-g`: barriers between open, transfer and close.
+    pub intra_barriers: bool,
+    /// `-x`: a short transfer is an error instead of being retried.
+    pub single_xfer_attempt: bool,
+    pub keep_file: bool,
+    pub keep_file_with_error: bool,
+    pub quit_on_error: bool,
+    /// `-E`: do not delete existing files before writing.
+    pub use_existing: bool,
+    /// `-d`: seconds to wait before each write and read phase.
+    pub inter_test_delay: f64,
+    /// `-T`: minutes after which no new phase starts (0 = no limit).
+    pub max_time_minutes: f64,
+    /// `-D`: seconds after the phase's common start at which ranks stop.
+    pub deadline: f64,
+    /// `stoneWallingWearOut`: continue until every rank did as many transfers as the busiest.
+    pub wear_out: bool,
+    /// `stoneWallingStatusFile`: where the write phase records its transfer count,
+    /// and where a later read takes it from.
+    pub stonewall_status_file: Option<PathBuf>,
+    pub verbose: u8,
+    /// Every resolved parameter, copied into the result.
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    pub workload: Workload,
+}
+
+/// What one rank reports at the end of a phase (gathered at rank 0).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+struct RankReport {
+    times: RankTimes,
+    error: Option<String>,
+    bad_transfers: u64,
+    mismatches: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    Write,
+    Read,
+    CheckWrite,
+    CheckRead,
+}
+
+impl Access {
+    fn operation(self) -> Operation {
+        match self {
+            Access::Write => Operation::Write,
+            Access::Read => Operation::Read,
+            Access::CheckWrite => Operation::CheckWrite,
+            Access::CheckRead => Operation::CheckRead,
+        }
+    }
+    fn verifies(self) -> bool {
+        matches!(self, Access::CheckWrite | Access::CheckRead)
+    }
+    fn read_phase(self) -> Option<ReadPhase> {
+        match self {
+            Access::Write => None,
+            Access::Read => Some(ReadPhase::Read),
+            Access::CheckWrite => Some(ReadPhase::CheckWrite),
+            Access::CheckRead => Some(ReadPhase::CheckRead),
+        }
+    }
+}
+
+/// Per-test state that phases share.
+struct TestRun<'e, 'a> {
+    env: &'e Env<'a>,
+    spec: &'e IorSpec,
+    rank: u32,
+    buffer: AlignedBuf,
+    /// Transfers each rank may do in read phases (set by a stonewalled write
+    /// or the status file); None = the whole plan.
+    read_limit: Option<u64>,
+}
+
+impl IorSpec {
+    fn pattern(&self, signature: u32) -> Pattern {
+        Pattern::new(self.packet, signature, self.signature.unwrap_or(0))
+    }
+}
+
+/// Run `spec` on all ranks of `env.comm`. Rank 0's `observer` sees events as
+/// they happen. Returns the result on every rank (complete on rank 0), or the
+/// error that ended the test on all ranks.
+pub fn run_ior_test(
+    env: &Env<'_>,
+    spec: &IorSpec,
+    observer: &mut dyn Observer,
+) -> Result<TestResult, EngineError> {
+    let comm = env.comm;
+    let rank = comm.rank();
+    spec.layout.validate().map_err(|e| EngineError {
+        message: e.to_string(),
+    })?;
+    if spec.layout.num_tasks != comm.size() {
+        return Err(EngineError {
+            message: format!(
+                "internal: plan for {} tasks run on {} ranks",
+                spec.layout.num_tasks,
+                comm.size()
+            ),
+        });
+    }
+    let xfer = usize::try_from(spec.layout.transfer_size).map_err(|_| EngineError {
+        message: format!(
+            "-t {}: transfer size too large for memory",
+            spec.layout.transfer_size
+        ),
+    })?;
+    let align = env.backend.capabilities().alignment.max(1);
+    if align > 1
+        && (!spec.layout.transfer_size.is_multiple_of(align)
+            || !spec.layout.block_size.is_multiple_of(align))
+    {
+        return Err(EngineError {
+            message: format!(
+                "--posix.odirect: transfer size ({}) and block size ({}) must be multiples of {align} bytes",
+                spec.layout.transfer_size, spec.layout.block_size
+            ),
+        });
+    }
+    let mut result = TestResult {
+        test_id: spec.test_id,
+        parameters: spec.parameters.clone(),
+        workload: spec.workload.clone(),
+        ..TestResult::default()
+    };
+    let test_start = env.clock.now();
+    result.parameters.insert(
+        "startTime".into(),
+        serde_json::json!(env.clock.to_epoch(test_start)),
+    );
+    if rank == 0 {
+        observer.event(Event::TestStart { test: &result });
+    }
+    let mut run = TestRun {
+        env,
+        spec,
+        rank,
+        buffer: AlignedBuf::new(xfer, BUFFER_ALIGN.max(align as usize)),
+        read_limit: None,
+    };
+    if let Some(status) = &spec.stonewall_status_file {
+        if !spec.write && (spec.read || spec.check_read) {
+            run.read_limit = Some(read_status_file(env, status)?);
+        }
+    }
+
+    let mut header_done = false;
+    let mut failure: Option<EngineError> = None;
+    'reps: for rep in 0..spec.repetitions {
+        let signature = match spec.signature {
+            Some(s) => s,
+            None => comm.broadcast_u64(0, pario_comm::clock::realtime_seconds() as u64) as u32,
+        };
+        if rank == 0 {
+            observer.event(Event::Signature {
+                repetition: rep,
+                signature,
+            });
+        }
+        let pattern = spec.pattern(signature);
+        let mut phases: Vec<Access> = Vec::new();
+        if spec.write {
+            phases.push(Access::Write);
+            if spec.check_write {
+                phases.push(Access::CheckWrite);
+            }
+        } else if spec.check_write {
+            phases.push(Access::CheckWrite);
+        }
+        if spec.read {
+            phases.push(Access::Read);
+        }
+        if spec.check_read {
+            phases.push(Access::CheckRead);
+        }
+        let mut wrote = false;
+        for access in phases {
+            if time_is_up(env, spec, test_start) {
+                if rank == 0 {
+                    observer.event(Event::Warning {
+                        text: &format!(
+                            "maxTimeDuration (-T {}) reached: remaining phases skipped",
+                            spec.max_time_minutes
+                        ),
+                    });
+                }
+                break 'reps;
+            }
+            if access == Access::Write && !spec.use_existing {
+                remove_existing(&run, rep, observer);
+            }
+            if !header_done {
+                if rank == 0 {
+                    observer.event(Event::TableHeader);
+                }
+                header_done = true;
+            }
+            if matches!(access, Access::Write | Access::Read) && spec.inter_test_delay > 0.0 {
+                if rank == 0 {
+                    observer.event(Event::Info {
+                        level: 1,
+                        text: &format!("delaying {} seconds", spec.inter_test_delay),
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_secs_f64(spec.inter_test_delay));
+            }
+            match run_phase(&mut run, access, rep, &pattern, observer) {
+                Ok(phase) => {
+                    result.verification_errors += phase.verification_errors;
+                    if access == Access::Write {
+                        wrote = true;
+                    }
+                    if access.operation().is_measured() || rank == 0 {
+                        result.phases.push(phase);
+                    }
+                    if rank == 0 {
+                        if let Some(p) = result.phases.last() {
+                            if p.operation.is_some_and(|o| o.is_measured()) {
+                                observer.event(Event::Phase {
+                                    test: &result,
+                                    phase: p,
+                                });
+                            }
+                        }
+                    }
+                    if result.verification_errors > 0 && spec.quit_on_error {
+                        failure = Some(EngineError {
+                            message: format!(
+                                "quitOnError (-q): stopping after {} data verification error(s)",
+                                result.verification_errors
+                            ),
+                        });
+                        break 'reps;
+                    }
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break 'reps;
+                }
+            }
+        }
+        let keep = spec.keep_file
+            || (spec.keep_file_with_error && result.verification_errors > 0)
+            || !(wrote || spec.read);
+        let last = rep + 1 == spec.repetitions;
+        if !keep && (last || spec.naming.multi_file || spec.write) {
+            match remove_files(&run, rep) {
+                Ok(phase) => {
+                    result.phases.push(phase);
+                    if rank == 0 {
+                        if let Some(p) = result.phases.last() {
+                            observer.event(Event::Phase {
+                                test: &result,
+                                phase: p,
+                            });
+                        }
+                    }
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break 'reps;
+                }
+            }
+        }
+    }
+    if let Some(e) = failure {
+        // Leave no stray files unless asked to keep them.
+        if !(spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0) {
+            for rep in 0..spec.repetitions.max(1) {
+                let _ = remove_files(&run, rep);
+                if !spec.naming.multi_file {
+                    break;
+                }
+            }
+        }
+        return Err(e);
+    }
+    Ok(result)
+}
+
+fn time_is_up(env: &Env<'_>, spec: &IorSpec, test_start: f64) -> bool {
+    if spec.max_time_minutes <= 0.0 {
+        return false;
+    }
+    let over = env.comm.rank() == 0 && env.clock.now() - test_start > spec.max_time_minutes * 60.0;
+    env.comm.broadcast_u64(0, u64::from(over)) == 1
+}
+
+fn read_status_file(env: &Env<'_>, path: &Path) -> Result<u64, EngineError> {
+    let mut value = Vec::new();
+    if env.comm.rank() == 0 {
+        value = match std::fs::read_to_string(path) {
+            Ok(s) => match s.trim().parse::<u64>() {
+                Ok(n) => format!("ok {n}"),
+                Err(_) => format!(
+                    "stoneWallingStatusFile {}: expected a transfer count, found '{}'",
+                    path.display(),
+                    s.trim()
+                ),
+            },
+            Err(e) => format!("stoneWallingStatusFile {}: {e}", path.display()),
+        }
+        .into_bytes();
+    }
+    env.comm.broadcast_bytes(0, &mut value);
+    let text = String::from_utf8_lossy(&value).into_owned();
+    match text.strip_prefix("ok ") {
+        Some(n) => Ok(n.parse().unwrap_or(0)),
+        None => Err(EngineError { message: text }),
+    }
+}
+
+/// The files this rank is responsible for creating and deleting: its own
+/// file with file per process, the shared file on rank 0.
+fn own_file(run: &TestRun<'_, '_>, rep: u32) -> Option<PathBuf> {
+    if run.spec.naming.file_per_proc {
+        Some(run.spec.naming.path_for(run.rank, rep))
+    } else if run.rank == 0 {
+        Some(run.spec.naming.path_for(0, rep))
+    } else {
+        None
+    }
+}
+
+fn remove_existing(run: &TestRun<'_, '_>, rep: u32, observer: &mut dyn Observer) {
+    let backend = run.env.backend;
+    if let Some(path) = own_file(run, rep) {
+        if backend.exists(&path) {
+            if run.rank == 0 {
+                observer.event(Event::FileExisted {
+                    path: &path.display().to_string(),
+                });
+            }
+            let _ = backend.delete(&path);
+        }
+    }
+    run.env.comm.barrier();
+}
+
+/// Delete the test files (timed, like IOR's "remove" row).
+fn remove_files(run: &TestRun<'_, '_>, rep: u32) -> Result<PhaseResult, EngineError> {
+    let env = run.env;
+    env.comm.barrier();
+    let start = env.clock.now();
+    let mut error = None;
+    if let Some(path) = own_file(run, rep) {
+        match env.backend.delete(&path) {
+            Ok(()) => {}
+            Err(e) if e.kind == ErrorKind::NotFound => {}
+            Err(e) => error = Some(e.to_string()),
+        }
+        if let Some(dir) = run.spec.naming.unique_dir_for(run.rank, rep) {
+            let _ = env.backend.rmdir(&dir);
+        }
+    }
+    let end = env.clock.now();
+    let t = env.comm.all_reduce_f64(&[-start, end], ReduceOp::Max);
+    agree_on_errors(env, error.map(|e| format!("remove: {e}")))?;
+    Ok(PhaseResult {
+        operation: Some(Operation::Remove),
+        iteration: rep,
+        total_time: t[0] + t[1],
+        ..PhaseResult::default()
+    })
+}
+
+/// Collective: if any rank has an error, every rank returns the same error
+/// (rank 0's view lists every distinct message with the ranks that had it).
+fn agree_on_errors(env: &Env<'_>, error: Option<String>) -> Result<(), EngineError> {
+    let comm = env.comm;
+    if !comm.any_true(error.is_some()) {
+        return Ok(());
+    }
+    let gathered = comm.gather_bytes(0, error.unwrap_or_default().as_bytes());
+    let mut message = Vec::new();
+    if let Some(all) = gathered {
+        message = summarize_errors(all.iter().map(|b| String::from_utf8_lossy(b).into_owned()))
+            .into_bytes();
+    }
+    comm.broadcast_bytes(0, &mut message);
+    Err(EngineError {
+        message: String::from_utf8_lossy(&message).into_owned(),
+    })
+}
+
+/// "rank 1: msg" lines, ranks with identical messages grouped.
+fn summarize_errors(per_rank: impl Iterator<Item = String>) -> String {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (rank, msg) in per_rank.enumerate() {
+        if msg.is_empty() {
+            continue;
+        }
+        match groups.iter_mut().find(|(m, _)| *m == msg) {
+            Some((_, ranks)) => ranks.push(rank),
+            None => groups.push((msg, vec![rank])),
+        }
+    }
+    groups
+        .iter()
+        .map(|(msg, ranks)| {
+            let who = if ranks.len() == 1 {
+                format!("rank {}", ranks[0])
+            } else if ranks.len() <= 4 {
+                format!(
+                    "ranks {}",
+                    ranks
+                        .iter()
+                        .map(|r| r.to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            } else {
+                format!("{} ranks (first {})", ranks.len(), ranks[0])
+            };
+            format!("{who}: {msg}")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Do one transfer completely: retry short transfers and EINTR unless `-x`.
+#[inline]
+fn transfer_all(
+    handle: &mut dyn FileHandle,
+    write: bool,
+    buf: &mut [u8],
+    offset: u64,
+    single_attempt: bool,
+) -> Result<usize, BackendError> {
+    let len = buf.len();
+    let mut done = 0usize;
+    while done < len {
+        let r = if write {
+            handle.write_at(&buf[done..], offset + done as u64)
+        } else {
+            handle.read_at(&mut buf[done..], offset + done as u64)
+        };
+        match r {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind == ErrorKind::Interrupted && !single_attempt => continue,
+            Err(e) => return Err(e),
+        }
+        if single_attempt {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// One timed (write, read) or untimed (checks) pass over the plan.
+fn run_phase(
+    run: &mut TestRun<'_, '_>,
+    access: Access,
+    rep: u32,
+    pattern: &Pattern,
+    observer: &mut dyn Observer,
+) -> Result<PhaseResult, EngineError> {
+    let env = run.env;
+    let spec = run.spec;
+    let comm = env.comm;
+    let clock = env.clock;
+    let rank = run.rank;
+    let n = spec.layout.num_tasks;
+    let data_rank = match access.read_phase() {
+        None => rank,
+        Some(phase) => data_source(&env.topology, &spec.reorder, phase, rank, rep),
+    };
+    let plan = RankPlan::new(&spec.layout, &spec.ordering, data_rank).map_err(|e| EngineError {
+        message: e.to_string(),
+    })?;
+    let planned = plan.len();
+    let limit = match access {
+        Access::Write => planned,
+        _ => run.read_limit.map_or(planned, |l| l.min(planned)),
+    };
+    let file_index = if spec.layout.file_per_proc {
+        data_rank
+    } else {
+        0
+    };
+    let path = spec.naming.path_for(file_index, rep);
+    if rank == 0 {
+        let epoch = clock.to_epoch(clock.now());
+        if access.verifies() {
+            observer.event(Event::Verifying {
+                operation: access.operation(),
+                epoch,
+            });
+        } else {
+            observer.event(Event::Commencing {
+                operation: access.operation(),
+                epoch,
+            });
+        }
+    }
+    if access == Access::Write {
+        if let Some(dir) = spec.naming.unique_dir_for(rank, rep) {
+            if !env.backend.exists(&dir) {
+                let _ = env.backend.mkdir(&dir);
+            }
+        }
+    }
+    let write = access == Access::Write;
+    let mode = if write {
+        OpenMode::WRITE_CREATE
+    } else {
+        OpenMode::READ
+    };
+    let mut report = RankReport::default();
+    let deadline = if spec.deadline > 0.0 && !access.verifies() {
+        Some(spec.deadline)
+    } else {
+        None
+    };
+    let single = spec.single_xfer_attempt;
+    let xfer = spec.layout.transfer_size as usize;
+
+    comm.barrier();
+    let phase_start = clock.now();
+    let mut t = RankTimes {
+        rank,
+        host: env.host.clone(),
+        open_start: phase_start,
+        ..RankTimes::default()
+    };
+    let mut handle = match env.backend.open(&path, mode) {
+        Ok(h) => Some(h),
+        Err(e) => {
+            report.error = Some(describe_open_error(&e, write));
+            None
+        }
+    };
+    t.open_end = clock.now();
+    if spec.intra_barriers {
+        comm.barrier();
+    }
+    t.xfer_start = clock.now();
+    let mut lp = TransferLoop {
+        plan: &plan,
+        write,
+        verifies: access.verifies(),
+        data_rank,
+        path: &path,
+        pattern,
+        num_tasks: n,
+        xfer,
+        single,
+        fsync_per_write: spec.fsync_per_write,
+        clock,
+        wall: deadline.map(|d| phase_start + d),
+        filler: Filler::new(*pattern),
+        hist: Histogram::default(),
+        prev: t.xfer_start,
+        bytes: 0,
+        wall_hit_at: None,
+    };
+    let mut done_ops = lp.run(
+        0,
+        limit,
+        true,
+        &mut handle,
+        &mut report,
+        run.buffer.as_mut_slice(),
+    );
+    let mut stonewall = None;
+    if let Some(d) = deadline {
+        // Collective: every rank reports how far it got at the wall.
+        let stopped = lp.wall_hit_at.unwrap_or_else(|| clock.now());
+        let r = comm.all_reduce_u64(&[done_ops, u64::MAX - done_ops], ReduceOp::Max);
+        let (max_ops, min_ops) = (r[0], u64::MAX - r[1]);
+        let sums = comm.all_reduce_u64(&[done_ops], ReduceOp::Sum);
+        let wall_time = comm.all_reduce_f64(&[stopped - phase_start], ReduceOp::Max)[0];
+        let bytes_at_wall = sums[0] * spec.layout.transfer_size;
+        let sw = Stonewall {
+            deadline: d,
+            time: wall_time,
+            min_ops,
+            max_ops,
+            bytes_at_wall,
+            bandwidth: if wall_time > 0.0 {
+                bytes_at_wall as f64 / wall_time
+            } else {
+                0.0
+            },
+            wear_out: spec.wear_out,
+        };
+        if rank == 0 {
+            observer.event(Event::Stonewall {
+                stonewall: &sw,
+                transfer_size: spec.layout.transfer_size,
+                num_tasks: n,
+            });
+        }
+        if spec.wear_out && report.error.is_none() {
+            done_ops = lp.run(
+                done_ops,
+                max_ops.min(limit),
+                false,
+                &mut handle,
+                &mut report,
+                run.buffer.as_mut_slice(),
+            );
+        }
+        stonewall = Some(sw);
+    }
+    t.xfer_end = clock.now();
+    if spec.intra_barriers {
+        comm.barrier();
+    }
+    t.close_start = clock.now();
+    if let Some(mut h) = handle.take() {
+        if write && spec.fsync && report.error.is_none() {
+            if let Err(e) = h.sync() {
+                report.error = Some(e.to_string());
+            }
+        }
+        if let Err(e) = h.close() {
+            report.error.get_or_insert(e.to_string());
+        }
+    }
+    t.close_end = clock.now();
+    t.bytes = lp.bytes;
+    t.ops = done_ops;
+    let hist = lp.hist;
+
+    // Latency histogram: one sum and one min/max reduction.
+    let sums = comm.all_reduce_u64(&hist.to_sum_vector(), ReduceOp::Sum);
+    let (lo, hi) = hist.min_max();
+    let mm = comm.all_reduce_u64(&[u64::MAX - lo, hi], ReduceOp::Max);
+    let merged = Histogram::from_reduced(&sums[..BUCKETS + 1], u64::MAX - mm[0], mm[1]);
+
+    // One gather of every rank's report.
+    report.times = t;
+    let payload = serde_json::to_vec(&report).unwrap_or_default();
+    let gathered = comm.gather_bytes(0, &payload);
+    let mut phase = PhaseResult {
+        operation: Some(access.operation()),
+        iteration: rep,
+        stonewall,
+        ..PhaseResult::default()
+    };
+    let mut error_text = Vec::new();
+    if let Some(all) = gathered {
+        let reports: Vec<RankReport> = all
+            .iter()
+            .map(|b| serde_json::from_slice(b).unwrap_or_default())
+            .collect();
+        fill_phase(&mut phase, &reports, spec.layout.transfer_size);
+        phase.latency_detail = merged.summary();
+        if let Some(l) = &phase.latency_detail {
+            phase.latency = l.mean;
+        }
+        let errors = summarize_errors(reports.iter().map(|r| r.error.clone().unwrap_or_default()));
+        error_text = errors.into_bytes();
+        if phase.verification_errors > 0 {
+            let details: Vec<String> = reports.iter().flat_map(|r| r.mismatches.clone()).collect();
+            observer.event(Event::VerifyErrors {
+                operation: access.operation(),
+                bad_transfers: phase.verification_errors,
+                details: &details,
+            });
+        }
+    }
+    comm.broadcast_bytes(0, &mut error_text);
+    if !error_text.is_empty() {
+        return Err(EngineError {
+            message: String::from_utf8_lossy(&error_text).into_owned(),
+        });
+    }
+    phase.verification_errors = comm.broadcast_u64(0, phase.verification_errors);
+
+    if write {
+        let stonewalled = phase.stonewall.is_some();
+        if stonewalled {
+            // Reads of this file may only cover what every rank wrote.
+            let counts = comm.all_reduce_u64(&[done_ops, u64::MAX - done_ops], ReduceOp::Max);
+            let agreed = if spec.wear_out {
+                counts[0]
+            } else {
+                u64::MAX - counts[1]
+            };
+            run.read_limit = Some(agreed);
+            if let Some(path) = &spec.stonewall_status_file {
+                if rank == 0 {
+                    if let Err(e) = std::fs::write(path, format!("{agreed}\n")) {
+                        observer.event(Event::Warning {
+                            text: &format!("stoneWallingStatusFile {}: {e}", path.display()),
+                        });
+                    }
+                }
+            }
+            if rank == 0 && spec.wear_out {
+                observer.event(Event::WearOutDone { pairs: agreed });
+            }
+        }
+        check_file_size(run, rep, &phase, stonewalled, observer);
+    }
+    Ok(phase)
+}
+
+/// State of the transfer loop of one phase on one rank. The only
+/// per-transfer work is the plan lookup, the pattern (a no-op for the default
+/// packet type), the I/O call and one clock read that serves both the latency
+/// histogram and the stonewall check.
+struct TransferLoop<'p> {
+    plan: &'p RankPlan,
+    write: bool,
+    verifies: bool,
+    data_rank: u32,
+    path: &'p Path,
+    pattern: &'p Pattern,
+    num_tasks: u32,
+    xfer: usize,
+    single: bool,
+    fsync_per_write: bool,
+    clock: pario_comm::Clock,
+    wall: Option<f64>,
+    filler: Filler,
+    hist: Histogram,
+    prev: f64,
+    bytes: u64,
+    wall_hit_at: Option<f64>,
+}
+
+impl TransferLoop<'_> {
+    /// Transfers `from..to`; returns how many were completed in all. Stops
+    /// early at the first error (recorded in `report`) or, when
+    /// `stop_at_wall`, at the stonewall.
+    fn run(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop_at_wall: bool,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        buf: &mut [u8],
+    ) -> u64 {
+        let Some(h) = handle.as_deref_mut() else {
+            return from;
+        };
+        let mut i = from;
+        while i < to {
+            let tr = self.plan.get(i);
+            if self.write {
+                self.filler
+                    .prepare(buf, tr.writer.unwrap_or(self.data_rank), tr.offset);
+            }
+            match transfer_all(h, self.write, buf, tr.offset, self.single) {
+                Ok(got) => {
+                    self.bytes += got as u64;
+                    if got < self.xfer {
+                        report.error = Some(if self.write {
+                            format!(
+                                "write {}: short write at offset {}: {} of {} bytes",
+                                self.path.display(),
+                                tr.offset,
+                                got,
+                                self.xfer
+                            )
+                        } else {
+                            format!(
+                                "read {}: file too short: offset {} returned {} of {} bytes",
+                                self.path.display(),
+                                tr.offset,
+                                got,
+                                self.xfer
+                            )
+                        });
+                        return i;
+                    }
+                }
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    return i;
+                }
+            }
+            if self.write && self.fsync_per_write {
+                if let Err(e) = h.sync() {
+                    report.error = Some(e.to_string());
+                    return i;
+                }
+            }
+            if self.verifies {
+                self.check(buf, tr.offset, tr.writer, report);
+            }
+            let now = self.clock.now();
+            self.hist.record(now - self.prev);
+            self.prev = now;
+            i += 1;
+            if stop_at_wall && self.wall.is_some_and(|w| now >= w) {
+                self.wall_hit_at = Some(now);
+                return i;
+            }
+        }
+        i
+    }
+
+    fn check(&self, buf: &[u8], offset: u64, writer: Option<u32>, report: &mut RankReport) {
+        let v = pario_signature::verify(
+            buf,
+            self.pattern,
+            writer,
+            self.num_tasks,
+            offset,
+            REPORTED_MISMATCHES,
+        );
+        if v.ok() {
+            return;
+        }
+        report.bad_transfers += 1;
+        for m in &v.first {
+            if report.mismatches.len() >= REPORTED_MISMATCHES {
+                break;
+            }
+            report.mismatches.push(format!(
+                "{}: offset {} (transfer at {}, writer rank {}): expected 0x{:016x}, found 0x{:016x}",
+                self.path.display(),
+                m.byte_offset_in_file,
+                offset,
+                writer.map_or("unknown".to_string(), |w| w.to_string()),
+                m.expected,
+                m.found
+            ));
+        }
+    }
+}
+
+fn describe_open_error(e: &BackendError, write: bool) -> String {
+    match (e.kind, write) {
+        (ErrorKind::NotFound, false) => format!(
+            "open {} for reading: no such file (write it first, or check -o)",
+            e.path.display()
+        ),
+        (ErrorKind::NotFound, true) => format!(
+            "open {} for writing: directory does not exist",
+            e.path.display()
+        ),
+        _ => e.to_string(),
+    }
+}
+
+/// Compute the aggregate figures of a phase from every rank's report.
+fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], transfer_size: u64) {
+    let min = |f: fn(&RankTimes) -> f64| {
+        reports
+            .iter()
+            .map(|r| f(&r.times))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let max = |f: fn(&RankTimes) -> f64| {
+        reports
+            .iter()
+            .map(|r| f(&r.times))
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    phase.open_time = max(|t| t.open_end) - min(|t| t.open_start);
+    phase.xfer_time = max(|t| t.xfer_end) - min(|t| t.xfer_start);
+    phase.close_time = max(|t| t.close_end) - min(|t| t.close_start);
+    phase.total_time = max(|t| t.close_end) - min(|t| t.open_start);
+    phase.bytes = reports.iter().map(|r| r.times.bytes).sum();
+    phase.ops = reports.iter().map(|r| r.times.ops).sum();
+    phase.verification_errors = reports.iter().map(|r| r.bad_transfers).sum();
+    phase.bandwidth = if phase.total_time > 0.0 {
+        phase.bytes as f64 / phase.total_time
+    } else {
+        0.0
+    };
+    let full_ops = phase.bytes / transfer_size.max(1);
+    phase.iops = if phase.xfer_time > 0.0 {
+        full_ops as f64 / phase.xfer_time
+    } else {
+        0.0
+    };
+    phase.ranks = reports.iter().map(|r| r.times.clone()).collect();
+}
+
+/// After writing: compare the file size with what was planned and moved.
+fn check_file_size(
+    run: &TestRun<'_, '_>,
+    rep: u32,
+    phase: &PhaseResult,
+    stonewalled: bool,
+    observer: &mut dyn Observer,
+) {
+    let env = run.env;
+    if env.backend.capabilities().fake {
+        return;
+    }
+    let spec = run.spec;
+    let own = own_file(run, rep);
+    let size = own
+        .and_then(|p| env.backend.stat(&p).ok())
+        .map(|s| s.size)
+        .unwrap_or(0);
+    let total = env.comm.all_reduce_u64(&[size], ReduceOp::Sum)[0];
+    let expected = spec.layout.aggregate_size();
+    let repeats = matches!(spec.ordering, Ordering::RandomWithRepeats { .. });
+    if env.comm.rank() == 0 && total != expected && !(repeats && total <= expected) {
+        observer.event(Event::SizeMismatch {
+            expected,
+            stat: total,
+            moved: phase.bytes,
+            stonewalled,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_grouped_by_message() {
+        let s = summarize_errors(
+            ["", "boom", "boom", "other", "boom", "boom", "boom", "boom"]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        assert_eq!(s, "6 ranks (first 1): boom\nrank 3: other");
+        let s = summarize_errors(["x", "", "x"].iter().map(|s| s.to_string()));
+        assert_eq!(s, "ranks 0,2: x");
+    }
+}

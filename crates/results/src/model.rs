@@ -1,0 +1,278 @@
+//! The results model: plain data, serialisable, produced by the engine.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the JSON record layout; bump on incompatible change.
+pub const RECORD_SCHEMA_VERSION: u32 = 1;
+
+pub const MEBIBYTE: f64 = 1048576.0;
+pub const MEGABYTE: f64 = 1_000_000.0;
+
+/// Which front end produced a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Tool {
+    Ior,
+    Mdtest,
+    MpiIoTest,
+}
+
+impl Tool {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Ior => "ior",
+            Tool::Mdtest => "mdtest",
+            Tool::MpiIoTest => "mpi_io_test",
+        }
+    }
+}
+
+/// One timed operation kind. IOR uses Write/Read/Remove (and the untimed
+/// checks); mdtest uses the metadata operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Operation {
+    Write,
+    Read,
+    /// -W: read back after write and compare (not a performance number).
+    CheckWrite,
+    /// -R: compare the data read.
+    CheckRead,
+    Remove,
+    DirCreate,
+    DirStat,
+    DirRename,
+    DirRemove,
+    FileCreate,
+    FileStat,
+    FileRead,
+    FileRename,
+    FileRemove,
+    TreeCreate,
+    TreeRemove,
+}
+
+impl Operation {
+    /// The label IOR and our tables use ("write", "read", ...).
+    pub fn ior_name(self) -> &'static str {
+        match self {
+            Operation::Write => "write",
+            Operation::Read => "read",
+            Operation::CheckWrite => "check-write",
+            Operation::CheckRead => "check-read",
+            Operation::Remove => "remove",
+            other => other.mdtest_name(),
+        }
+    }
+    /// The label mdtest's SUMMARY table uses.
+    pub fn mdtest_name(self) -> &'static str {
+        match self {
+            Operation::DirCreate => "Directory creation",
+            Operation::DirStat => "Directory stat",
+            Operation::DirRename => "Directory rename",
+            Operation::DirRemove => "Directory removal",
+            Operation::FileCreate => "File creation",
+            Operation::FileStat => "File stat",
+            Operation::FileRead => "File read",
+            Operation::FileRename => "File rename",
+            Operation::FileRemove => "File removal",
+            Operation::TreeCreate => "Tree creation",
+            Operation::TreeRemove => "Tree removal",
+            Operation::Write => "write",
+            Operation::Read => "read",
+            Operation::CheckWrite => "check-write",
+            Operation::CheckRead => "check-read",
+            Operation::Remove => "remove",
+        }
+    }
+    /// True for operations whose figures are performance numbers.
+    pub fn is_measured(self) -> bool {
+        !matches!(self, Operation::CheckWrite | Operation::CheckRead)
+    }
+}
+
+/// One run of a front end: the unit that is stored, listed and compared.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema_version: u32,
+    /// Unique id (time-ordered, hex).
+    pub run_id: String,
+    pub tool: Option<Tool>,
+    pub tool_version: String,
+    /// argv as given, argv[0] included.
+    pub command_line: Vec<String>,
+    /// Text of the `-f` deck, when one was used.
+    pub deck: Option<String>,
+    /// Seconds since the epoch.
+    pub began: f64,
+    pub finished: f64,
+    pub system: SystemInfo,
+    /// User labels (`--tag k=v`, `PARIO_TAGS`).
+    pub tags: BTreeMap<String, String>,
+    pub tests: Vec<TestResult>,
+    pub warnings: Vec<String>,
+    /// Errors that ended or spoiled the run (verification errors included).
+    pub errors: Vec<String>,
+    /// The exit status the front end returned.
+    pub exit_status: i32,
+}
+
+/// Where the run happened.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SystemInfo {
+    pub num_tasks: u32,
+    pub num_nodes: u32,
+    pub tasks_per_node: u32,
+    /// Distinct host names, in rank order of first appearance.
+    pub hosts: Vec<String>,
+    pub mpi_library: String,
+    /// `uname` sysname, release, version and machine.
+    pub os: String,
+    pub kernel: String,
+    pub machine: String,
+    /// `uname` version string (e.g. "#1 SMP PREEMPT_DYNAMIC ..."): the 4th
+    /// word group of IOR's long "Machine" line (-vv).
+    #[serde(default)]
+    pub kernel_version: String,
+    /// File system of the test path.
+    pub fs_type: String,
+    pub mount_options: String,
+    pub fs_size_bytes: u64,
+    pub fs_used_fraction: f64,
+    pub fs_inodes: u64,
+    pub fs_used_inodes_fraction: f64,
+    /// Behaviour-changing environment (MPI, ROMIO, IOR_HINT, PARIO), secrets removed.
+    pub environment: BTreeMap<String, String>,
+    /// Largest clock correction applied on any rank (seconds).
+    pub clock_skew: f64,
+}
+
+/// One test: one command line, or one RUN of a deck.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TestResult {
+    pub test_id: u32,
+    /// Every resolved parameter, by IOR/mdtest name, for storage and display.
+    pub parameters: BTreeMap<String, serde_json::Value>,
+    /// What identifies the workload when runs are compared.
+    pub workload: Workload,
+    /// Per iteration, per phase.
+    pub phases: Vec<PhaseResult>,
+    pub warnings: Vec<String>,
+    /// Verification errors found in this test (bad transfers or files).
+    pub verification_errors: u64,
+    /// Capacity of the file system holding this test's files, as the test's
+    /// backend reports it (IOR prints it per test: a dummy backend reports
+    /// zeros). `None`: use the run's [`SystemInfo`] figures.
+    #[serde(default)]
+    pub fs: Option<FsUsage>,
+}
+
+/// File-system capacity as `statvfs` (or a backend's equivalent) reports it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FsUsage {
+    pub size_bytes: u64,
+    /// 0..1
+    pub used_fraction: f64,
+    pub inodes: u64,
+    /// 0..1
+    pub used_inodes_fraction: f64,
+}
+
+/// The geometry that makes two tests comparable.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+pub struct Workload {
+    pub api: String,
+    pub num_tasks: u32,
+    pub file_per_proc: bool,
+    pub block_size: u64,
+    pub transfer_size: u64,
+    pub segment_count: u64,
+    /// "sequential", "random", "random-repeats".
+    pub ordering: String,
+    /// mdtest: items per rank and tree shape; empty for ior.
+    pub items: u64,
+    pub extra: String,
+}
+
+/// One timed phase of one iteration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseResult {
+    pub operation: Option<Operation>,
+    pub iteration: u32,
+    /// Bytes moved by all ranks, from what the I/O calls returned.
+    pub bytes: u64,
+    /// Operations (transfers, or items for metadata) done by all ranks.
+    pub ops: u64,
+    /// Seconds: earliest open start to latest open end, and so on.
+    pub open_time: f64,
+    pub xfer_time: f64,
+    pub close_time: f64,
+    /// Earliest start to latest end: the denominator of the bandwidth/rate.
+    pub total_time: f64,
+    /// Bytes per second: bytes / total_time.
+    pub bandwidth: f64,
+    /// Operations per second (ior: transfers over the transfer span; mdtest: the rate).
+    pub iops: f64,
+    /// Mean seconds per operation over all ranks.
+    pub latency: f64,
+    pub latency_detail: Option<LatencySummary>,
+    pub stonewall: Option<Stonewall>,
+    /// Per-rank timers, in rank order.
+    pub ranks: Vec<RankTimes>,
+    pub verification_errors: u64,
+}
+
+/// Distribution of per-operation latency, merged over ranks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub min: f64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// What stonewalling did to a phase.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stonewall {
+    /// The deadline that was set (seconds).
+    pub deadline: f64,
+    /// Seconds from the common start until the last rank stopped at the wall.
+    pub time: f64,
+    /// Fewest and most operations any rank had done at the wall.
+    pub min_ops: u64,
+    pub max_ops: u64,
+    /// Bytes all ranks had moved at the wall.
+    pub bytes_at_wall: u64,
+    /// bytes_at_wall / time.
+    pub bandwidth: f64,
+    /// Whether ranks then continued to max_ops (wear-out).
+    pub wear_out: bool,
+}
+
+/// One rank's timers for one phase: seconds on rank 0's timeline.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankTimes {
+    pub rank: u32,
+    pub host: String,
+    pub open_start: f64,
+    pub open_end: f64,
+    pub xfer_start: f64,
+    pub xfer_end: f64,
+    pub close_start: f64,
+    pub close_end: f64,
+    pub bytes: u64,
+    pub ops: u64,
+}
+
+impl PhaseResult {
+    pub fn bandwidth_mib(&self) -> f64 {
+        self.bandwidth / MEBIBYTE
+    }
+    pub fn bandwidth_mb(&self) -> f64 {
+        self.bandwidth / MEGABYTE
+    }
+}

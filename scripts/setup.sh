@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Install the system packages pario needs on Debian 12, idempotently.
+#
+#   scripts/setup.sh            build + run requirements (Open MPI, compilers, libclang)
+#   scripts/setup.sh --test     also what the test suite needs (servers, browser)
+#
+# Runs as root, or through sudo when it is available. Packages that are
+# already installed are skipped, so a second run does nothing.
+set -euo pipefail
+
+want_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=1 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+# Build and run: Open MPI (the default MPI), a C toolchain for -sys crates,
+# libclang for the bindgen step of the mpi crate, and the I/O libraries the
+# optional backends link against.
+pkgs=(
+  build-essential pkg-config
+  openmpi-bin libopenmpi-dev
+  libclang-dev clang
+  libhdf5-openmpi-dev
+  liburing-dev libaio-dev
+)
+if [ "$want_test" = 1 ]; then
+  pkgs+=(python3 coreutils util-linux)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup.sh: all system packages present"
+else
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
+      echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1
+    fi
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup.sh: cargo not found; install the stable Rust toolchain (rustup) first" >&2
+  exit 1
+fi
