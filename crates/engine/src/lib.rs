@@ -15,6 +15,7 @@ pub mod ior;
 pub mod latency;
 pub mod naming;
 pub mod observer;
+pub mod sysinfo;
 
 pub use observer::{Event, NullObserver, Observer};
 

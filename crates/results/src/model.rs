@@ -131,10 +131,6 @@ pub struct SystemInfo {
     pub os: String,
     pub kernel: String,
     pub machine: String,
-    /// `uname` version string (e.g. "#1 SMP PREEMPT_DYNAMIC ..."): the 4th
-    /// word group of IOR's long "Machine" line (-vv).
-    #[serde(default)]
-    pub kernel_version: String,
     /// File system of the test path.
     pub fs_type: String,
     pub mount_options: String,

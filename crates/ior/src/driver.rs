@@ -1,0 +1,729 @@
+//! The `ior` front end's driver: translate parsed options into engine specs,
+//! run them over the communicator, stream IOR's text output from rank 0, and
+//! write the summaries and the run record.
+
+use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
+use pario_backends::create_backend;
+use pario_comm::{ClockSync, Comm, NodeLayout};
+use pario_engine::ior::{run_ior_test, IorSpec};
+use pario_engine::naming::FileNaming;
+use pario_engine::{Env, Event, NullObserver, Observer};
+use pario_plan::reorder::{Reorder, Topology};
+use pario_plan::{Layout, Ordering};
+use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
+use pario_results::{Operation, RunRecord, TestResult, Tool, Workload, RECORD_SCHEMA_VERSION};
+use pario_signature::PacketType;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Version printed in the header ("IOR-<version>: ..."): the IOR release we
+/// are compatible with, then ours, so parsers that read IOR's version still work.
+pub const IOR_VERSION: &str = concat!("4.1.0+pario-", env!("CARGO_PKG_VERSION"));
+
+/// Seed of `-z` when `--random-offset-seed` is not given: fixed, so that a
+/// separate read run finds the offsets the write run used.
+pub const DEFAULT_RANDOM_SEED: u64 = 0;
+
+/// Exit status when data verification found errors.
+pub const EXIT_VERIFY: i32 = 3;
+/// Exit status when a test failed (I/O error, bad input discovered at run time).
+pub const EXIT_FAILED: i32 = 1;
+
+/// How the packet type maps onto the signature crate.
+fn packet(p: DataPacketType) -> PacketType {
+    match p {
+        DataPacketType::Generic | DataPacketType::Timestamp => PacketType::Timestamp,
+        DataPacketType::Offset => PacketType::Offset,
+        DataPacketType::Random => PacketType::Random,
+        DataPacketType::Incompressible => PacketType::Incompressible,
+    }
+}
+
+/// The letter IOR prints for "data packet type" (the right one, unlike IOR 4.1).
+fn packet_letter(p: DataPacketType) -> String {
+    // IOR 4.1 prints "g" for its default although it writes the timestamp
+    // pattern; we print the letter of the pattern actually written.
+    match p {
+        DataPacketType::Generic => "t".to_string(),
+        other => other.letter().to_string(),
+    }
+}
+
+/// Number of ranks a test uses: `-N` (0 or negative: all).
+pub fn participants(p: &IorParams, world: u32) -> Result<u32, String> {
+    if p.num_tasks <= 0 {
+        return Ok(world);
+    }
+    let n =
+        u32::try_from(p.num_tasks).map_err(|_| format!("-N {}: too many tasks", p.num_tasks))?;
+    if n > world {
+        return Err(format!(
+            "-N {n}: only {world} MPI ranks are running (start more with mpirun -np)"
+        ));
+    }
+    Ok(n)
+}
+
+/// Translate options into the engine's spec (pure).
+pub fn build_spec(
+    p: &IorParams,
+    num_tasks: u32,
+    layout_info: &NodeLayout,
+    test_id: u32,
+    options_text: &str,
+) -> Result<IorSpec, String> {
+    let layout = Layout {
+        num_tasks,
+        block_size: p.block_size,
+        transfer_size: p.transfer_size,
+        segment_count: p.segment_count,
+        file_per_proc: p.file_per_proc,
+    };
+    layout.validate().map_err(|e| e.to_string())?;
+    let seed = p
+        .random_offset_seed
+        .map(|s| s as u64)
+        .unwrap_or(DEFAULT_RANDOM_SEED);
+    let ordering = match p.random_offset {
+        0 => Ordering::Sequential,
+        1 => Ordering::Random { seed },
+        _ => Ordering::RandomWithRepeats { seed },
+    };
+    let reorder = if p.reorder_tasks {
+        Reorder::Constant {
+            node_offset: p.task_per_node_offset as u32,
+        }
+    } else if p.reorder_tasks_random > 0 {
+        Reorder::Random {
+            seed: p.reorder_tasks_random_seed,
+            node_offset: p.task_per_node_offset as u32,
+            per_phase: p.reorder_tasks_random > 1,
+        }
+    } else {
+        Reorder::None
+    };
+    let naming = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)?;
+    let repetitions =
+        u32::try_from(p.repetitions).map_err(|_| format!("-i {}: too many", p.repetitions))?;
+    let signature = (p.set_timestamp_signature != 0).then_some(p.set_timestamp_signature as u32);
+    let ordering_name = match p.random_offset {
+        0 => "sequential",
+        1 => "random",
+        _ => "random-repeats",
+    };
+    Ok(IorSpec {
+        test_id,
+        layout,
+        ordering,
+        reorder,
+        write: p.write_file,
+        read: p.read_file,
+        check_write: p.check_write,
+        check_read: p.check_read,
+        repetitions,
+        naming,
+        packet: packet(p.data_packet_type),
+        signature,
+        fsync: p.fsync,
+        fsync_per_write: p.fsync_per_write,
+        intra_barriers: p.intra_test_barriers,
+        single_xfer_attempt: p.single_xfer_attempt,
+        keep_file: p.keep_file,
+        keep_file_with_error: p.keep_file_with_error,
+        quit_on_error: p.quit_on_error,
+        use_existing: p.use_existing_test_file,
+        inter_test_delay: p.inter_test_delay,
+        max_time_minutes: p.max_time_duration as f64,
+        deadline: p.deadline_for_stonewalling as f64,
+        wear_out: p.stonewalling_wear_out,
+        stonewall_status_file: p.stonewalling_status_file.as_ref().map(PathBuf::from),
+        verbose: p.verbose,
+        parameters: parameters(
+            p,
+            num_tasks,
+            layout_info,
+            test_id,
+            &naming_first_path(p),
+            options_text,
+            0,
+        ),
+        workload: Workload {
+            api: p.api.to_ascii_uppercase(),
+            num_tasks,
+            file_per_proc: p.file_per_proc,
+            block_size: p.block_size,
+            transfer_size: p.transfer_size,
+            segment_count: p.segment_count,
+            ordering: ordering_name.to_string(),
+            items: 0,
+            extra: if p.collective {
+                "collective".into()
+            } else {
+                String::new()
+            },
+        },
+    })
+}
+
+fn naming_first_path(p: &IorParams) -> String {
+    FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
+        .map(|n| n.path_for(0, 0).display().to_string())
+        .unwrap_or_else(|_| p.test_file.clone())
+}
+
+/// The parameter map of a test: IOR's Parameters block names, plus extras.
+fn parameters(
+    p: &IorParams,
+    num_tasks: u32,
+    layout: &NodeLayout,
+    test_id: u32,
+    path: &str,
+    options_text: &str,
+    memory_per_node: u64,
+) -> BTreeMap<String, Value> {
+    let b = |v: bool| json!(i32::from(v));
+    let mut m = BTreeMap::new();
+    let mut put = |k: &str, v: Value| {
+        m.insert(k.to_string(), v);
+    };
+    put("testID", json!(test_id));
+    put("refnum", json!(p.ref_num));
+    put("api", json!(p.api));
+    put(
+        "platform",
+        json!(format!(
+            "{}({})",
+            layout.host,
+            pario_engine::sysinfo::uname()[0]
+        )),
+    );
+    put("testFileName", json!(p.test_file));
+    put("deadlineForStonewall", json!(p.deadline_for_stonewalling));
+    put("stoneWallingWearOut", b(p.stonewalling_wear_out));
+    put("maxTimeDuration", json!(p.max_time_duration));
+    put("outlierThreshold", json!(p.outlier_threshold));
+    put("options", json!(options_text));
+    put("dryRun", b(p.dry_run));
+    put("nodes", json!(layout.num_nodes));
+    put("memoryPerTask", json!(p.memory_per_task));
+    put("memoryPerNode", json!(memory_per_node));
+    put("tasksPerNode", json!(layout.tasks_per_node));
+    put("repetitions", json!(p.repetitions));
+    put("multiFile", b(p.multi_file));
+    put("interTestDelay", json!(p.inter_test_delay));
+    put("fsync", b(p.fsync));
+    put("fsyncperwrite", b(p.fsync_per_write));
+    put("useExistingTestFile", b(p.use_existing_test_file));
+    put("uniqueDir", b(p.unique_dir));
+    put("singleXferAttempt", b(p.single_xfer_attempt));
+    put("readFile", b(p.read_file));
+    put("writeFile", b(p.write_file));
+    put("filePerProc", b(p.file_per_proc));
+    put("reorderTasks", b(p.reorder_tasks));
+    put("reorderTasksRandom", json!(p.reorder_tasks_random));
+    put("reorderTasksRandomSeed", json!(p.reorder_tasks_random_seed));
+    put("randomOffset", json!(p.random_offset));
+    put("checkWrite", b(p.check_write));
+    put("checkRead", b(p.check_read));
+    put("dataPacketType", json!(p.data_packet_type.ior_code()));
+    put("keepFile", b(p.keep_file));
+    put("keepFileWithError", b(p.keep_file_with_error));
+    put("warningAsErrors", b(p.warning_as_errors));
+    put("verbose", json!(p.verbose));
+    put("data packet type", json!(packet_letter(p.data_packet_type)));
+    put(
+        "setTimeStampSignature/incompressibleSeed",
+        json!(p.set_timestamp_signature),
+    );
+    put("collective", b(p.collective));
+    put("segmentCount", json!(p.segment_count));
+    put("transferSize", json!(p.transfer_size));
+    put("blockSize", json!(p.block_size));
+    put("apiVersion", json!(""));
+    put("numTasks", json!(num_tasks));
+    put("taskPerNodeOffset", json!(p.task_per_node_offset));
+    put("path", json!(path));
+    put("stoneWallingStatusFile", json!(p.stonewalling_status_file));
+    put(
+        "summaryFormat",
+        json!(format!("{:?}", p.summary_format).to_ascii_lowercase()),
+    );
+    m
+}
+
+/// Rank 0's observer: prints IOR's text as events arrive.
+struct TextObserver<'r, W: Write> {
+    out: W,
+    run: &'r RunRecord,
+    verbose: u8,
+    use_existing: bool,
+    quiet: bool,
+}
+
+impl<W: Write> TextObserver<'_, W> {
+    fn put(&mut self, s: &str) {
+        if self.quiet || s.is_empty() {
+            return;
+        }
+        let _ = self.out.write_all(s.as_bytes());
+        let _ = self.out.flush();
+    }
+    fn line(&mut self, s: &str) {
+        if self.quiet {
+            return;
+        }
+        let _ = writeln!(self.out, "{s}");
+        let _ = self.out.flush();
+    }
+}
+
+impl<W: Write> Observer for TextObserver<'_, W> {
+    fn event(&mut self, event: Event<'_>) {
+        let v = self.verbose;
+        match event {
+            Event::TestStart { test } => {
+                let s = ior_text::test_header(self.run, test, v);
+                self.put(&s);
+            }
+            Event::Signature { signature, .. } => {
+                if v >= pario_results::render::MIN_VERBOSE_TIMESTAMP_LINE {
+                    let s = ior_text::timestamp_signature_line(signature);
+                    self.put(&s);
+                }
+            }
+            Event::FileExisted { path } => {
+                let s = ior_text::file_exists_warning(path, self.use_existing);
+                self.put(&s);
+            }
+            Event::TableHeader => self.put(&ior_text::table_header()),
+            Event::Commencing { operation, epoch } => {
+                if v >= 3 {
+                    let s = ior_text::commencing_line(operation, epoch);
+                    self.put(&s);
+                }
+            }
+            Event::Verifying { operation, epoch } => {
+                if v >= pario_results::render::MIN_VERBOSE_VERIFY_BANNER
+                    && operation == Operation::CheckWrite
+                {
+                    let s = ior_text::verify_banner(epoch);
+                    self.put(&s);
+                }
+            }
+            Event::Stonewall {
+                stonewall,
+                transfer_size,
+                num_tasks,
+            } => {
+                let s = ior_text::stonewall_line_for(stonewall, num_tasks, transfer_size);
+                self.put(&s);
+            }
+            Event::WearOutDone { pairs } => {
+                let s = ior_text::pairs_line(pairs);
+                self.put(&s);
+            }
+            Event::SizeMismatch {
+                expected,
+                stat,
+                moved,
+                stonewalled,
+            } => {
+                let s = ior_text::file_size_warnings(expected, stat, moved, stonewalled);
+                self.put(&s);
+            }
+            Event::Phase { test, phase } => {
+                if let Some(op) = phase.operation {
+                    if shows_phase_row(op, v) {
+                        let s = ior_text::phase_row(phase, test);
+                        self.put(&s);
+                    }
+                }
+            }
+            Event::VerifyErrors {
+                operation,
+                bad_transfers,
+                details,
+            } => {
+                // Errors always go to stderr, whatever the output format.
+                let mut err = std::io::stderr().lock();
+                let _ = writeln!(
+                    err,
+                    "ior: {}: {bad_transfers} transfer(s) failed data verification",
+                    operation.ior_name()
+                );
+                for d in details {
+                    let _ = writeln!(err, "ior:   {d}");
+                }
+            }
+            Event::Warning { text } => self.line(&format!("WARNING: {text}")),
+            Event::Info { level, text } => {
+                if v >= level {
+                    self.line(text);
+                }
+            }
+        }
+    }
+}
+
+/// Run every test of `inv` on `comm`. Returns the exit status. Only rank 0
+/// writes to stdout; errors go to stderr from rank 0.
+pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
+    let rank = comm.rank();
+    let layout = comm.node_layout();
+    let sync = ClockSync::measure(comm);
+    let clock = sync.clock;
+    let first = inv.tests.first();
+    let verbose = first.map_or(0, |t| t.verbose);
+    let began = clock.to_epoch(clock.now());
+
+    let fs = first.and_then(|t| {
+        let dir = parent_dir(&t.test_file);
+        pario_backends::posix::statfs_path(&dir).ok()
+    });
+    let system = pario_engine::sysinfo::collect(comm, &layout, fs.as_ref(), sync.max_skew);
+    let mut record = RunRecord {
+        schema_version: RECORD_SCHEMA_VERSION,
+        run_id: new_run_id(comm, began),
+        tool: Some(Tool::Ior),
+        tool_version: IOR_VERSION.to_string(),
+        command_line: argv.to_vec(),
+        deck: inv
+            .deck
+            .as_ref()
+            .and_then(|d| std::fs::read_to_string(d).ok()),
+        began,
+        system,
+        tags: tags_from_env(),
+        warnings: inv.warnings.clone(),
+        ..RunRecord::default()
+    };
+
+    // Where the text goes: stdout, unless a machine-readable summary goes there.
+    let machine_to_stdout = first
+        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none());
+    let stdout = std::io::stdout();
+    if rank == 0 {
+        for w in &inv.warnings {
+            eprintln!("ior: warning: {w}");
+        }
+        if !machine_to_stdout {
+            let env: Vec<(String, String)> = if verbose >= 3 {
+                std::env::vars().collect()
+            } else {
+                Vec::new()
+            };
+            let _ = stdout
+                .lock()
+                .write_all(ior_text::run_header(&record, verbose, &env).as_bytes());
+            if verbose >= 1 && sync.max_skew > 0.0 {
+                println!("Max clock deviation : {:.6} s (corrected)", sync.max_skew);
+            }
+        }
+        if let Some(t) = first {
+            if t.summary_format != SummaryFormat::Default {
+                if let Some(f) = &t.summary_file {
+                    println!("Writing output to {f}");
+                }
+            }
+        }
+    }
+
+    let ctx = RunCtx {
+        comm,
+        layout: &layout,
+        clock,
+        quiet: machine_to_stdout,
+        options_text: inv.command_line_text("ior"),
+    };
+    let mut status = 0;
+    for (i, params) in inv.tests.iter().enumerate() {
+        match run_one(&ctx, &record, params, i as u32) {
+            Ok(test) => {
+                if test.verification_errors > 0 {
+                    status = status.max(EXIT_VERIFY);
+                    record.errors.push(format!(
+                        "test {}: {} transfer(s) failed data verification",
+                        test.test_id, test.verification_errors
+                    ));
+                }
+                record.tests.push(test);
+            }
+            Err(msg) => {
+                if rank == 0 {
+                    eprintln!("ior: {}", msg.replace('\n', "\nior: "));
+                }
+                record.errors.push(msg);
+                status = EXIT_FAILED;
+                break;
+            }
+        }
+    }
+    record.finished = clock.to_epoch(clock.now());
+    record.exit_status = status;
+
+    if rank == 0 {
+        finish_output(&record, inv, machine_to_stdout);
+        save_record(&record);
+    }
+    status
+}
+
+fn parent_dir(test_file: &str) -> PathBuf {
+    let first = test_file.split('@').next().unwrap_or(test_file);
+    match Path::new(first).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Run one test on the ranks it uses; every rank returns the same outcome.
+/// What every test of one invocation shares.
+struct RunCtx<'a> {
+    comm: &'a dyn Comm,
+    layout: &'a NodeLayout,
+    clock: pario_comm::Clock,
+    /// Text output suppressed (a machine-readable summary goes to stdout).
+    quiet: bool,
+    /// The command line as IOR's "options" parameter shows it.
+    options_text: String,
+}
+
+fn run_one(
+    ctx: &RunCtx<'_>,
+    record: &RunRecord,
+    params: &IorParams,
+    test_id: u32,
+) -> Result<TestResult, String> {
+    let (comm, layout, clock, quiet) = (ctx.comm, ctx.layout, ctx.clock, ctx.quiet);
+    let options_text = ctx.options_text.as_str();
+    let rank = comm.rank();
+    let n = participants(params, comm.size())?;
+    let spec = build_spec(params, n, layout, test_id, options_text)?;
+    preflight(comm, params)?;
+    let sub = comm.subset(rank < n);
+    let outcome: Result<TestResult, String> = match sub.as_deref() {
+        None => Ok(TestResult::default()),
+        Some(sub) => {
+            let created = create_backend(&params.api, &module_triples(params), rank);
+            let agreed = agree(sub, created.as_ref().err().cloned());
+            match (agreed, created) {
+                (Err(e), _) | (Ok(()), Err(e)) => Err(e),
+                (Ok(()), Ok(created)) => {
+                    if sub.rank() == 0 && params.verbose >= 1 {
+                        for note in &created.notes {
+                            println!("WARNING: {note}");
+                        }
+                    }
+                    let sub_layout = if n == comm.size() {
+                        layout.clone()
+                    } else {
+                        sub.node_layout()
+                    };
+                    let env = Env {
+                        comm: sub,
+                        clock,
+                        backend: created.backend.as_ref(),
+                        topology: Topology {
+                            num_tasks: n,
+                            tasks_per_node: sub_layout.tasks_per_node.max(1),
+                            num_nodes: sub_layout.num_nodes.max(1),
+                            block_mapping: sub_layout.block_mapping,
+                        },
+                        host: layout.host.clone(),
+                    };
+                    if sub.rank() == 0 {
+                        let mut obs = TextObserver {
+                            out: std::io::stdout().lock(),
+                            run: record,
+                            verbose: params.verbose,
+                            use_existing: params.use_existing_test_file,
+                            quiet,
+                        };
+                        run_ior_test(&env, &spec, &mut obs).map_err(|e| e.message)
+                    } else {
+                        run_ior_test(&env, &spec, &mut NullObserver).map_err(|e| e.message)
+                    }
+                }
+            }
+        }
+    };
+    drop(sub);
+    // Ranks outside the test learn its outcome from rank 0.
+    let mut msg = match (&outcome, rank) {
+        (Err(e), 0) => e.clone().into_bytes(),
+        _ => Vec::new(),
+    };
+    comm.broadcast_bytes(0, &mut msg);
+    if !msg.is_empty() {
+        return Err(String::from_utf8_lossy(&msg).into_owned());
+    }
+    if rank == 0 && !quiet {
+        if let Ok(test) = &outcome {
+            if params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
+                print!("{}", ior_text::max_lines(test));
+            }
+        }
+    }
+    outcome
+}
+
+/// Collective: agree on an optional per-rank error (first message wins).
+fn agree(comm: &dyn Comm, err: Option<String>) -> Result<(), String> {
+    if !comm.any_true(err.is_some()) {
+        return Ok(());
+    }
+    let all = comm.gather_bytes(0, err.unwrap_or_default().as_bytes());
+    let mut msg = all
+        .map(|v| v.into_iter().find(|m| !m.is_empty()).unwrap_or_default())
+        .unwrap_or_default();
+    comm.broadcast_bytes(0, &mut msg);
+    Err(String::from_utf8_lossy(&msg).into_owned())
+}
+
+/// Checks before any I/O, on rank 0, shared with all: the target directory
+/// exists and is writable for write phases.
+fn preflight(comm: &dyn Comm, p: &IorParams) -> Result<(), String> {
+    let mut msg = Vec::new();
+    if comm.rank() == 0 && !p.api.eq_ignore_ascii_case("dummy") {
+        for target in p.test_file.split('@') {
+            let dir = parent_dir(target);
+            let problem = if !dir.is_dir() {
+                Some(format!(
+                    "-o {target}: directory {} does not exist",
+                    dir.display()
+                ))
+            } else if p.write_file && !dir_writable(&dir) {
+                Some(format!(
+                    "-o {target}: directory {} is not writable",
+                    dir.display()
+                ))
+            } else {
+                None
+            };
+            if let Some(m) = problem {
+                msg = m.into_bytes();
+                break;
+            }
+        }
+    }
+    comm.broadcast_bytes(0, &mut msg);
+    if msg.is_empty() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&msg).into_owned())
+    }
+}
+
+fn dir_writable(dir: &Path) -> bool {
+    let c = match std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) {
+        Ok(c) => c,
+        Err(_) => return false,
+    };
+    // SAFETY: `c` is a valid NUL-terminated path; access(2) only reads it.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+}
+
+fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
+    let mut v: Vec<(String, String, Option<String>)> = p
+        .module_options
+        .iter()
+        .map(|(module, key, value)| (module.clone(), key.clone(), value.clone()))
+        .collect();
+    if p.use_o_direct {
+        v.push(("posix".into(), "odirect".into(), None));
+    }
+    v
+}
+
+/// A unique, time-ordered run id: epoch milliseconds and rank 0's pid, in hex.
+fn new_run_id(comm: &dyn Comm, began: f64) -> String {
+    let local = format!(
+        "{:012x}-{:08x}",
+        (began * 1000.0) as u64,
+        std::process::id()
+    );
+    let mut bytes = local.into_bytes();
+    comm.broadcast_bytes(0, &mut bytes);
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// Tags from `PARIO_TAGS` ("k=v,k2=v2"), so job scripts need no change.
+pub fn tags_from_env() -> BTreeMap<String, String> {
+    std::env::var("PARIO_TAGS")
+        .ok()
+        .map(|s| parse_tags(&s))
+        .unwrap_or_default()
+}
+
+pub fn parse_tags(s: &str) -> BTreeMap<String, String> {
+    s.split(',')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            let k = k.trim();
+            (!k.is_empty()).then(|| (k.to_string(), v.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Summary table, machine-readable summaries and the Finished line.
+fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) {
+    let first = inv.tests.first();
+    let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
+    let doc = match format {
+        SummaryFormat::Json => Some(ior_json::ior_json(record)),
+        SummaryFormat::Csv => Some(ior_csv::ior_csv(record)),
+        SummaryFormat::Default => None,
+    };
+    if !machine_to_stdout {
+        print!("{}", ior_text::summary(record));
+    }
+    if let Some(doc) = doc {
+        match first.and_then(|t| t.summary_file.as_ref()) {
+            Some(file) => {
+                if let Err(e) = write_atomically(Path::new(file), doc.as_bytes()) {
+                    eprintln!("ior: summaryFile {file}: {e}");
+                }
+            }
+            None => print!("{doc}"),
+        }
+    }
+    let _ = std::io::stdout().flush();
+}
+
+/// Write via a temporary file and rename, so readers never see half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Keep the run: one JSON file per run in `PARIO_RESULTS_DIR` when set.
+fn save_record(record: &RunRecord) {
+    let Ok(dir) = std::env::var("PARIO_RESULTS_DIR") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let path = dir.join(format!("{}.json", record.run_id));
+    let result = std::fs::create_dir_all(&dir).and_then(|_| {
+        let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+        write_atomically(&path, &json)
+    });
+    if let Err(e) = result {
+        eprintln!(
+            "ior: warning: could not keep the run record in {}: {e}",
+            dir.display()
+        );
+    }
+}

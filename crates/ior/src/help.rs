@@ -1,0 +1,337 @@
+//! The `ior -h` text: every option, directive and module option, grouped by
+//! purpose, one per line, at most 100 columns. Written for pario; the option
+//! names are IOR's so that IOR users find what they know.
+
+use crate::options::{ModKind, MODULES, MODULE_OPTIONS};
+
+/// Lines of the hand-written part: `(group title, [(usage, description)])`.
+const GROUPS: &[(&str, &[(&str, &str)])] = &[
+    (
+        "Workload",
+        &[
+            (
+                "-a API",
+                "I/O backend: POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO",
+            ),
+            (
+                "-b SIZE",
+                "bytes each task accesses contiguously per segment (default 1m)",
+            ),
+            (
+                "-t SIZE",
+                "bytes per I/O call; must divide -b (default 256k)",
+            ),
+            (
+                "-s N",
+                "segments: how many times the -b blocks of all tasks repeat (default 1)",
+            ),
+            ("-i N", "repetitions of the whole test (default 1)"),
+            ("-N N", "tasks taking part; 0 (default) or -1 means all"),
+            (
+                "-o PATH",
+                "test file; with -F each task appends its rank; a@b@c spreads tasks",
+            ),
+            ("-F", "one file per task instead of a single shared file"),
+            ("-u", "with -F, put each task's file in its own directory"),
+            ("-m", "a new file name for every repetition"),
+            ("-y", "use dual mount points for the file system"),
+            (
+                "-w",
+                "write phase; with none of -w -r -W -R, both -w and -r run",
+            ),
+            ("-r", "read phase"),
+            ("-k", "keep the test files at the end"),
+            (
+                "-E",
+                "use the existing file: do not delete it before writing",
+            ),
+            ("-c, --collective", "collective I/O (MPIIO, HDF5, NCMPI)"),
+            ("-e", "fsync after each write phase"),
+            ("-Y", "fsync after every write call"),
+            ("-x", "do not retry short transfers"),
+            (
+                "-M SIZE|N%",
+                "hold this much memory per node while testing (e.g. 2g, 80%)",
+            ),
+            ("-O memoryPerTask=SIZE", "hold this much memory per task"),
+            ("--dryRun", "go through the motions without any I/O"),
+            ("-O numNodes=N", "override the detected node count"),
+            (
+                "-O numTasksOnNode0=N",
+                "override the detected tasks on the first node",
+            ),
+        ],
+    ),
+    (
+        "Data and verification",
+        &[
+            ("-W", "after writing, read the data back and verify it"),
+            (
+                "-R",
+                "verify data read against the expected pattern (-G for old files)",
+            ),
+            (
+                "-G N",
+                "fixed signature seed instead of the start time (may be negative)",
+            ),
+            (
+                "-l TYPE",
+                "buffer contents: offset, incompressible, timestamp, random",
+            ),
+            ("--dataPacketType=TYPE", "same as -l"),
+            ("-q", "stop at the first verification error"),
+            ("-K", "keep files in which verification found errors"),
+            ("-O storeFileOffset=1", "old spelling of -l offset"),
+            ("--warningAsErrors", "treat every warning as an error"),
+        ],
+    ),
+    (
+        "Ordering and reordering",
+        &[
+            (
+                "-z",
+                "shuffled transfer order; -z -z: random offsets, repeats possible",
+            ),
+            ("--random-offset-seed=N", "seed for -z (needed with -z -R)"),
+            (
+                "--randomPrefill=SIZE",
+                "with -z, fill the file in chunks of this size first",
+            ),
+            (
+                "-C",
+                "read back data written by another node (shift by -Q nodes)",
+            ),
+            (
+                "-Z",
+                "read back random other tasks' data; -Z -Z: new choice per phase",
+            ),
+            (
+                "-Q N",
+                "node offset for -C, minimum offset for -Z (default 1)",
+            ),
+            (
+                "-X N",
+                "seed for -Z; negative: a different order every repetition",
+            ),
+        ],
+    ),
+    (
+        "Timing and stonewalling",
+        &[
+            (
+                "-D SECONDS",
+                "stonewall: stop each write or read phase after this long",
+            ),
+            (
+                "-O stoneWallingWearOut=1",
+                "after the deadline, all tasks finish the same amount",
+            ),
+            (
+                "-O stoneWallingWearOutIterations=N",
+                "read back exactly N transfers per task",
+            ),
+            (
+                "-O stoneWallingStatusFile=F",
+                "save/load the stonewall count (split write/read)",
+            ),
+            (
+                "-T MINUTES",
+                "stop starting new repetitions after this long",
+            ),
+            (
+                "-O minTimeDuration=SECONDS",
+                "repeat the access pattern until this long has passed",
+            ),
+            (
+                "-d SECONDS",
+                "pause between repetitions (fractions allowed)",
+            ),
+            ("-O interIODelay=USEC", "pause after every transfer"),
+            ("-g", "barriers between open, transfer and close"),
+            ("-j SECONDS", "report tasks this far from the mean time"),
+        ],
+    ),
+    (
+        "Output",
+        &[
+            ("-v", "more detail; repeat for more (-vvv)"),
+            ("-A N", "reference number printed in the summary"),
+            ("-O summaryFormat=F", "summary as default, JSON or CSV"),
+            ("-O summaryFile=PATH", "write the summary to this file"),
+            (
+                "-O summaryAlways=1",
+                "print the long summary after every test",
+            ),
+            (
+                "-O saveRankPerformanceDetailsCSV=F",
+                "per-task results as CSV",
+            ),
+            (
+                "-O savePerOpDataCSV=PREFIX",
+                "every operation's timing, one CSV per task",
+            ),
+            (
+                "-f DECK",
+                "run the tests of a script deck (IOR START ... RUN ... IOR STOP)",
+            ),
+            (
+                "-O name=value,...",
+                "set directives; the same names work in decks",
+            ),
+            ("-h, --help", "this text"),
+        ],
+    ),
+    (
+        "Backends and module options",
+        &[
+            (
+                "-B",
+                "O_DIRECT (IOR 3; same as --posix.odirect; -O useO_DIRECT=1)",
+            ),
+            ("-H", "show MPI-IO hints (IOR 3; same as --mpiio.showHints)"),
+            (
+                "-U PATH",
+                "MPI-IO hints file (IOR 3; same as --mpiio.hintsFileName)",
+            ),
+            (
+                "-p",
+                "preallocate the file (IOR 3; same as --mpiio.preallocate)",
+            ),
+            (
+                "-V",
+                "use an MPI file view (IOR 3; same as --mpiio.useFileView)",
+            ),
+            (
+                "-S",
+                "strided datatype (IOR 3; same as --mpiio.useStridedDatatype)",
+            ),
+            ("-P", "shared file pointer (IOR 3)"),
+            (
+                "-I",
+                "one HDF5 dataset per task (IOR 3; same as --hdf5.individualDataSets)",
+            ),
+            (
+                "-J SIZE",
+                "HDF5 alignment (IOR 3; same as --hdf5.setAlignment)",
+            ),
+            ("-n", "no HDF5 fill (IOR 3; same as --hdf5.noFill)"),
+            (
+                "-O lustreStripeCount=N",
+                "Lustre striping (also lustreStripeSize, lustreStartOST)",
+            ),
+            ("-O lustreIgnoreLocks=1", "disable Lustre range locks"),
+            (
+                "-O gpfsHintAccess=1",
+                "GPFS access hints (also gpfsReleaseToken=1)",
+            ),
+            (
+                "-O beegfsNumTargets=N",
+                "BeeGFS striping (also beegfsChunkSize=SIZE)",
+            ),
+            ("-O collectiveMetadata=1", "HDF5 collective metadata"),
+            (
+                "-O allocateBufferOnGPU=1",
+                "I/O buffers on the GPU (also GPUid=N, --gpuDirect)",
+            ),
+        ],
+    ),
+];
+
+const WIDTH: usize = 28;
+
+fn push_line(out: &mut String, usage: &str, text: &str) {
+    if usage.len() + 2 >= WIDTH {
+        out.push_str(&format!("  {usage}\n  {:WIDTH$}{text}\n", ""));
+    } else {
+        out.push_str(&format!("  {usage:<w$}{text}\n", w = WIDTH));
+    }
+}
+
+/// The full help text.
+pub fn help_text() -> String {
+    let mut out = String::new();
+    out.push_str("Usage: ior [options] [-f deck]\n");
+    out.push_str("Parallel file system benchmark, compatible with IOR 3 and 4 command lines.\n");
+    out.push_str(
+        "Sizes take k/m/g/t/p suffixes (powers of two). Values may be attached: -t4k, -t=4k.\n",
+    );
+    for (title, lines) in GROUPS {
+        out.push('\n');
+        out.push_str(title);
+        out.push_str(":\n");
+        for (usage, text) in *lines {
+            push_line(&mut out, usage, text);
+        }
+        if *title == "Backends and module options" {
+            for module in MODULES {
+                for spec in MODULE_OPTIONS.iter().filter(|s| s.module == *module) {
+                    let usage = match spec.kind {
+                        ModKind::Flag => format!("--{}.{}", spec.module, spec.key),
+                        ModKind::Text => format!("--{}.{}=STR", spec.module, spec.key),
+                        ModKind::Size => format!("--{}.{}=SIZE", spec.module, spec.key),
+                        ModKind::UInt | ModKind::Int => format!("--{}.{}=N", spec.module, spec.key),
+                    };
+                    push_line(&mut out, &usage, spec.help);
+                }
+            }
+        }
+    }
+    out.push_str(
+        "\nOptions after -f also set the deck's defaults (IOR 4 behaviour); deck lines override \
+         them.\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::DIRECTIVES;
+
+    #[test]
+    fn fits_in_100_columns() {
+        for line in help_text().lines() {
+            assert!(line.chars().count() <= 100, "too long: {line}");
+        }
+    }
+
+    #[test]
+    fn mentions_every_short_option_and_module_option() {
+        let text = help_text();
+        for c in "aAbBcCdDeEfFgGhHiIjJkKlmMnNoOpPqQrRsStTuUvVwWxXyYzZ".chars() {
+            assert!(text.contains(&format!("  -{c}")), "-{c} missing");
+        }
+        for spec in MODULE_OPTIONS {
+            assert!(
+                text.contains(&format!("--{}.{}", spec.module, spec.key)),
+                "{}",
+                spec.key
+            );
+        }
+        for title in [
+            "Workload:",
+            "Data and verification:",
+            "Ordering and reordering:",
+            "Timing and stonewalling:",
+            "Output:",
+            "Backends and module options:",
+        ] {
+            assert!(text.contains(title), "{title}");
+        }
+    }
+
+    #[test]
+    fn directive_names_in_help_exist() {
+        // Every `-O name=` the help shows must be a real directive.
+        for line in help_text().lines() {
+            if let Some(rest) = line.trim_start().strip_prefix("-O ") {
+                if let Some((name, _)) = rest.split_once('=').filter(|(n, _)| *n != "name") {
+                    assert!(
+                        DIRECTIVES.iter().any(|d| d.name.eq_ignore_ascii_case(name)),
+                        "{name}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! pario's results model and everything rendered from it.
+//!
+//! The engine produces a [`model::RunRecord`]: every test, iteration, phase
+//! and per-rank timer of one run. Every output (IOR text, mdtest text, JSON,
+//! CSV, database rows, HTML reports) is rendered from that one tree, and the
+//! summary statistics in [`summary`] are computed once, from exactly the
+//! per-iteration values that the tables print.
+
+pub mod model;
+pub mod render;
+pub mod summary;
+
+pub use model::*;

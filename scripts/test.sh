@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Second command of the README (and what CI runs): install what the tests
+# need, check formatting and lints, and run the whole test suite, including
+# the integration tests that start the binaries under mpirun with 1, 2 and 4
+# ranks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh --test
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+# Oversubscribing 4 ranks on 2 cores: let ranks yield instead of spinning.
+export OMPI_MCA_mpi_yield_when_idle=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo build --workspace --bins
+cargo test --workspace
