@@ -26,6 +26,9 @@ pub struct FaultPlan {
     pub short_transfers: bool,
     /// Opening any path fails with EACCES.
     pub fail_open: bool,
+    /// The process exits abruptly (status 9, no clean-up, like a crash) once
+    /// this many bytes were written: for testing that a dying rank ends the job.
+    pub die_after: Option<u64>,
     /// Only this rank is affected (all ranks when None).
     pub rank: Option<u32>,
 }
@@ -42,7 +45,7 @@ fn parse_bytes(s: &str) -> Option<u64> {
 }
 
 impl FaultPlan {
-    /// Parse `enospc_after=SIZE,eio_after=SIZE,short=1,fail_open=1,rank=N`.
+    /// Parse `enospc_after=SIZE,eio_after=SIZE,die_after=SIZE,short=1,fail_open=1,rank=N`.
     pub fn parse(spec: &str) -> Result<FaultPlan, String> {
         let mut plan = FaultPlan::default();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -51,6 +54,7 @@ impl FaultPlan {
             match k.trim() {
                 "enospc_after" => plan.enospc_after = Some(parse_bytes(v).ok_or_else(bad)?),
                 "eio_after" => plan.eio_after = Some(parse_bytes(v).ok_or_else(bad)?),
+                "die_after" => plan.die_after = Some(parse_bytes(v).ok_or_else(bad)?),
                 "short" | "short_transfers" => plan.short_transfers = v.trim() != "0",
                 "fail_open" => plan.fail_open = v.trim() != "0",
                 "rank" => plan.rank = Some(v.trim().parse().map_err(|_| bad())?),
@@ -124,7 +128,10 @@ impl FileHandle for FaultyFile {
             len = len.min((limit - done) as usize);
         }
         let n = self.inner.write_at(&buf[..len], offset)?;
-        self.written.fetch_add(n as u64, Ordering::Relaxed);
+        let total = self.written.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        if self.plan.die_after.is_some_and(|limit| total >= limit) {
+            std::process::exit(9);
+        }
         Ok(n)
     }
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<usize, BackendError> {

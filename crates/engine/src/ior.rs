@@ -18,7 +18,7 @@ use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
 use pario_comm::ReduceOp;
 use pario_plan::reorder::{data_source, ReadPhase, Reorder};
 use pario_plan::{Layout, Ordering, RankPlan};
-use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult, Workload};
+use pario_results::{FsUsage, Operation, PhaseResult, RankTimes, Stonewall, TestResult, Workload};
 use pario_signature::{Filler, PacketType, Pattern};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,6 +71,8 @@ pub struct IorSpec {
     /// Every resolved parameter, copied into the result.
     pub parameters: BTreeMap<String, serde_json::Value>,
     pub workload: Workload,
+    /// Capacity of the target file system, for the test header.
+    pub fs: Option<FsUsage>,
 }
 
 /// What one rank reports at the end of a phase (gathered at rank 0).
@@ -173,6 +175,7 @@ pub fn run_ior_test(
         test_id: spec.test_id,
         parameters: spec.parameters.clone(),
         workload: spec.workload.clone(),
+        fs: spec.fs.clone(),
         ..TestResult::default()
     };
     let test_start = env.clock.now();

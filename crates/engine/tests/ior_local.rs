@@ -50,6 +50,7 @@ fn spec(file: &str) -> IorSpec {
         verbose: 0,
         parameters: Default::default(),
         workload: Default::default(),
+        fs: None,
     }
 }
 

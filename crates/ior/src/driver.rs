@@ -164,6 +164,7 @@ pub fn build_spec(
                 String::new()
             },
         },
+        fs: None,
     })
 }
 
@@ -511,6 +512,12 @@ fn run_one(
             match (agreed, created) {
                 (Err(e), _) | (Ok(()), Err(e)) => Err(e),
                 (Ok(()), Ok(created)) => {
+                    let mut spec = spec.clone();
+                    spec.fs = created
+                        .backend
+                        .statfs(&parent_dir(&params.test_file))
+                        .ok()
+                        .map(|f| fs_usage(&f));
                     if sub.rank() == 0 && params.verbose >= 1 {
                         for note in &created.notes {
                             println!("WARNING: {note}");
@@ -567,6 +574,22 @@ fn run_one(
         }
     }
     outcome
+}
+
+fn fs_usage(f: &pario_backends::FsInfo) -> pario_results::FsUsage {
+    let frac = |free: u64, total: u64| {
+        if total > 0 {
+            1.0 - free as f64 / total as f64
+        } else {
+            0.0
+        }
+    };
+    pario_results::FsUsage {
+        size_bytes: f.total_bytes,
+        used_fraction: frac(f.free_bytes, f.total_bytes),
+        inodes: f.total_inodes,
+        used_inodes_fraction: frac(f.free_inodes, f.total_inodes),
+    }
 }
 
 /// Collective: agree on an optional per-rank error (first message wins).

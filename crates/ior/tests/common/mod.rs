@@ -1,0 +1,134 @@
+//! Test support: run the built `ior` under mpirun (or alone) in a temporary
+//! directory, with a time limit so that a hang fails the test instead of
+//! blocking the suite.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const IOR: &str = env!("CARGO_BIN_EXE_ior");
+
+/// Seconds after which a run is killed (and the test fails).
+pub const LIMIT_SECONDS: &str = "120";
+
+pub struct Run {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn ok(&self) -> bool {
+        self.status == Some(0)
+    }
+    pub fn both(&self) -> String {
+        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
+    }
+}
+
+fn finish(out: Output) -> Run {
+    Run {
+        status: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn mpirun_cmd(np: u32) -> Command {
+    let mut c = Command::new("timeout");
+    c.args([
+        LIMIT_SECONDS,
+        "mpirun",
+        "--oversubscribe",
+        "-np",
+        &np.to_string(),
+    ]);
+    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env_remove("PARIO_FAULTS")
+        .env_remove("PARIO_TASKS_PER_NODE");
+    c
+}
+
+/// `mpirun -np N ior ARGS...` in `dir`.
+pub fn ior(np: u32, dir: &Path, args: &[&str]) -> Run {
+    ior_env(np, dir, args, &[])
+}
+
+pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut c = mpirun_cmd(np);
+    c.arg(IOR).args(args).current_dir(dir);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    finish(c.output().expect("mpirun starts"))
+}
+
+/// `ior ARGS...` without mpirun (MPI singleton).
+pub fn ior_alone(dir: &Path, args: &[&str]) -> Run {
+    let mut c = Command::new("timeout");
+    c.args([LIMIT_SECONDS, IOR])
+        .args(args)
+        .current_dir(dir)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_FAULTS");
+    finish(c.output().expect("ior starts"))
+}
+
+pub fn reference(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/reference")
+        .join(rel)
+}
+
+pub fn read_reference(rel: &str) -> String {
+    let p = reference(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("reference {}: {e}", p.display()))
+}
+
+/// Replace every number with N and collapse white space, so that layouts can
+/// be compared whatever the measured values and column padding.
+pub fn mask(line: &str) -> String {
+    let mut out = String::new();
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '0' && chars.peek() == Some(&'x') {
+            chars.next();
+            while chars.peek().is_some_and(|d| d.is_ascii_hexdigit()) {
+                chars.next();
+            }
+            out.push('N');
+        } else if c.is_ascii_digit() {
+            while chars
+                .peek()
+                .is_some_and(|d| d.is_ascii_digit() || *d == '.')
+            {
+                chars.next();
+            }
+            out.push('N');
+        } else {
+            out.push(c);
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Files left in a directory (recursively), for "no stray files" checks.
+pub fn files_in(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
