@@ -204,6 +204,9 @@ impl Backend for FaultyBackend {
     fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
         self.inner.statfs(path)
     }
+    fn take_notes(&self) -> Vec<String> {
+        self.inner.take_notes()
+    }
     fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
         if let Some(limit) = self.plan.enospc_after {
             if self.written.load(Ordering::Relaxed) >= limit {

@@ -8,11 +8,18 @@
 //! [`ModuleOptions`]. [`conformance`] is the one test suite every backend
 //! passes; [`faulty::FaultyBackend`] wraps any backend and injects failures
 //! (ENOSPC, EIO, short transfers) for reliability tests.
+//!
+//! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`)
+//! and HDF5 (built when build.rs finds a parallel HDF5; see [`available_apis`]).
 
 pub mod conformance;
 pub mod dummy;
 pub mod error;
 pub mod faulty;
+#[cfg(pario_hdf5)]
+pub mod hdf5;
+pub mod mmap;
+pub mod mpiio;
 pub mod posix;
 pub mod registry;
 
@@ -115,5 +122,10 @@ pub trait Backend: Send + Sync {
     /// Whether a path exists.
     fn exists(&self, path: &Path) -> bool {
         self.stat(path).is_ok()
+    }
+    /// Messages the backend produced since the last call (MPI-IO's
+    /// `showHints` report after an open), for the front end to print.
+    fn take_notes(&self) -> Vec<String> {
+        Vec::new()
     }
 }

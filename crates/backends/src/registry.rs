@@ -3,6 +3,8 @@
 
 use crate::dummy::{DummyBackend, DummyOptions};
 use crate::faulty::{FaultPlan, FaultyBackend};
+use crate::mmap::{MmapBackend, MmapOptions};
+use crate::mpiio::MpiioBackend;
 use crate::posix::{PosixBackend, PosixOptions};
 use crate::Backend;
 
@@ -11,10 +13,10 @@ pub fn available_apis() -> Vec<(&'static str, bool)> {
     vec![
         ("POSIX", true),
         ("DUMMY", true),
-        ("MPIIO", false),
-        ("HDF5", false),
+        ("MPIIO", true),
+        ("HDF5", cfg!(pario_hdf5)),
         ("NCMPI", false),
-        ("MMAP", false),
+        ("MMAP", true),
         ("URING", false),
         ("AIO", false),
     ]
@@ -52,6 +54,28 @@ pub fn create_backend(
         "DUMMY" => Box::new(DummyBackend {
             options: DummyOptions::parse(&mine("dummy"))?,
         }),
+        "MMAP" => Box::new(MmapBackend::new(MmapOptions::parse(&mine("mmap"))?)),
+        "MPIIO" => {
+            if !pario_comm::mpiio::is_ready() {
+                return Err(format!(
+                    "-a {api}: MPI-IO needs MPI, which is not initialised in this process"
+                ));
+            }
+            let (b, n) = MpiioBackend::from_options(&mine("mpiio"))?;
+            notes.extend(n);
+            Box::new(b)
+        }
+        #[cfg(pario_hdf5)]
+        "HDF5" => {
+            if !pario_comm::mpiio::is_ready() {
+                return Err(format!(
+                    "-a {api}: parallel HDF5 needs MPI, which is not initialised in this process"
+                ));
+            }
+            let (b, n) = crate::hdf5::Hdf5Backend::from_options(&mine("hdf5"))?;
+            notes.extend(n);
+            Box::new(b)
+        }
         _ => {
             let known = available_apis();
             return Err(match known.iter().find(|(n, _)| *n == upper) {

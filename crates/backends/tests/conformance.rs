@@ -1,8 +1,9 @@
 //! Every backend of this build runs the shared conformance suite.
 
-use pario_backends::conformance::{run_all, Expect};
+use pario_backends::conformance::{cross_backend, run_all, Expect};
 use pario_backends::dummy::DummyBackend;
 use pario_backends::faulty::{FaultPlan, FaultyBackend};
+use pario_backends::mmap::{MmapBackend, MmapOptions};
 use pario_backends::posix::{PosixBackend, PosixOptions};
 use pario_backends::{create_backend, Backend, ErrorKind, OpenMode};
 
@@ -10,6 +11,7 @@ const REAL: Expect = Expect {
     stores_data: true,
     metadata: true,
     reports_missing: true,
+    stat_size_is_data: true,
 };
 
 #[test]
@@ -37,12 +39,37 @@ fn posix_odirect_conforms_where_the_fs_allows_it() {
 }
 
 #[test]
+fn mmap_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let failures = run_all(&MmapBackend::default(), dir.path(), REAL);
+    assert!(failures.is_empty(), "{failures:#?}");
+    // With the advice options and a planned size too.
+    let b = MmapBackend::new(MmapOptions {
+        madv_dont_need: true,
+        madv_pattern: true,
+        random_offset: true,
+        file_size: None,
+    });
+    let failures = run_all(&b, dir.path(), REAL);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn posix_and_mmap_read_each_others_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p, m) = (PosixBackend::default(), MmapBackend::default());
+    cross_backend(&p, &m, dir.path()).unwrap();
+    cross_backend(&m, &p, dir.path()).unwrap();
+}
+
+#[test]
 fn dummy_conforms() {
     let dir = tempfile::tempdir().unwrap();
     let expect = Expect {
         stores_data: false,
         metadata: true,
         reports_missing: false,
+        stat_size_is_data: false,
     };
     let failures = run_all(&DummyBackend::default(), dir.path(), expect);
     assert!(failures.is_empty(), "{failures:#?}");
@@ -95,6 +122,27 @@ fn registry_names_unknown_and_missing_apis() {
     )
     .unwrap();
     assert!(d.backend.capabilities().fake);
+    let m = create_backend("mmap", &[("mmap".into(), "madv_pattern".into(), None)], 0).unwrap();
+    assert_eq!(m.backend.name(), "MMAP");
+    let err = create_backend("MMAP", &[("mmap".into(), "bogus".into(), None)], 0)
+        .err()
+        .unwrap();
+    assert!(err.contains("--mmap.bogus"), "{err}");
+    // MPI is not initialised in this test binary: a clear refusal.
+    let err = create_backend("mpiio", &[], 0).err().unwrap();
+    assert!(
+        err.contains("-a mpiio") && err.contains("not initialised"),
+        "{err}"
+    );
+    let built: Vec<&str> = pario_backends::available_apis()
+        .into_iter()
+        .filter(|(_, b)| *b)
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        built.contains(&"MMAP") && built.contains(&"MPIIO"),
+        "{built:?}"
+    );
 }
 
 #[test]

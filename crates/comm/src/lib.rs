@@ -4,7 +4,8 @@
 //! [`Comm`] trait: rank and size, barrier, broadcast, reductions, one gather,
 //! node topology and abort. [`mpi_comm::MpiWorld`] implements it on the system
 //! MPI through the `mpi` crate; [`local::LocalComm`] is a single-process
-//! implementation for tests and tools that need no MPI.
+//! implementation for tests and tools that need no MPI. [`mpiio`] is the
+//! safe wrapper over MPI-IO (files, hints) that the MPI-IO backend uses.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
 //! ring inside the MPI library), so start-up, clock synchronisation and result
@@ -14,6 +15,7 @@
 pub mod clock;
 pub mod local;
 pub mod mpi_comm;
+pub mod mpiio;
 
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;

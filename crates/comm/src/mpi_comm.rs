@@ -43,6 +43,13 @@ pub struct MpiComm {
     comm: SimpleCommunicator,
 }
 
+impl MpiComm {
+    /// The raw handle, for [`crate::mpiio`] (collective file opens).
+    pub(crate) fn raw(&self) -> mpi::ffi::MPI_Comm {
+        self.comm.as_raw()
+    }
+}
+
 fn system_op(op: ReduceOp) -> SystemOperation {
     match op {
         ReduceOp::Sum => SystemOperation::sum(),

@@ -1,0 +1,969 @@
+//! HDF5 backend (`-a HDF5`): each file holds one extendible 1-D dataset of
+//! bytes ([`DATASET`]); a transfer at byte offset `o` of length `n` is the
+//! hyperslab `[o, o+n)`, and a write past the end extends the dataset.
+//! Files are opened through the system's parallel HDF5 (hand-written FFI,
+//! linked by build.rs when found) with the MPI-IO driver on MPI_COMM_SELF.
+//!
+//! The handle's `size()` is the dataset's length (the data), while `stat()`
+//! reports the real file, which also holds HDF5's metadata (IOR reports that
+//! difference too). The dataset is chunked, since it grows (`chunkSize`
+//! elements, default [`DEFAULT_CHUNK`]); with `noFill` chunks are not filled
+//! with zeros when allocated; `setAlignment` and `collectiveMetadata` go to
+//! the file access list; hints come from the environment and hints file as
+//! for MPI-IO. A shared file would need a collective open on the test
+//! communicator: opens for writing take an exclusive flock(2) first, so a
+//! second rank writing the same file fails with a clear error instead of
+//! corrupting it (best effort: flock is per node on some parallel file systems).
+
+use crate::mpiio::{collect_hints, hint_block, Hints};
+use crate::posix::{flag_value, statfs_path, PosixBackend};
+use crate::{
+    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
+    OpenMode,
+};
+use pario_comm::mpiio::{self, IoErrorClass};
+use std::ffi::{CStr, CString};
+use std::os::fd::AsRawFd;
+use std::os::raw::{c_uint, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Name of the dataset in each file.
+pub const DATASET: &str = "pario";
+/// Chunk length (bytes) when `chunkSize` is not given.
+pub const DEFAULT_CHUNK: u64 = 1 << 20;
+/// Largest selection given to one H5Dwrite/H5Dread.
+const MAX_CALL_BYTES: usize = 1 << 30;
+
+#[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
+mod ffi {
+    //! The HDF5 1.10+ C functions used (declarations from the public headers).
+    use pario_comm::mpiio::{RawComm, RawInfo};
+    use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+    pub type hid_t = i64;
+    pub type herr_t = c_int;
+    pub type hsize_t = u64;
+
+    pub const H5P_DEFAULT: hid_t = 0;
+    pub const H5S_UNLIMITED: hsize_t = u64::MAX;
+    pub const H5F_ACC_RDONLY: c_uint = 0x0000;
+    pub const H5F_ACC_RDWR: c_uint = 0x0001;
+    pub const H5F_ACC_TRUNC: c_uint = 0x0002;
+    pub const H5F_SCOPE_LOCAL: c_int = 0;
+    pub const H5S_SELECT_SET: c_int = 0;
+    pub const H5FD_MPIO_INDEPENDENT: c_int = 0;
+    pub const H5D_FILL_TIME_NEVER: c_int = 1;
+    pub const H5E_DEFAULT: hid_t = 0;
+    pub const H5E_WALK_DOWNWARD: c_int = 1;
+
+    #[repr(C)]
+    pub struct H5E_error2_t {
+        pub cls_id: hid_t,
+        pub maj_num: hid_t,
+        pub min_num: hid_t,
+        pub line: c_uint,
+        pub func_name: *const c_char,
+        pub file_name: *const c_char,
+        pub desc: *const c_char,
+    }
+
+    pub type H5E_walk2_t = Option<
+        unsafe extern "C" fn(n: c_uint, err: *const H5E_error2_t, data: *mut c_void) -> herr_t,
+    >;
+    pub type H5E_auto2_t = Option<unsafe extern "C" fn(estack: hid_t, data: *mut c_void) -> herr_t>;
+
+    extern "C" {
+        pub static H5P_CLS_FILE_ACCESS_ID_g: hid_t;
+        pub static H5P_CLS_DATASET_CREATE_ID_g: hid_t;
+        pub static H5P_CLS_DATASET_XFER_ID_g: hid_t;
+        pub static H5T_NATIVE_UCHAR_g: hid_t;
+
+        pub fn H5open() -> herr_t;
+        pub fn H5get_libversion(
+            major: *mut c_uint,
+            minor: *mut c_uint,
+            release: *mut c_uint,
+        ) -> herr_t;
+        pub fn H5Eset_auto2(estack: hid_t, func: H5E_auto2_t, data: *mut c_void) -> herr_t;
+        pub fn H5Ewalk2(estack: hid_t, dir: c_int, func: H5E_walk2_t, data: *mut c_void) -> herr_t;
+
+        pub fn H5Pcreate(cls: hid_t) -> hid_t;
+        pub fn H5Pclose(plist: hid_t) -> herr_t;
+        pub fn H5Pset_fapl_mpio(fapl: hid_t, comm: RawComm, info: RawInfo) -> herr_t;
+        pub fn H5Pset_dxpl_mpio(dxpl: hid_t, mode: c_int) -> herr_t;
+        pub fn H5Pset_alignment(fapl: hid_t, threshold: hsize_t, alignment: hsize_t) -> herr_t;
+        pub fn H5Pset_all_coll_metadata_ops(plist: hid_t, on: bool) -> herr_t;
+        pub fn H5Pset_coll_metadata_write(plist: hid_t, on: bool) -> herr_t;
+        pub fn H5Pset_chunk(dcpl: hid_t, ndims: c_int, dims: *const hsize_t) -> herr_t;
+        pub fn H5Pset_fill_time(dcpl: hid_t, when: c_int) -> herr_t;
+
+        pub fn H5Fcreate(name: *const c_char, flags: c_uint, fcpl: hid_t, fapl: hid_t) -> hid_t;
+        pub fn H5Fopen(name: *const c_char, flags: c_uint, fapl: hid_t) -> hid_t;
+        pub fn H5Fclose(file: hid_t) -> herr_t;
+        pub fn H5Fflush(obj: hid_t, scope: c_int) -> herr_t;
+        pub fn H5Fget_vfd_handle(file: hid_t, fapl: hid_t, handle: *mut *mut c_void) -> herr_t;
+
+        pub fn H5Screate_simple(
+            rank: c_int,
+            dims: *const hsize_t,
+            maxdims: *const hsize_t,
+        ) -> hid_t;
+        pub fn H5Sselect_hyperslab(
+            space: hid_t,
+            op: c_int,
+            start: *const hsize_t,
+            stride: *const hsize_t,
+            count: *const hsize_t,
+            block: *const hsize_t,
+        ) -> herr_t;
+        pub fn H5Sget_simple_extent_dims(
+            space: hid_t,
+            dims: *mut hsize_t,
+            maxdims: *mut hsize_t,
+        ) -> c_int;
+        pub fn H5Sclose(space: hid_t) -> herr_t;
+
+        pub fn H5Dcreate2(
+            loc: hid_t,
+            name: *const c_char,
+            dtype: hid_t,
+            space: hid_t,
+            lcpl: hid_t,
+            dcpl: hid_t,
+            dapl: hid_t,
+        ) -> hid_t;
+        pub fn H5Dopen2(loc: hid_t, name: *const c_char, dapl: hid_t) -> hid_t;
+        pub fn H5Dget_space(dset: hid_t) -> hid_t;
+        pub fn H5Dset_extent(dset: hid_t, size: *const hsize_t) -> herr_t;
+        pub fn H5Dwrite(
+            dset: hid_t,
+            mem_type: hid_t,
+            mem_space: hid_t,
+            file_space: hid_t,
+            dxpl: hid_t,
+            buf: *const c_void,
+        ) -> herr_t;
+        pub fn H5Dread(
+            dset: hid_t,
+            mem_type: hid_t,
+            mem_space: hid_t,
+            file_space: hid_t,
+            dxpl: hid_t,
+            buf: *mut c_void,
+        ) -> herr_t;
+        pub fn H5Dclose(dset: hid_t) -> herr_t;
+    }
+}
+
+use ffi::{herr_t, hid_t, hsize_t};
+
+/// Options understood by the HDF5 module (keys are matched lower-cased).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hdf5Options {
+    /// `hintsFileName`: MPI hints file (`IOR_HINT__MPI__key=value` lines).
+    pub hints_file: Option<PathBuf>,
+    /// `showHints`.
+    pub show_hints: bool,
+    /// `collectiveMetadata`: collective metadata reads and writes.
+    pub collective_metadata: bool,
+    /// `individualDataSets`: not applied (upstream does not implement it either).
+    pub individual_data_sets: bool,
+    /// `setAlignment` in bytes (1 = none).
+    pub set_alignment: u64,
+    /// `noFill`: never write fill values.
+    pub no_fill: bool,
+    /// `chunkSize` in dataset elements (bytes); 0 = [`DEFAULT_CHUNK`].
+    pub chunk_size: u64,
+    /// `collective` (IOR's -c, passed by the front end): not applied.
+    pub collective: bool,
+}
+
+impl Default for Hdf5Options {
+    fn default() -> Self {
+        Hdf5Options {
+            hints_file: None,
+            show_hints: false,
+            collective_metadata: false,
+            individual_data_sets: false,
+            set_alignment: 1,
+            no_fill: false,
+            chunk_size: 0,
+            collective: false,
+        }
+    }
+}
+
+fn parse_size(key: &str, v: Option<&str>) -> Result<u64, String> {
+    let s = v.unwrap_or("").trim().to_ascii_lowercase();
+    let (num, mul) = match s.chars().last() {
+        Some('k') => (&s[..s.len() - 1], 1u64 << 10),
+        Some('m') => (&s[..s.len() - 1], 1 << 20),
+        Some('g') => (&s[..s.len() - 1], 1 << 30),
+        _ => (&s[..], 1),
+    };
+    num.parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mul))
+        .ok_or_else(|| format!("--hdf5.{key}={s}: expected a size (e.g. 8, 4k, 2m, 1g)"))
+}
+
+impl Hdf5Options {
+    /// Parse `--hdf5.*` options; returns the options and notes about
+    /// options accepted but not applied.
+    pub fn parse(opts: &ModuleOptions) -> Result<(Hdf5Options, Vec<String>), String> {
+        let mut out = Hdf5Options::default();
+        let mut notes = Vec::new();
+        for (key, value) in opts {
+            let flag = || flag_value("hdf5", key, value.as_deref());
+            match key.as_str() {
+                "hintsfilename" => {
+                    let v = value.as_deref().map(str::trim).unwrap_or("");
+                    if v.is_empty() {
+                        return Err("--hdf5.hintsFileName needs a file name".into());
+                    }
+                    out.hints_file = Some(PathBuf::from(v));
+                }
+                "showhints" => out.show_hints = flag()?,
+                "collectivemetadata" => out.collective_metadata = flag()?,
+                "individualdatasets" => out.individual_data_sets = flag()?,
+                "nofill" => out.no_fill = flag()?,
+                "collective" => out.collective = flag()?,
+                "setalignment" => {
+                    out.set_alignment = parse_size(key, value.as_deref())?.max(1);
+                }
+                "chunksize" => out.chunk_size = parse_size(key, value.as_deref())?,
+                other => return Err(format!("unknown option --hdf5.{other}")),
+            }
+        }
+        if out.individual_data_sets {
+            notes.push(
+                "--hdf5.individualDataSets: one dataset per file is used; not applied".into(),
+            );
+        }
+        if out.collective {
+            notes.push(
+                "--hdf5.collective: needs the test communicator at open; transfers are independent"
+                    .into(),
+            );
+        }
+        Ok((out, notes))
+    }
+}
+
+/// The errno an HDF5 error description names ("..., errno = 2, ...").
+fn errno_in(text: &str) -> Option<i32> {
+    let rest = &text[text.find("errno = ")? + 8..];
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Collect the HDF5 error stack (API call first) as one message, and the
+/// errno it names, if any.
+fn error_stack() -> (String, Option<i32>) {
+    unsafe extern "C" fn collect(
+        _n: c_uint,
+        err: *const ffi::H5E_error2_t,
+        data: *mut c_void,
+    ) -> herr_t {
+        // SAFETY: HDF5 passes a valid entry and our `data` pointer back.
+        let (err, out) = unsafe { (&*err, &mut *(data as *mut Vec<String>)) };
+        if !err.desc.is_null() {
+            // SAFETY: `desc` is a NUL-terminated string owned by HDF5.
+            let d = unsafe { CStr::from_ptr(err.desc) };
+            out.push(d.to_string_lossy().into_owned());
+        }
+        0
+    }
+    let mut parts: Vec<String> = Vec::new();
+    // SAFETY: walks the default error stack with a callback that only reads
+    // the entries and pushes into `parts`, which outlives the call.
+    unsafe {
+        ffi::H5Ewalk2(
+            ffi::H5E_DEFAULT,
+            ffi::H5E_WALK_DOWNWARD,
+            Some(collect),
+            (&mut parts as *mut Vec<String>).cast(),
+        );
+    }
+    let errno = parts.iter().find_map(|p| errno_in(p));
+    parts.dedup();
+    let msg = match (parts.first(), parts.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}: {b}"),
+        (Some(a), _) => a.clone(),
+        _ => "HDF5 call failed".to_string(),
+    };
+    (msg, errno)
+}
+
+fn h5_error(op: &'static str, call: &str, path: &Path) -> BackendError {
+    let (msg, errno) = error_stack();
+    let detail = format!("{call}: {msg}");
+    match errno {
+        Some(e) if e != 0 => {
+            let mut b = BackendError::from_io(op, path, &std::io::Error::from_raw_os_error(e));
+            b.detail = detail;
+            b
+        }
+        _ => {
+            let kind = if std::fs::symlink_metadata(path).is_err() {
+                ErrorKind::NotFound
+            } else {
+                ErrorKind::Other
+            };
+            BackendError::new(kind, op, path, detail)
+        }
+    }
+}
+
+fn check(rc: herr_t, op: &'static str, call: &str, path: &Path) -> Result<(), BackendError> {
+    if rc < 0 {
+        Err(h5_error(op, call, path))
+    } else {
+        Ok(())
+    }
+}
+
+/// An HDF5 identifier closed on drop with its own close function.
+struct Id {
+    id: hid_t,
+    close: unsafe extern "C" fn(hid_t) -> herr_t,
+}
+
+impl Id {
+    fn new(
+        id: hid_t,
+        close: unsafe extern "C" fn(hid_t) -> herr_t,
+        op: &'static str,
+        call: &str,
+        path: &Path,
+    ) -> Result<Id, BackendError> {
+        if id < 0 {
+            Err(h5_error(op, call, path))
+        } else {
+            Ok(Id { id, close })
+        }
+    }
+
+    /// Close now, reporting the error.
+    fn close(mut self, op: &'static str, call: &str, path: &Path) -> Result<(), BackendError> {
+        let id = std::mem::replace(&mut self.id, -1);
+        // SAFETY: a live identifier of the kind `close` expects, closed once
+        // (Drop sees -1 afterwards).
+        check(unsafe { (self.close)(id) }, op, call, path)
+    }
+}
+
+impl Drop for Id {
+    fn drop(&mut self) {
+        // Files close through MPI-IO, which must still be up.
+        if self.id >= 0 && mpiio::is_ready() {
+            // SAFETY: as in `close`; errors on this path are not reportable.
+            unsafe {
+                (self.close)(self.id);
+            }
+        }
+    }
+}
+
+/// Initialise the library and silence its automatic error printing (errors
+/// are returned, with the stack's text). Returns the library version.
+fn lib_init(path: &Path) -> Result<(u32, u32, u32), BackendError> {
+    let (mut a, mut b, mut c) = (0, 0, 0);
+    // SAFETY: H5open may be called any number of times; H5Eset_auto2 with a
+    // null function only disables printing; H5get_libversion writes 3 ints.
+    unsafe {
+        check(ffi::H5open(), "open", "H5open", path)?;
+        ffi::H5Eset_auto2(ffi::H5E_DEFAULT, None, std::ptr::null_mut());
+        ffi::H5get_libversion(&mut a, &mut b, &mut c);
+    }
+    Ok((a, b, c))
+}
+
+/// The HDF5 library version ("1.10.8"), or why it cannot be loaded.
+pub fn library_version() -> Result<String, String> {
+    lib_init(Path::new("."))
+        .map(|(a, b, c)| format!("{a}.{b}.{c}"))
+        .map_err(|e| e.to_string())
+}
+
+/// HDF5's exported identifiers; H5open (called by lib_init before any use)
+/// sets them and nothing writes them afterwards.
+#[derive(Clone, Copy)]
+enum Global {
+    FileAccess,
+    DatasetCreate,
+    DatasetXfer,
+    NativeUchar,
+}
+
+fn global(g: Global) -> hid_t {
+    // SAFETY: plain reads of identifiers HDF5 exports (see [`Global`]).
+    unsafe {
+        match g {
+            Global::FileAccess => ffi::H5P_CLS_FILE_ACCESS_ID_g,
+            Global::DatasetCreate => ffi::H5P_CLS_DATASET_CREATE_ID_g,
+            Global::DatasetXfer => ffi::H5P_CLS_DATASET_XFER_ID_g,
+            Global::NativeUchar => ffi::H5T_NATIVE_UCHAR_g,
+        }
+    }
+}
+
+fn c_path(path: &Path) -> Result<CString, BackendError> {
+    CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| BackendError::new(ErrorKind::InvalidInput, "open", path, "NUL in path"))
+}
+
+#[derive(Debug)]
+pub struct Hdf5Backend {
+    pub options: Hdf5Options,
+    pub hints: Hints,
+    notes: Mutex<Vec<String>>,
+}
+
+impl Hdf5Backend {
+    pub fn new(options: Hdf5Options, hints: Hints) -> Self {
+        Hdf5Backend {
+            options,
+            hints,
+            notes: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Options plus hints from the process environment and hints file.
+    pub fn from_options(opts: &ModuleOptions) -> Result<(Hdf5Backend, Vec<String>), String> {
+        let (options, mut notes) = Hdf5Options::parse(opts)?;
+        let (hints, hint_notes) = collect_hints(std::env::vars(), options.hints_file.as_deref())?;
+        notes.extend(hint_notes);
+        Ok((Hdf5Backend::new(options, hints), notes))
+    }
+
+    fn fapl(&self, path: &Path) -> Result<Id, BackendError> {
+        let class = global(Global::FileAccess);
+        // SAFETY: creating a property list of a class H5open initialised.
+        let fapl = Id::new(
+            unsafe { ffi::H5Pcreate(class) },
+            ffi::H5Pclose,
+            "open",
+            "H5Pcreate",
+            path,
+        )?;
+        let rc = mpiio::with_raw_handles(None, &self.hints, |comm, info| {
+            // SAFETY: a live fapl and valid MPI handles; HDF5 duplicates them.
+            unsafe { ffi::H5Pset_fapl_mpio(fapl.id, comm, info) }
+        })
+        .map_err(|e| {
+            let kind = match e.class {
+                IoErrorClass::NotInitialised => ErrorKind::NotSupported,
+                _ => ErrorKind::InvalidInput,
+            };
+            BackendError::new(kind, "open", path, e.to_string())
+        })?;
+        check(rc, "open", "H5Pset_fapl_mpio", path)?;
+        if self.options.set_alignment > 1 {
+            let a = self.options.set_alignment;
+            // SAFETY: a live fapl.
+            check(
+                unsafe { ffi::H5Pset_alignment(fapl.id, a, a) },
+                "open",
+                "H5Pset_alignment",
+                path,
+            )?;
+        }
+        if self.options.collective_metadata {
+            // SAFETY: a live fapl.
+            unsafe {
+                check(
+                    ffi::H5Pset_all_coll_metadata_ops(fapl.id, true),
+                    "open",
+                    "H5Pset_all_coll_metadata_ops",
+                    path,
+                )?;
+                check(
+                    ffi::H5Pset_coll_metadata_write(fapl.id, true),
+                    "open",
+                    "H5Pset_coll_metadata_write",
+                    path,
+                )?;
+            }
+        }
+        Ok(fapl)
+    }
+
+    fn create_dataset(&self, file: &Id, path: &Path) -> Result<Id, BackendError> {
+        let (dims, max) = ([0 as hsize_t], [ffi::H5S_UNLIMITED]);
+        // SAFETY: one-element arrays for a rank-1 space.
+        let space = Id::new(
+            unsafe { ffi::H5Screate_simple(1, dims.as_ptr(), max.as_ptr()) },
+            ffi::H5Sclose,
+            "open",
+            "H5Screate_simple",
+            path,
+        )?;
+        let class = global(Global::DatasetCreate);
+        // SAFETY: a property list of a class H5open initialised.
+        let dcpl = Id::new(
+            unsafe { ffi::H5Pcreate(class) },
+            ffi::H5Pclose,
+            "open",
+            "H5Pcreate",
+            path,
+        )?;
+        let chunk = [if self.options.chunk_size > 0 {
+            self.options.chunk_size
+        } else {
+            DEFAULT_CHUNK
+        }];
+        // SAFETY: a live dcpl and a one-element array for rank 1.
+        check(
+            unsafe { ffi::H5Pset_chunk(dcpl.id, 1, chunk.as_ptr()) },
+            "open",
+            "H5Pset_chunk",
+            path,
+        )?;
+        if self.options.no_fill {
+            // SAFETY: a live dcpl.
+            check(
+                unsafe { ffi::H5Pset_fill_time(dcpl.id, ffi::H5D_FILL_TIME_NEVER) },
+                "open",
+                "H5Pset_fill_time",
+                path,
+            )?;
+        }
+        let name = CString::new(DATASET).expect("no NUL in the dataset name");
+        let uchar = global(Global::NativeUchar);
+        // SAFETY: live file, space and dcpl ids and a NUL-terminated name.
+        Id::new(
+            unsafe {
+                ffi::H5Dcreate2(
+                    file.id,
+                    name.as_ptr(),
+                    uchar,
+                    space.id,
+                    ffi::H5P_DEFAULT,
+                    dcpl.id,
+                    ffi::H5P_DEFAULT,
+                )
+            },
+            ffi::H5Dclose,
+            "open",
+            "H5Dcreate2",
+            path,
+        )
+    }
+
+    fn show_hints(&self, file: &Id, fapl: &Id, path: &Path) -> Result<(), BackendError> {
+        let mut handle: *mut c_void = std::ptr::null_mut();
+        // SAFETY: live file and fapl; HDF5 writes the VFD's handle pointer.
+        check(
+            unsafe { ffi::H5Fget_vfd_handle(file.id, fapl.id, &mut handle) },
+            "open",
+            "H5Fget_vfd_handle",
+            path,
+        )?;
+        if handle.is_null() {
+            return Ok(());
+        }
+        // SAFETY: with the MPI-IO driver the VFD handle points to the
+        // file's open MPI_File, alive until the file closes.
+        let in_effect = unsafe { mpiio::hints_of_raw_file(handle.cast()) }
+            .map_err(|e| BackendError::new(ErrorKind::Other, "open", path, e.to_string()))?;
+        let mut lines = hint_block("hints passed to access property list", &self.hints);
+        lines.extend(hint_block("hints returned from opened file", &in_effect));
+        if let Ok(mut notes) = self.notes.lock() {
+            *notes = lines;
+        }
+        Ok(())
+    }
+}
+
+struct Hdf5File {
+    // Field order is drop order: dataset and transfer list before the file.
+    dset: Id,
+    dxpl: Id,
+    file: Id,
+    /// Held for writes (exclusive flock), see the module doc.
+    _lock: Option<std::fs::File>,
+    extent: u64,
+    path: PathBuf,
+}
+
+impl Hdf5File {
+    /// The file space with `[offset, offset+len)` selected, and a memory
+    /// space of `len` bytes.
+    fn spaces(&self, op: &'static str, offset: u64, len: usize) -> Result<(Id, Id), BackendError> {
+        let p = &self.path;
+        // SAFETY: a live dataset.
+        let file_space = Id::new(
+            unsafe { ffi::H5Dget_space(self.dset.id) },
+            ffi::H5Sclose,
+            op,
+            "H5Dget_space",
+            p,
+        )?;
+        let (start, count) = ([offset], [len as hsize_t]);
+        // SAFETY: a live rank-1 space and one-element arrays; null stride
+        // and block mean 1.
+        check(
+            unsafe {
+                ffi::H5Sselect_hyperslab(
+                    file_space.id,
+                    ffi::H5S_SELECT_SET,
+                    start.as_ptr(),
+                    std::ptr::null(),
+                    count.as_ptr(),
+                    std::ptr::null(),
+                )
+            },
+            op,
+            "H5Sselect_hyperslab",
+            p,
+        )?;
+        // SAFETY: a one-element array; null maxdims = fixed size.
+        let mem_space = Id::new(
+            unsafe { ffi::H5Screate_simple(1, count.as_ptr(), std::ptr::null()) },
+            ffi::H5Sclose,
+            op,
+            "H5Screate_simple",
+            p,
+        )?;
+        Ok((file_space, mem_space))
+    }
+}
+
+impl FileHandle for Hdf5File {
+    fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<usize, BackendError> {
+        let buf = &buf[..buf.len().min(MAX_CALL_BYTES)];
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let end = offset.checked_add(buf.len() as u64).ok_or_else(|| {
+            BackendError::new(
+                ErrorKind::InvalidInput,
+                "write",
+                &self.path,
+                "offset overflows",
+            )
+        })?;
+        if end > self.extent {
+            let dims = [end];
+            // SAFETY: a live, extendible rank-1 dataset.
+            check(
+                unsafe { ffi::H5Dset_extent(self.dset.id, dims.as_ptr()) },
+                "write",
+                "H5Dset_extent",
+                &self.path,
+            )?;
+            self.extent = end;
+        }
+        let (fs, ms) = self.spaces("write", offset, buf.len())?;
+        let uchar = global(Global::NativeUchar);
+        // SAFETY: live ids; the memory space holds exactly `buf.len()` bytes,
+        // which `buf` provides.
+        check(
+            unsafe {
+                ffi::H5Dwrite(
+                    self.dset.id,
+                    uchar,
+                    ms.id,
+                    fs.id,
+                    self.dxpl.id,
+                    buf.as_ptr().cast(),
+                )
+            },
+            "write",
+            "H5Dwrite",
+            &self.path,
+        )?;
+        Ok(buf.len())
+    }
+
+    fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<usize, BackendError> {
+        if offset >= self.extent || buf.is_empty() {
+            return Ok(0);
+        }
+        let n = ((self.extent - offset).min(buf.len() as u64) as usize).min(MAX_CALL_BYTES);
+        let (fs, ms) = self.spaces("read", offset, n)?;
+        let uchar = global(Global::NativeUchar);
+        // SAFETY: live ids; the memory space holds `n` bytes and `buf` has
+        // at least `n` writable bytes.
+        check(
+            unsafe {
+                ffi::H5Dread(
+                    self.dset.id,
+                    uchar,
+                    ms.id,
+                    fs.id,
+                    self.dxpl.id,
+                    buf.as_mut_ptr().cast(),
+                )
+            },
+            "read",
+            "H5Dread",
+            &self.path,
+        )?;
+        Ok(n)
+    }
+
+    fn sync(&mut self) -> Result<(), BackendError> {
+        // SAFETY: a live file.
+        check(
+            unsafe { ffi::H5Fflush(self.file.id, ffi::H5F_SCOPE_LOCAL) },
+            "fsync",
+            "H5Fflush",
+            &self.path,
+        )
+    }
+
+    fn size(&mut self) -> Result<u64, BackendError> {
+        Ok(self.extent)
+    }
+
+    fn close(self: Box<Self>) -> Result<(), BackendError> {
+        let Hdf5File {
+            dset,
+            dxpl,
+            file,
+            _lock,
+            path,
+            ..
+        } = *self;
+        let r1 = dset.close("close", "H5Dclose", &path);
+        let r2 = dxpl.close("close", "H5Pclose", &path);
+        let r3 = file.close("close", "H5Fclose", &path);
+        drop(_lock);
+        r1.and(r2).and(r3)
+    }
+}
+
+/// Take an exclusive, non-blocking flock on `path` (created if `create`).
+fn lock_for_write(path: &Path, create: bool) -> Result<std::fs::File, BackendError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(create)
+        .truncate(false)
+        .mode(0o644)
+        .open(path)
+        .map_err(|e| BackendError::from_io("open", path, &e))?;
+    // SAFETY: flock on a descriptor we own; it only takes an advisory lock.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            return Err(BackendError::new(
+                ErrorKind::NotSupported,
+                "open",
+                path,
+                "already open for writing by another process: a shared HDF5 file needs a \
+                 collective open on the test communicator, which this build does not do yet \
+                 (use a file per process, -F)",
+            ));
+        }
+        // No flock on this file system: go on unprotected.
+    }
+    Ok(f)
+}
+
+impl Backend for Hdf5Backend {
+    fn name(&self) -> &'static str {
+        "HDF5"
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            metadata: true,
+            fake: false,
+            alignment: 1,
+            collective_open: false,
+        }
+    }
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        lib_init(path)?;
+        let cpath = c_path(path)?;
+        let lock = if mode.write {
+            Some(lock_for_write(path, mode.create)?)
+        } else {
+            None
+        };
+        let fapl = self.fapl(path)?;
+        let new_file = mode.write && (mode.create || mode.truncate);
+        let file = if new_file {
+            // SAFETY: a NUL-terminated path and a live fapl.
+            Id::new(
+                unsafe {
+                    ffi::H5Fcreate(
+                        cpath.as_ptr(),
+                        ffi::H5F_ACC_TRUNC,
+                        ffi::H5P_DEFAULT,
+                        fapl.id,
+                    )
+                },
+                ffi::H5Fclose,
+                "open",
+                "H5Fcreate",
+                path,
+            )?
+        } else {
+            let flags = if mode.write {
+                ffi::H5F_ACC_RDWR
+            } else {
+                ffi::H5F_ACC_RDONLY
+            };
+            // SAFETY: as above.
+            Id::new(
+                unsafe { ffi::H5Fopen(cpath.as_ptr(), flags, fapl.id) },
+                ffi::H5Fclose,
+                "open",
+                "H5Fopen",
+                path,
+            )?
+        };
+        if self.options.show_hints {
+            self.show_hints(&file, &fapl, path)?;
+        }
+        drop(fapl);
+        let (dset, extent) = if new_file {
+            (self.create_dataset(&file, path)?, 0)
+        } else {
+            let name = CString::new(DATASET).expect("no NUL in the dataset name");
+            // SAFETY: a live file and a NUL-terminated name.
+            let dset = Id::new(
+                unsafe { ffi::H5Dopen2(file.id, name.as_ptr(), ffi::H5P_DEFAULT) },
+                ffi::H5Dclose,
+                "open",
+                "H5Dopen2",
+                path,
+            )?;
+            // SAFETY: a live dataset.
+            let space = Id::new(
+                unsafe { ffi::H5Dget_space(dset.id) },
+                ffi::H5Sclose,
+                "open",
+                "H5Dget_space",
+                path,
+            )?;
+            let mut dims = [0 as hsize_t];
+            // SAFETY: a rank-1 space (ours) and room for one dimension;
+            // null maxdims is allowed.
+            let rank = unsafe {
+                ffi::H5Sget_simple_extent_dims(space.id, dims.as_mut_ptr(), std::ptr::null_mut())
+            };
+            if rank != 1 {
+                return Err(BackendError::new(
+                    ErrorKind::InvalidInput,
+                    "open",
+                    path,
+                    format!("dataset '{DATASET}' is not one-dimensional"),
+                ));
+            }
+            (dset, dims[0])
+        };
+        let class = global(Global::DatasetXfer);
+        // SAFETY: a property list of a class H5open initialised.
+        let dxpl = Id::new(
+            unsafe { ffi::H5Pcreate(class) },
+            ffi::H5Pclose,
+            "open",
+            "H5Pcreate",
+            path,
+        )?;
+        // SAFETY: a live dxpl.
+        check(
+            unsafe { ffi::H5Pset_dxpl_mpio(dxpl.id, ffi::H5FD_MPIO_INDEPENDENT) },
+            "open",
+            "H5Pset_dxpl_mpio",
+            path,
+        )?;
+        Ok(Box::new(Hdf5File {
+            dset,
+            dxpl,
+            file,
+            _lock: lock,
+            extent,
+            path: path.to_path_buf(),
+        }))
+    }
+    fn delete(&self, path: &Path) -> Result<(), BackendError> {
+        mpiio::delete(path, &self.hints).map_err(|e| {
+            let kind = match e.class {
+                IoErrorClass::NoSuchFile => ErrorKind::NotFound,
+                IoErrorClass::Access | IoErrorClass::ReadOnly => ErrorKind::PermissionDenied,
+                IoErrorClass::NotInitialised => ErrorKind::NotSupported,
+                _ if std::fs::symlink_metadata(path).is_err() => ErrorKind::NotFound,
+                _ => ErrorKind::Other,
+            };
+            BackendError::new(kind, "delete", path, e.to_string())
+        })
+    }
+    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
+        PosixBackend::default().stat(path)
+    }
+    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
+        PosixBackend::default().mkdir(path)
+    }
+    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
+        PosixBackend::default().rmdir(path)
+    }
+    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
+        PosixBackend::default().rename(from, to)
+    }
+    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
+        statfs_path(path)
+    }
+    fn take_notes(&self) -> Vec<String> {
+        self.notes
+            .lock()
+            .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_parse_with_upstream_names() {
+        let opts: ModuleOptions = vec![
+            ("setalignment".into(), Some("4k".into())),
+            ("nofill".into(), None),
+            ("chunksize".into(), Some("65536".into())),
+            ("individualdatasets".into(), Some("1".into())),
+        ];
+        let (o, notes) = Hdf5Options::parse(&opts).unwrap();
+        assert_eq!(o.set_alignment, 4096);
+        assert!(o.no_fill && o.individual_data_sets);
+        assert_eq!(o.chunk_size, 65536);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(Hdf5Options::parse(&vec![("bogus".into(), None)])
+            .unwrap_err()
+            .contains("--hdf5.bogus"));
+        assert!(Hdf5Options::parse(&vec![("setalignment".into(), Some("x".into()))]).is_err());
+        assert_eq!(Hdf5Options::default().set_alignment, 1);
+    }
+
+    // One test: the HDF5 library is not thread-safe and tests run in threads.
+    #[test]
+    fn library_loads_and_open_without_mpi_is_a_typed_error() {
+        let v = library_version().unwrap();
+        let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap());
+        let (major, minor) = (parts.next().unwrap(), parts.next().unwrap());
+        assert!((major, minor) >= (1, 10), "{v}");
+        let dir = tempfile::tempdir().unwrap();
+        let b = Hdf5Backend::new(Hdf5Options::default(), Vec::new());
+        let e = b
+            .open(&dir.path().join("f.h5"), OpenMode::WRITE_CREATE)
+            .err()
+            .unwrap();
+        assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+    }
+
+    #[test]
+    fn error_text_names_errno() {
+        let p = "unable to open file: name = '/x', errno = 2, error message = 'No such file'";
+        assert_eq!(errno_in(p), Some(2));
+        assert_eq!(errno_in("errno = 13"), Some(13));
+        assert_eq!(errno_in("unable to lock file"), None);
+    }
+}
