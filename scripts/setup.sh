@@ -29,6 +29,9 @@ pkgs=(
 )
 if [ "$want_test" = 1 ]; then
   pkgs+=(python3 coreutils util-linux)
+  # Database servers for pario-store's PostgreSQL and MySQL/MariaDB tests
+  # (started as throwaway instances by scripts/test-db-servers.sh).
+  pkgs+=(postgresql mariadb-server)
 fi
 
 missing=()

@@ -15,4 +15,6 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --workspace --bins
-cargo test --workspace
+# PostgreSQL and MariaDB run as throwaway servers on loopback for the
+# store's tests; the same test functions run against SQLite, both servers.
+bash scripts/test-db-servers.sh cargo test --workspace

@@ -7,6 +7,7 @@
 //! per-iteration values that the tables print.
 
 pub mod model;
+pub mod record_io;
 pub mod render;
 pub mod summary;
 

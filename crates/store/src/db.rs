@@ -1,0 +1,431 @@
+//! The [`Store`] trait and [`DbStore`], its one implementation over the three
+//! databases: every query is written once here, in SQL all three accept, and
+//! each backend (`sqlite.rs`, `pg.rs`, `my.rs`) only runs statements.
+
+use crate::error::StoreError;
+use crate::json_dir::check_run_id;
+use crate::rows::{
+    flatten, op_from_str, tool_from_str, tool_to_str, InsertOutcome, RankTimeRow, ResultRow,
+    RunFilter, RunSummary, RANK_COLUMNS, RECORD_COLUMNS, RESULT_COLUMNS, RUN_COLUMNS, TAG_COLUMNS,
+};
+use crate::schema::{self, SCHEMA_VERSION};
+use crate::sql::{insert_sql, Batch, Cell, Conn, Sql, SqlValue};
+use crate::sqlite::{SqliteConn, SqliteOptions};
+use crate::url::{Backend, DbUrl};
+use pario_results::{RunRecord, Workload};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Seconds since the epoch, for `schema_version.applied_at`.
+pub(crate) fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// Most bound values per `IN (...)` list.
+const CHUNK: usize = 500;
+
+/// A results database. Every method returns an error rather than panicking;
+/// see [`StoreError::is_transient`].
+pub trait Store: Send {
+    fn backend(&self) -> Backend;
+    /// The schema version in the database (after migration: [`SCHEMA_VERSION`]).
+    fn schema_version(&mut self) -> Result<u32, StoreError>;
+    /// Store a run with its tags, results and rank timers in one transaction.
+    /// Idempotent by run_id: a second insert changes nothing.
+    fn insert_run(&mut self, record: &RunRecord) -> Result<InsertOutcome, StoreError>;
+    fn contains_run(&mut self, run_id: &str) -> Result<bool, StoreError>;
+    /// Every stored run id.
+    fn run_ids(&mut self) -> Result<BTreeSet<String>, StoreError>;
+    /// Runs matching `filter`, newest first (began, then run_id, descending).
+    /// Reads only `runs` and `run_tags`: no records, no per-rank data.
+    fn list_runs(&mut self, filter: &RunFilter) -> Result<Vec<RunSummary>, StoreError>;
+    /// The full record of a run.
+    fn get_run(&mut self, run_id: &str) -> Result<Option<RunRecord>, StoreError>;
+    /// Per-phase results of the given runs, ordered by run_id, test, phase.
+    fn results_for(&mut self, run_ids: &[String]) -> Result<Vec<ResultRow>, StoreError>;
+    /// Per-rank timers of one run, ordered by test, phase, rank.
+    fn rank_times(&mut self, run_id: &str) -> Result<Vec<RankTimeRow>, StoreError>;
+}
+
+/// A [`Store`] on SQLite, PostgreSQL or MySQL/MariaDB.
+pub struct DbStore {
+    conn: Box<dyn Conn>,
+    insert: [String; 5],
+    location: String,
+}
+
+impl DbStore {
+    /// Connect to (or create) the database at `url` and bring its schema up
+    /// to date.
+    pub fn open(url: &DbUrl) -> Result<DbStore, StoreError> {
+        match url {
+            DbUrl::Sqlite(p) => DbStore::sqlite(p, &SqliteOptions::default()),
+            DbUrl::SqliteMemory => DbStore::sqlite_in_memory(),
+            DbUrl::Postgres(u) => DbStore::postgres(u),
+            DbUrl::Mysql(u) => DbStore::mysql(u),
+        }
+    }
+
+    pub fn sqlite(path: &Path, opts: &SqliteOptions) -> Result<DbStore, StoreError> {
+        let loc = DbUrl::Sqlite(path.to_path_buf()).to_string();
+        DbStore::init(Box::new(SqliteConn::open(path, opts)?), loc)
+    }
+
+    pub fn sqlite_in_memory() -> Result<DbStore, StoreError> {
+        let conn = SqliteConn::open_in_memory(&SqliteOptions::default())?;
+        DbStore::init(Box::new(conn), DbUrl::SqliteMemory.to_string())
+    }
+
+    #[cfg(feature = "postgres")]
+    pub fn postgres(url: &str) -> Result<DbStore, StoreError> {
+        let loc = DbUrl::Postgres(url.to_string()).to_string();
+        DbStore::init(Box::new(crate::pg::PgConn::connect(url)?), loc)
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    pub fn postgres(_url: &str) -> Result<DbStore, StoreError> {
+        Err(StoreError::BackendNotBuilt("postgres"))
+    }
+
+    #[cfg(feature = "mysql")]
+    pub fn mysql(url: &str) -> Result<DbStore, StoreError> {
+        let loc = DbUrl::Mysql(url.to_string()).to_string();
+        DbStore::init(Box::new(crate::my::MyConn::connect(url)?), loc)
+    }
+
+    #[cfg(not(feature = "mysql"))]
+    pub fn mysql(_url: &str) -> Result<DbStore, StoreError> {
+        Err(StoreError::BackendNotBuilt("mysql"))
+    }
+
+    fn init(mut conn: Box<dyn Conn>, location: String) -> Result<DbStore, StoreError> {
+        let b = conn.backend();
+        let migrations = match b {
+            Backend::Sqlite => schema::SQLITE,
+            Backend::Postgres => schema::POSTGRES,
+            Backend::Mysql => schema::MYSQL,
+        };
+        conn.migrate(migrations)?;
+        let insert = [
+            insert_sql(b, "runs", &RUN_COLUMNS),
+            insert_sql(b, "run_records", &RECORD_COLUMNS),
+            insert_sql(b, "run_tags", &TAG_COLUMNS),
+            insert_sql(b, "results", &RESULT_COLUMNS),
+            insert_sql(b, "rank_times", &RANK_COLUMNS),
+        ];
+        Ok(DbStore {
+            conn,
+            insert,
+            location,
+        })
+    }
+
+    /// Where this store lives, password redacted.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    fn q(&self) -> Sql {
+        Sql::new(self.conn.backend())
+    }
+
+    fn run(&mut self, q: &Sql) -> Result<Vec<Vec<Cell>>, StoreError> {
+        self.conn.query(&q.text, &q.params)
+    }
+}
+
+fn text(s: &str) -> SqlValue {
+    SqlValue::Text(Some(s.to_string()))
+}
+
+fn summary_from(c: &mut [Cell]) -> Result<RunSummary, StoreError> {
+    let hosts = c[7].text("hosts")?;
+    Ok(RunSummary {
+        run_id: c[0].text("run_id")?,
+        tool: c[1]
+            .opt_text("tool")?
+            .map(|t| tool_from_str(&t))
+            .transpose()?,
+        tool_version: c[2].text("tool_version")?,
+        began: c[3].real("began")?,
+        finished: c[4].real("finished")?,
+        num_tasks: c[5].uint("num_tasks")?,
+        num_nodes: c[6].uint("num_nodes")?,
+        hosts: if hosts.is_empty() {
+            Vec::new()
+        } else {
+            hosts.split(',').map(str::to_string).collect()
+        },
+        command_line: c[8].text("command_line")?,
+        exit_status: c[9].int("exit_status")? as i32,
+        fs_type: c[10].text("fs_type")?,
+        tags: BTreeMap::new(),
+    })
+}
+
+fn result_from(c: &mut [Cell]) -> Result<ResultRow, StoreError> {
+    Ok(ResultRow {
+        run_id: c[0].text("run_id")?,
+        test_id: c[1].uint("test_id")?,
+        phase_index: c[2].uint("phase_idx")?,
+        operation: c[3]
+            .opt_text("operation")?
+            .map(|o| op_from_str(&o))
+            .transpose()?,
+        iteration: c[4].uint("iteration")?,
+        bandwidth: c[5].real("bandwidth")?,
+        iops: c[6].real("iops")?,
+        latency: c[7].real("latency")?,
+        total_time: c[8].real("total_time")?,
+        bytes: c[9].uint("bytes")?,
+        ops: c[10].uint("ops")?,
+        verification_errors: c[11].uint("verification_errors")?,
+        workload: Workload {
+            api: c[12].text("api")?,
+            num_tasks: c[13].uint("num_tasks")?,
+            file_per_proc: c[14].int("file_per_proc")? != 0,
+            block_size: c[15].uint("block_size")?,
+            transfer_size: c[16].uint("transfer_size")?,
+            segment_count: c[17].uint("segment_count")?,
+            ordering: c[18].text("ordering")?,
+            items: c[19].uint("items")?,
+            extra: c[20].text("workload_extra")?,
+        },
+    })
+}
+
+fn rank_from(c: &mut [Cell]) -> Result<RankTimeRow, StoreError> {
+    Ok(RankTimeRow {
+        run_id: c[0].text("run_id")?,
+        test_id: c[1].uint("test_id")?,
+        phase_index: c[2].uint("phase_idx")?,
+        operation: c[3]
+            .opt_text("operation")?
+            .map(|o| op_from_str(&o))
+            .transpose()?,
+        iteration: c[4].uint("iteration")?,
+        rank: c[5].uint("rank_no")?,
+        host: c[6].text("host")?,
+        open_start: c[7].real("open_start")?,
+        open_end: c[8].real("open_end")?,
+        xfer_start: c[9].real("xfer_start")?,
+        xfer_end: c[10].real("xfer_end")?,
+        close_start: c[11].real("close_start")?,
+        close_end: c[12].real("close_end")?,
+        bytes: c[13].uint("bytes")?,
+        ops: c[14].uint("ops")?,
+    })
+}
+
+impl Store for DbStore {
+    fn backend(&self) -> Backend {
+        self.conn.backend()
+    }
+
+    fn schema_version(&mut self) -> Result<u32, StoreError> {
+        let rows = self
+            .conn
+            .query("SELECT MAX(version) FROM schema_version", &[])?;
+        match rows.first().and_then(|r| r.first()) {
+            Some(Cell::Null) | None => Ok(0),
+            Some(c) => c.uint("version"),
+        }
+    }
+
+    fn insert_run(&mut self, record: &RunRecord) -> Result<InsertOutcome, StoreError> {
+        let flat = flatten(record)?;
+        let batches = [
+            Batch {
+                sql: &self.insert[0],
+                rows: vec![flat.run],
+            },
+            Batch {
+                sql: &self.insert[1],
+                rows: vec![flat.record],
+            },
+            Batch {
+                sql: &self.insert[2],
+                rows: flat.tags,
+            },
+            Batch {
+                sql: &self.insert[3],
+                rows: flat.results,
+            },
+            Batch {
+                sql: &self.insert[4],
+                rows: flat.ranks,
+            },
+        ];
+        self.conn.insert_tx(&record.run_id, &batches)
+    }
+
+    fn contains_run(&mut self, run_id: &str) -> Result<bool, StoreError> {
+        let mut q = self.q();
+        q.push("SELECT 1 FROM runs WHERE run_id = ")
+            .bind(text(run_id));
+        Ok(!self.run(&q)?.is_empty())
+    }
+
+    fn run_ids(&mut self) -> Result<BTreeSet<String>, StoreError> {
+        self.conn
+            .query("SELECT run_id FROM runs", &[])?
+            .iter_mut()
+            .map(|r| r[0].text("run_id"))
+            .collect()
+    }
+
+    fn list_runs(&mut self, f: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
+        let mut q = self.q();
+        q.push(
+            "SELECT r.run_id, r.tool, r.tool_version, r.began, r.finished, r.num_tasks, \
+             r.num_nodes, r.hosts, r.command_line, r.exit_status, r.fs_type FROM runs r WHERE 1 = 1",
+        );
+        if let Some(t) = f.tool {
+            q.push(" AND r.tool = ").bind(text(tool_to_str(t)));
+        }
+        if let Some(s) = f.since {
+            q.push(" AND r.began >= ").bind(SqlValue::Real(Some(s)));
+        }
+        if let Some(u) = f.until {
+            q.push(" AND r.began < ").bind(SqlValue::Real(Some(u)));
+        }
+        for (k, v) in &f.tags {
+            q.push(
+                " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.run_id AND t.tag_key = ",
+            )
+            .bind(text(k))
+            .push(" AND t.tag_value = ")
+            .bind(text(v))
+            .push(")");
+        }
+        let w = &f.workload;
+        if !w.is_empty() {
+            q.push(" AND EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.run_id");
+            let int = |v: u64| SqlValue::Int(i64::try_from(v).unwrap_or(i64::MAX));
+            if let Some(v) = &w.api {
+                q.push(" AND x.api = ").bind(text(v));
+            }
+            if let Some(v) = w.num_tasks {
+                q.push(" AND x.num_tasks = ").bind(SqlValue::Int(v.into()));
+            }
+            if let Some(v) = w.file_per_proc {
+                q.push(" AND x.file_per_proc = ")
+                    .bind(SqlValue::Int(v.into()));
+            }
+            if let Some(v) = w.block_size {
+                q.push(" AND x.block_size = ").bind(int(v));
+            }
+            if let Some(v) = w.transfer_size {
+                q.push(" AND x.transfer_size = ").bind(int(v));
+            }
+            if let Some(v) = w.segment_count {
+                q.push(" AND x.segment_count = ").bind(int(v));
+            }
+            if let Some(v) = &w.ordering {
+                q.push(" AND x.ordering = ").bind(text(v));
+            }
+            if let Some(v) = w.items {
+                q.push(" AND x.items = ").bind(int(v));
+            }
+            q.push(")");
+        }
+        q.push(" ORDER BY r.began DESC, r.run_id DESC");
+        if let Some(n) = f.limit {
+            q.push(&format!(" LIMIT {n}"));
+        }
+        let mut runs: Vec<RunSummary> = self
+            .run(&q)?
+            .iter_mut()
+            .map(|r| summary_from(r))
+            .collect::<Result<_, _>>()?;
+        let index: BTreeMap<String, usize> = runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.run_id.clone(), i))
+            .collect();
+        let ids: Vec<&String> = index.keys().collect();
+        for chunk in ids.chunks(CHUNK) {
+            let mut q = self.q();
+            q.push("SELECT run_id, tag_key, tag_value FROM run_tags WHERE run_id IN ")
+                .bind_list(chunk.iter().map(|id| text(id)));
+            for mut row in self.run(&q)? {
+                let id = row[0].text("run_id")?;
+                if let Some(&i) = index.get(&id) {
+                    runs[i]
+                        .tags
+                        .insert(row[1].text("tag_key")?, row[2].text("tag_value")?);
+                }
+            }
+        }
+        Ok(runs)
+    }
+
+    fn get_run(&mut self, run_id: &str) -> Result<Option<RunRecord>, StoreError> {
+        check_run_id(run_id)?;
+        let mut q = self.q();
+        q.push("SELECT record FROM run_records WHERE run_id = ")
+            .bind(text(run_id));
+        match self.run(&q)?.first_mut() {
+            None => Ok(None),
+            Some(row) => {
+                let json = row[0].text("record")?;
+                serde_json::from_str(&json)
+                    .map(Some)
+                    .map_err(|e| StoreError::Json {
+                        what: format!("stored record {run_id}"),
+                        source: e,
+                    })
+            }
+        }
+    }
+
+    fn results_for(&mut self, run_ids: &[String]) -> Result<Vec<ResultRow>, StoreError> {
+        let ids: BTreeSet<&String> = run_ids.iter().collect();
+        let ids: Vec<&String> = ids.into_iter().collect();
+        let mut out = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            let mut q = self.q();
+            q.push("SELECT ")
+                .push(&RESULT_COLUMNS.join(", "))
+                .push(" FROM results WHERE run_id IN ");
+            q.bind_list(chunk.iter().map(|id| text(id)));
+            q.push(" ORDER BY run_id, test_id, phase_idx");
+            for mut row in self.run(&q)? {
+                out.push(result_from(&mut row)?);
+            }
+        }
+        Ok(out)
+    }
+
+    fn rank_times(&mut self, run_id: &str) -> Result<Vec<RankTimeRow>, StoreError> {
+        let mut q = self.q();
+        q.push("SELECT ")
+            .push(&RANK_COLUMNS.join(", "))
+            .push(" FROM rank_times WHERE run_id = ");
+        q.bind(text(run_id))
+            .push(" ORDER BY test_id, phase_idx, rank_no");
+        self.run(&q)?.iter_mut().map(|r| rank_from(r)).collect()
+    }
+}
+
+impl DbStore {
+    /// The journal mode of a SQLite store ("wal" for files); `None` otherwise.
+    pub fn sqlite_journal_mode(&mut self) -> Result<Option<String>, StoreError> {
+        if self.conn.backend() != Backend::Sqlite {
+            return Ok(None);
+        }
+        let rows = self.conn.query("PRAGMA journal_mode", &[])?;
+        let mut rows = rows;
+        rows.first_mut()
+            .map(|r| r[0].text("journal_mode"))
+            .transpose()
+    }
+
+    /// Whether the database schema is the one this code expects.
+    pub fn is_current(&mut self) -> Result<bool, StoreError> {
+        Ok(self.schema_version()? == SCHEMA_VERSION)
+    }
+}

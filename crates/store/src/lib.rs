@@ -1,0 +1,60 @@
+//! pario-store: keep every result.
+//!
+//! Two layers:
+//! 1. **JSON files** ([`json_dir`]): every run is written, always, as
+//!    `<results dir>/<run_id>.json`, atomically (temp file + rename).
+//! 2. **A database** ([`Store`], implemented by [`DbStore`]) for listing,
+//!    filtering and comparing many runs: embedded SQLite (default, at
+//!    `$XDG_DATA_HOME/pario/results.sqlite`), PostgreSQL or MySQL/MariaDB,
+//!    chosen by URL ([`url`]). Schemas are versioned and migrated on open
+//!    ([`schema`]).
+//!
+//! [`sync()`] loads into the database the JSON files it lacks, so a run whose
+//! database insert failed (server down, database locked, disk full) is
+//! loaded later: every database operation returns a [`StoreError`], never
+//! panics, and [`StoreError::is_transient`] says whether a retry may help.
+//!
+//! ```no_run
+//! use pario_store::{open, sync, write_record_json, RunFilter, Store};
+//! # fn demo(record: &pario_results::RunRecord) -> Result<(), pario_store::StoreError> {
+//! let dir = std::path::Path::new("results");
+//! write_record_json(dir, record)?;                      // always
+//! let mut db = open("sqlite:///tmp/pario.sqlite")?;
+//! if let Err(e) = db.insert_run(record) {
+//!     eprintln!("warning: not stored in {} ({e}); `pario sync` will load it", db.location());
+//! }
+//! sync(dir, &mut db)?;
+//! let runs = db.list_runs(&RunFilter { tags: vec![("release".into(), "2.8".into())], ..Default::default() })?;
+//! # Ok(()) }
+//! ```
+
+pub mod db;
+pub mod error;
+pub mod json_dir;
+#[cfg(feature = "mysql")]
+mod my;
+#[cfg(feature = "postgres")]
+mod pg;
+pub mod rows;
+pub mod schema;
+mod sql;
+pub mod sqlite;
+pub mod sync;
+pub mod url;
+
+pub use db::{DbStore, Store};
+pub use error::StoreError;
+pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
+pub use rows::{
+    display_command_line, InsertOutcome, RankTimeRow, ResultRow, RunFilter, RunSummary,
+    WorkloadFilter, WORKLOAD_COLUMNS,
+};
+pub use schema::SCHEMA_VERSION;
+pub use sqlite::SqliteOptions;
+pub use sync::{sync, SyncFailure, SyncReport};
+pub use url::{default_sqlite_path, resolve_db_url, resolve_db_url_from, Backend, DbUrl, DB_ENV};
+
+/// Open the database named by `url` (a URL or a SQLite path; see [`url`]).
+pub fn open(url: &str) -> Result<DbStore, StoreError> {
+    DbStore::open(&DbUrl::parse(url)?)
+}
