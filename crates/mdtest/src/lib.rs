@@ -1,1 +1,59 @@
-//! Placeholder until the front end lands.
+//! pario's `mdtest` front end: mdtest 4.1's command line and text output on
+//! pario's engine ([`pario_engine::mdtest`]), namespace plan
+//! ([`pario_plan::mdtest`]) and backends, producing the same results model
+//! as `ior`.
+//!
+//! - [`options`]: the command line and its consistency checks;
+//! - [`driver`]: header, specs, running, summaries, output files;
+//! - [`output`]: `--saveRankPerformanceDetails` and `--summary-format=csv`;
+//! - [`mknod`]: the `-k` option;
+//! - [`help`]: the `-h` text.
+//!
+//! # Version string
+//!
+//! The header reads `mdtest-4.1.0+pario-<version> was launched with ...`:
+//! parsers that look for `mdtest-` and a 4.1 version keep working, and the
+//! build metadata says which implementation ran.
+//!
+//! # Deliberate differences from mdtest 4.1
+//!
+//! Names, directory layout, phase order, options and the text layout are
+//! mdtest 4.1's. Where it misbehaves, pario does not copy it:
+//!
+//! * Any failed operation ends the run with an error that names the phase
+//!   and the path, on every rank, with a non-zero exit status; what the run
+//!   created is removed (`--keep-on-error` keeps it). mdtest 4.1 prints a
+//!   warning and goes on counting the failed item as done.
+//! * A tree left by an earlier run is an error ("Tree creation: mkdir ...:
+//!   File exists"), and that tree is left untouched.
+//! * The statistics are computed from exactly the per-iteration rates, the
+//!   time table holds milliseconds per operation, tree rows count every
+//!   directory made (see [`pario_results::render::mdtest_text`]).
+//! * `-W` stops directory creation as well as file creation, for any tree;
+//!   every rank continues to the largest count reached. `-x` is written by
+//!   every creating run (mdtest 4.1: only with `-W`); it holds the file
+//!   count, or the directory count with `-D`.
+//! * Without `-G` the data signature is 0, not the start time, so that a
+//!   later `-E -X` run verifies what an earlier `-C -w` run wrote.
+//! * `-I` and `-L` need a tree (`-z`); `-L` is accepted without one
+//!   together with `-u` (the IO500's `-u -L`), where it has no effect.
+//! * With `-u` and `-N` the items of rank `o` live in the tree of rank
+//!   `(o + N) mod n` at every depth (mdtest 4.1 only gets depth 0 right).
+//! * Items are created directory by directory in heap order (mdtest 4.1
+//!   goes depth first); names and places are the same.
+//! * `-R` draws a seeded permutation per rank (O(1) memory) instead of
+//!   glibc's `rand()`: the orders differ from mdtest 4.1's.
+//! * With `-S` only rank 0 removes (as in mdtest 4.1), and only its
+//!   removals are counted; with `-c` and `-w` rank 0 also writes the data.
+//! * `-t` with `-u` starts the phase timer before the opening barrier.
+//! * pario adds `-U` (run the directory rename phase; mdtest 4.1 runs it
+//!   only when no phase option is given), `--summary-format=json|csv`,
+//!   `--summary-file` and `--keep-on-error`.
+
+pub mod driver;
+pub mod help;
+pub mod mknod;
+pub mod options;
+pub mod output;
+
+pub use options::{parse, MdtestOptions, OptionError, MDTEST_VERSION};

@@ -8,6 +8,7 @@
 //! bijection lives in [`perm`], the PRNG in [`rng`], read-back task reordering
 //! (`-C`, `-Z`) in [`reorder`].
 
+pub mod mdtest;
 pub mod perm;
 pub mod reorder;
 pub mod rng;
@@ -415,9 +416,15 @@ impl RankPlan {
 
     /// All transfers in issue order.
     pub fn iter(&self) -> Iter<'_> {
+        self.iter_from(0)
+    }
+
+    /// The transfers from index `start` on, in issue order (empty when
+    /// `start >= len()`). O(1), like [`RankPlan::get`].
+    pub fn iter_from(&self, start: u64) -> Iter<'_> {
         Iter {
             plan: self,
-            next: 0,
+            next: start.min(self.len),
             end: self.len,
             cached: None,
         }
@@ -442,6 +449,115 @@ pub struct Iter<'a> {
     cached: Option<(u64, Permutation)>,
 }
 
+impl Iter<'_> {
+    /// The permutation of segment `seg`, built once per segment.
+    fn segment_perm_cached(&mut self, seed: u64, seg: u64) -> Permutation {
+        match self.cached {
+            Some((s, p)) if s == seg => p,
+            _ => {
+                let p = segment_perm(&self.plan.layout, seed, seg, self.plan.data_rank);
+                self.cached = Some((seg, p));
+                p
+            }
+        }
+    }
+
+    /// Fills the front of `out` with the next transfers and returns how many
+    /// it wrote: `out.len()`, or fewer at the end of the plan (0 once it is
+    /// exhausted) or of a shuffled segment. The same transfers as calling
+    /// [`Iterator::next`] that many times, computed a batch at a time: no
+    /// division per transfer, and the permutation rounds of neighbouring
+    /// transfers overlap (see [`Permutation::apply_batch`]). This is what
+    /// the engine's transfer loop uses.
+    pub fn next_batch(&mut self, out: &mut [Transfer]) -> usize {
+        const CHUNK: usize = 64;
+        let left = self.end - self.next;
+        let want = usize::try_from(left).map_or(out.len(), |l| l.min(out.len()));
+        if want == 0 {
+            return 0;
+        }
+        let plan = self.plan;
+        let layout = plan.layout;
+        let t = layout.transfer_size;
+        let i0 = self.next;
+        let count = match plan.kind {
+            Kind::Sequential => {
+                let (mut seg, mut j) = (i0 / plan.tpb, i0 % plan.tpb);
+                let rank_base = if layout.file_per_proc {
+                    0
+                } else {
+                    u64::from(plan.data_rank) * layout.block_size
+                };
+                let mut base = plan.segment_base(seg) + rank_base;
+                for slot in &mut out[..want] {
+                    *slot = plan.transfer(base + j * t);
+                    j += 1;
+                    if j == plan.tpb {
+                        j = 0;
+                        seg += 1;
+                        base = plan.segment_base(seg) + rank_base;
+                    }
+                }
+                want
+            }
+            Kind::SegmentShuffle { seed } => {
+                let (seg, j0) = (i0 / plan.tpb, i0 % plan.tpb);
+                // Stay inside this segment: one permutation per batch.
+                let count = usize::try_from(plan.tpb - j0).map_or(want, |r| r.min(want));
+                let perm = self.segment_perm_cached(seed, seg);
+                let first = if layout.file_per_proc {
+                    j0
+                } else {
+                    u64::from(plan.data_rank) * plan.tpb + j0
+                };
+                let base = plan.segment_base(seg);
+                let mut ks = [0u64; CHUNK];
+                for (c, outs) in out[..count].chunks_mut(CHUNK).enumerate() {
+                    let ks = &mut ks[..outs.len()];
+                    let from = first + (c * CHUNK) as u64;
+                    for (m, k) in ks.iter_mut().enumerate() {
+                        *k = from + m as u64;
+                    }
+                    perm.apply_batch(ks);
+                    for (slot, &k) in outs.iter_mut().zip(ks.iter()) {
+                        *slot = plan.transfer(base + k * t);
+                    }
+                }
+                count
+            }
+            Kind::GlobalShuffle { perm } => {
+                let first = if layout.file_per_proc {
+                    i0
+                } else {
+                    u64::from(plan.data_rank) * layout.segment_count + i0
+                };
+                let mut ks = [0u64; CHUNK];
+                for (c, outs) in out[..want].chunks_mut(CHUNK).enumerate() {
+                    let ks = &mut ks[..outs.len()];
+                    let from = first + (c * CHUNK) as u64;
+                    for (m, k) in ks.iter_mut().enumerate() {
+                        *k = from + m as u64;
+                    }
+                    perm.apply_batch(ks);
+                    for (slot, &k) in outs.iter_mut().zip(ks.iter()) {
+                        *slot = plan.transfer(k * t);
+                    }
+                }
+                want
+            }
+            Kind::Repeats { key, slots } => {
+                for (m, slot) in out[..want].iter_mut().enumerate() {
+                    let i = i0 + m as u64;
+                    *slot = plan.transfer(rng::below(rng::at(key, i), slots) * t);
+                }
+                want
+            }
+        };
+        self.next += count as u64;
+        count
+    }
+}
+
 impl Iterator for Iter<'_> {
     type Item = Transfer;
 
@@ -454,14 +570,7 @@ impl Iterator for Iter<'_> {
         let plan = self.plan;
         if let Kind::SegmentShuffle { seed } = plan.kind {
             let (seg, j) = (i / plan.tpb, i % plan.tpb);
-            let perm = match self.cached {
-                Some((s, p)) if s == seg => p,
-                _ => {
-                    let p = segment_perm(&plan.layout, seed, seg, plan.data_rank);
-                    self.cached = Some((seg, p));
-                    p
-                }
-            };
+            let perm = self.segment_perm_cached(seed, seg);
             return Some(plan.transfer(plan.shuffled_offset(seg, j, &perm)));
         }
         plan.checked_get(i)
@@ -649,6 +758,43 @@ mod tests {
             assert_eq!(p.iter().len() as u64, p.len());
             assert_eq!(p.iter().nth(9), Some(p.get(9)));
             assert_eq!(p.checked_get(p.len()), None);
+        }
+    }
+
+    #[test]
+    fn next_batch_matches_get_from_any_start() {
+        // Shared and fpp; several segments; tpb == 1 (global shuffle) too.
+        for (b, t, s, fpp) in [
+            (8 * 64, 64, 5, false),
+            (8 * 64, 64, 5, true),
+            (64, 64, 40, false),
+            (64, 64, 40, true),
+        ] {
+            let l = layout(3, b, t, s, fpp);
+            for o in [
+                Ordering::Sequential,
+                Ordering::Random { seed: 9 },
+                Ordering::RandomWithRepeats { seed: 9 },
+            ] {
+                let p = RankPlan::new(&l, &o, 1).unwrap();
+                let want: Vec<Transfer> = (0..p.len()).map(|i| p.get(i)).collect();
+                for (start, cap) in [(0u64, 1usize), (0, 3), (5, 7), (3, 100), (p.len() - 1, 4)] {
+                    let mut it = p.iter_from(start);
+                    let mut got = Vec::new();
+                    let mut buf = [p.get(0); 100];
+                    loop {
+                        let n = it.next_batch(&mut buf[..cap]);
+                        if n == 0 {
+                            break;
+                        }
+                        assert!(n <= cap);
+                        got.extend_from_slice(&buf[..n]);
+                    }
+                    assert_eq!(got, want[start as usize..], "{o:?} start {start} cap {cap}");
+                    assert_eq!(it.next(), None);
+                }
+                assert_eq!(p.iter_from(p.len() + 3).next(), None);
+            }
         }
     }
 

@@ -254,8 +254,12 @@ pub fn summary_table(test: &TestResult, time: bool) -> String {
             iterations(test)
         )
     };
-    s.push_str("   Operation                     Max            Min           Mean        Std Dev\n");
-    s.push_str("   ---------                     ---            ---           ----        -------\n");
+    s.push_str(
+        "   Operation                     Max            Min           Mean        Std Dev\n",
+    );
+    s.push_str(
+        "   ---------                     ---            ---           ----        -------\n",
+    );
     for op in rows(test) {
         let st = op_stats(test, op, time);
         s.push_str(&format!(
@@ -466,7 +470,10 @@ mod tests {
     /// The summary block of a reference: from the tasks line to the line
     /// before "-- finished".
     fn summary_block(text: &str) -> String {
-        let start = text.find(" tasks, ").map(|i| text[..i].rfind('\n').unwrap() + 1).unwrap();
+        let start = text
+            .find(" tasks, ")
+            .map(|i| text[..i].rfind('\n').unwrap() + 1)
+            .unwrap();
         let end = text.find("-- finished").unwrap();
         text[start..end].to_string()
     }
@@ -500,8 +507,10 @@ mod tests {
         // rates, so allow the last digit of those two columns to differ.
         for (a, b) in ours.lines().zip(want.lines()) {
             assert_eq!(a.len(), b.len(), "\nours: {a}\nwant: {b}");
-            let (an, bn): (Vec<&str>, Vec<&str>) =
-                (a.split_whitespace().collect(), b.split_whitespace().collect());
+            let (an, bn): (Vec<&str>, Vec<&str>) = (
+                a.split_whitespace().collect(),
+                b.split_whitespace().collect(),
+            );
             assert_eq!(an.len(), bn.len());
             for (x, y) in an.iter().zip(&bn) {
                 match (x.parse::<f64>(), y.parse::<f64>()) {
@@ -557,7 +566,10 @@ mod tests {
 
     #[test]
     fn shared_and_directory_only_task_lines() {
-        let t = test_with(json!({"numTasks": 2, "items": 100, "files": true, "shared_file": true}), vec![]);
+        let t = test_with(
+            json!({"numTasks": 2, "items": 100, "files": true, "shared_file": true}),
+            vec![],
+        );
         assert_eq!(tasks_line(&t), "2 tasks, 1 file\n");
         let t = test_with(json!({"numTasks": 4, "items": 10, "dirs": true}), vec![]);
         assert_eq!(tasks_line(&t), "4 tasks, 40 directories\n");
@@ -576,7 +588,11 @@ mod tests {
         );
         let table = summary_table(&t, false);
         let row = table.lines().find(|l| l.contains("File stat")).unwrap();
-        let nums: Vec<f64> = row.split_whitespace().skip(2).map(|w| w.parse().unwrap()).collect();
+        let nums: Vec<f64> = row
+            .split_whitespace()
+            .skip(2)
+            .map(|w| w.parse().unwrap())
+            .collect();
         assert_eq!(nums, vec![30.0, 10.0, 20.0, 10.0]);
         // Operations that did not run print zeros.
         let row = table.lines().find(|l| l.contains("File creation")).unwrap();
@@ -640,9 +656,15 @@ mod tests {
                 ..RankTimes::default()
             },
         ];
-        let t = test_with(json!({"numTasks": 2, "items": 10, "iterations": 1, "files": true}), vec![p]);
+        let t = test_with(
+            json!({"numTasks": 2, "items": 10, "iterations": 1, "files": true}),
+            vec![p],
+        );
         let s = per_process(&t, false);
-        assert!(s.contains("Test File creation 5.000000e+00,1.000000e+01\n"), "{s}");
+        assert!(
+            s.contains("Test File creation 5.000000e+00,1.000000e+01\n"),
+            "{s}"
+        );
         assert!(s.contains("Test Tree removal 0.000000e+00,0.000000e+00\n"));
     }
 
@@ -656,15 +678,30 @@ mod tests {
         let run = RunRecord {
             tool_version: "4.1.0+dev".into(),
             command_line: vec!["mdtest".into(), "-S".into()],
-            warnings: vec!["Read bytes is 0, thus, a read test will actually just open/close".into()],
+            warnings: vec![
+                "Read bytes is 0, thus, a read test will actually just open/close".into(),
+            ],
             tests: vec![t],
             ..RunRecord::default()
         };
         let s = render_run(&run);
-        let order = ["-- started", "mdtest-4.1.0+dev", "Command line", "WARNING", "Nodemap: 11", "Path", "FS", "2 tasks, 1 file", "SUMMARY rate", "-- finished"];
+        let order = [
+            "-- started",
+            "mdtest-4.1.0+dev",
+            "Command line",
+            "WARNING",
+            "Nodemap: 11",
+            "Path",
+            "FS",
+            "2 tasks, 1 file",
+            "SUMMARY rate",
+            "-- finished",
+        ];
         let mut at = 0;
         for o in order {
-            let i = s[at..].find(o).unwrap_or_else(|| panic!("{o} missing after {at} in\n{s}"));
+            let i = s[at..]
+                .find(o)
+                .unwrap_or_else(|| panic!("{o} missing after {at} in\n{s}"));
             at += i;
         }
     }

@@ -1,0 +1,73 @@
+//! The `-h` text: every option, one line each, in pario's own words.
+
+/// What `mdtest -h` prints.
+pub fn help_text() -> String {
+    let lines: &[(&str, &str)] = &[
+        ("-a API", "storage interface: POSIX (default) or DUMMY; module options as --posix.odirect, --dummy.delay-create=US"),
+        ("-b N", "branching factor of the directory tree (default 1)"),
+        ("-z N", "depth of the directory tree below its root (default 0)"),
+        ("-I N", "items in each directory of the tree (needs -z)"),
+        ("-n N", "items each rank creates, stats, reads and removes"),
+        ("-L", "items only in the leaves of the tree (needs -z)"),
+        ("-d DIR", "directory to test in (default ./out); DIR1@DIR2@... gives one per rank, round robin (needs -u)"),
+        ("-C", "create only"),
+        ("-T", "stat only"),
+        ("-E", "read only"),
+        ("-r", "remove only (what an earlier -C run left)"),
+        ("-U", "rename directories (pario: runs when no phase is chosen, or when asked)"),
+        ("-D", "directories only"),
+        ("-F", "files only"),
+        ("-w N", "bytes to write into each file after creating it"),
+        ("-e N", "bytes to read from each file"),
+        ("-X, --verify-read", "check the data read (needs -e)"),
+        ("--verify-write", "read each file back right after writing it and check it"),
+        ("-G N", "signature of the data written (default 0, so that separate runs verify)"),
+        ("--dataPacketType=T", "data layout: timestamp|t (default), offset|o, random|r, incompressible|i"),
+        ("-k", "create files with mknod"),
+        ("-y", "fsync each file after writing it"),
+        ("-Y", "call sync after each phase (timed)"),
+        ("-S", "all ranks use one shared set of files"),
+        ("-c", "rank 0 creates and removes every item"),
+        ("-u", "a directory tree of its own for every rank"),
+        ("-t", "with -u, time from before the phase's opening barrier"),
+        ("-N N", "stride between the rank that creates an item and the ranks that stat, read and remove it"),
+        ("-B", "no barriers between phases"),
+        ("-p N", "seconds to wait before the directory and the file phases of each iteration"),
+        ("-i N", "iterations (default 1)"),
+        ("-f N, -l N, -s N", "first and last rank count of a scaling run, and the step between them"),
+        ("-W N", "stonewall: stop creating after N seconds; every rank then continues to the largest count reached"),
+        ("-x FILE", "stonewall status file: creation writes its count, later runs read it"),
+        ("-R", "stat and read in a random order; --random-seed=N fixes it"),
+        ("-P", "print rates and times per operation"),
+        ("-Z", "print times per operation instead of rates"),
+        ("--print-all-procs", "also print every rank's own figures"),
+        ("-v, -V=N", "more output (repeat -v, or give the level)"),
+        ("--saveRankPerformanceDetails=FILE", "write every rank's rates and times as CSV"),
+        ("--run-cmd-before-phase=CMD", "run CMD on every rank before each phase (not timed)"),
+        ("--run-cmd-after-phase=CMD", "run CMD on every rank after each phase (timed)"),
+        ("--warningAsErrors", "stop with an error on any warning"),
+        ("--summary-format=json|csv", "pario: the run record as JSON, or one CSV row per phase and iteration"),
+        ("--summary-file=FILE", "pario: where --summary-format goes (default: standard output, instead of the text)"),
+        ("--keep-on-error", "pario: leave what a failed run created"),
+        ("-h", "this help"),
+    ];
+    let mut s = String::from(
+        "Usage: mdtest [options]\n\nMeasures file-system metadata rates: directory and file creation, stat, read,\nrename and removal, over the MPI ranks of the job.\n\n",
+    );
+    for (opt, what) in lines {
+        s.push_str(&format!("  {opt:<36} {what}\n"));
+    }
+    s.push_str("\nEnvironment: PARIO_RESULTS_DIR keeps each run's record as JSON; PARIO_TAGS=k=v,...\nlabels it; PARIO_FAULTS injects failures (testing).\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn help_mentions_every_short_option() {
+        let h = super::help_text();
+        for c in "abBcCdDeEfFGhiIklLnNpPrRsStTuUvVwWxXyYzZ".chars() {
+            assert!(h.contains(&format!("-{c}")), "-{c} missing");
+        }
+    }
+}
