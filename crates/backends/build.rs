@@ -3,6 +3,11 @@
 //! backend. Looked for in `PARIO_HDF5_LIBDIR`, then through pkg-config
 //! (hdf5-openmpi, hdf5-mpi, hdf5), then in the Debian/Fedora locations.
 //! `PARIO_NO_HDF5=1` leaves the backend out.
+//!
+//! Likewise finds libaio (`libaio.so`: Debian's libaio-dev) and sets
+//! `cfg(pario_aio)`, which builds the AIO backend: looked for in
+//! `PARIO_AIO_LIBDIR`, then where the C compiler finds it, then in the
+//! Debian/Fedora locations. `PARIO_NO_AIO=1` leaves it out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -83,7 +88,50 @@ fn find() -> Option<PathBuf> {
         .map(|(lib, _)| lib)
 }
 
+const AIO_DIRS: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/lib/x86_64-linux-gnu",
+    "/lib/aarch64-linux-gnu",
+];
+
+/// The directory holding a linkable libaio.
+fn find_aio() -> Option<PathBuf> {
+    let has_lib = |d: &Path| d.join("libaio.so").exists();
+    if let Ok(dir) = std::env::var("PARIO_AIO_LIBDIR") {
+        let dir = PathBuf::from(dir);
+        return has_lib(&dir).then_some(dir);
+    }
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    if let Ok(out) = Command::new(cc).arg("-print-file-name=libaio.so").output() {
+        let p = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        if p.is_absolute() && p.exists() {
+            if let Some(dir) = p.parent() {
+                return Some(dir.to_path_buf());
+            }
+        }
+    }
+    AIO_DIRS.iter().map(PathBuf::from).find(|d| has_lib(d))
+}
+
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(pario_aio)");
+    println!("cargo::rerun-if-env-changed=PARIO_NO_AIO");
+    println!("cargo::rerun-if-env-changed=PARIO_AIO_LIBDIR");
+    let no_aio = std::env::var("PARIO_NO_AIO").is_ok_and(|v| !v.is_empty() && v != "0");
+    if !no_aio {
+        if let Some(dir) = find_aio() {
+            // System directories are searched by the linker anyway; naming
+            // them here could put them before HDF5's own directory.
+            if std::env::var_os("PARIO_AIO_LIBDIR").is_some() {
+                println!("cargo::rustc-link-search=native={}", dir.display());
+            }
+            println!("cargo::rustc-link-lib=dylib=aio");
+            println!("cargo::rustc-cfg=pario_aio");
+        }
+    }
     println!("cargo::rustc-check-cfg=cfg(pario_hdf5)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_HDF5");
     println!("cargo::rerun-if-env-changed=PARIO_HDF5_LIBDIR");

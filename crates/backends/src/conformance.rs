@@ -2,7 +2,7 @@
 //! and a scratch directory; what differs between backends is passed in as
 //! [`Expect`], never hidden. A backend's test calls [`run_all`].
 
-use crate::{Backend, ErrorKind, OpenMode};
+use crate::{AlignedBuffer, Backend, Completion, ErrorKind, FileHandle, IoOp, OpenMode};
 use std::path::Path;
 
 /// What a backend is expected to support.
@@ -251,15 +251,187 @@ pub fn cross_backend(writer: &dyn Backend, reader: &dyn Backend, dir: &Path) -> 
     Ok(())
 }
 
+/// Collect completions until `n` arrived; `complete` must make progress
+/// whenever operations are outstanding.
+fn collect(f: &mut dyn FileHandle, n: usize, got: &mut Vec<Completion>) -> Result<(), String> {
+    while got.len() < n {
+        let before = got.len();
+        f.complete(n - before, got).map_err(|e| e.to_string())?;
+        if got.len() == before {
+            return Err(format!(
+                "complete({}) returned nothing with operations outstanding",
+                n - before
+            ));
+        }
+    }
+    if got.len() > n {
+        return Err(format!("{} completions for {n} operations", got.len()));
+    }
+    Ok(())
+}
+
+/// Submit a file's worth of operations, more than the backend's queue
+/// depth, through `submit`/`complete`, in an order that is not the file's;
+/// check every completion (each tag once, full transfers), the size, the
+/// data read back the same way, a read across the end of the file (short,
+/// with the bytes there), an empty operation, an operation longer than its
+/// buffer (refused, given back), and `complete` with nothing outstanding.
+pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<(), String> {
+    let depth = b.capabilities().queue_depth.max(1) as usize;
+    let bs = 8192usize;
+    let n = 2 * depth + 3;
+    // Evens ascending, then odds descending.
+    let order: Vec<usize> = (0..n).step_by(2).chain((1..n).step_by(2).rev()).collect();
+    let path = dir.join("async");
+    let mut f = b
+        .open(&path, OpenMode::WRITE_CREATE)
+        .map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    for (k, &i) in order.iter().enumerate() {
+        let mut buf = f.alloc_buffer(bs);
+        if buf.len() != bs || (buf.as_ptr() as usize) & (crate::BUFFER_ALIGN - 1) != 0 {
+            return Err(format!("alloc_buffer({bs}) gave {buf:?}"));
+        }
+        buf.as_mut_slice().copy_from_slice(&pattern(bs, i as u8));
+        let op = IoOp {
+            write: true,
+            offset: (i * bs) as u64,
+            buf,
+            len: bs,
+            tag: i as u64,
+        };
+        f.submit(op)
+            .map_err(|(e, _)| format!("submit write {i}: {e}"))?;
+        // Make progress now and then, as an engine keeping the queue full does.
+        if k % depth == depth - 1 {
+            f.complete(1, &mut got).map_err(|e| e.to_string())?;
+        }
+    }
+    collect(f.as_mut(), n, &mut got)?;
+    let mut seen = vec![false; n];
+    for c in &got {
+        let i = c.tag as usize;
+        match &c.result {
+            Ok(len) if *len == bs && i < n && !seen[i] => seen[i] = true,
+            other => return Err(format!("write completion {}: {other:?}", c.tag)),
+        }
+    }
+    f.sync().map_err(|e| e.to_string())?;
+    f.close().map_err(|e| e.to_string())?;
+    let total = (n * bs) as u64;
+    if expect.stores_data && expect.stat_size_is_data {
+        let st = b.stat(&path).map_err(|e| e.to_string())?;
+        if st.size != total {
+            return Err(format!("stat size {} != {total}", st.size));
+        }
+    }
+
+    let mut f = b.open(&path, OpenMode::READ).map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    for (k, i) in (0..n).rev().enumerate() {
+        let mut buf = f.alloc_buffer(bs);
+        buf.as_mut_slice().fill(0xEE);
+        let op = IoOp {
+            write: false,
+            offset: (i * bs) as u64,
+            buf,
+            len: bs,
+            tag: i as u64,
+        };
+        f.submit(op)
+            .map_err(|(e, _)| format!("submit read {i}: {e}"))?;
+        if k % depth == depth - 1 {
+            f.complete(1, &mut got).map_err(|e| e.to_string())?;
+        }
+    }
+    // Across the end of the file: the last block is there, the next is not.
+    let (tail_tag, empty_tag, bad_tag) = (1000u64, 1001u64, 1002u64);
+    let tail = IoOp {
+        write: false,
+        offset: ((n - 1) * bs) as u64,
+        buf: f.alloc_buffer(2 * bs),
+        len: 2 * bs,
+        tag: tail_tag,
+    };
+    f.submit(tail)
+        .map_err(|(e, _)| format!("submit tail read: {e}"))?;
+    let empty = IoOp {
+        write: false,
+        offset: 0,
+        buf: AlignedBuffer::new(0),
+        len: 0,
+        tag: empty_tag,
+    };
+    f.submit(empty)
+        .map_err(|(e, _)| format!("submit empty read: {e}"))?;
+    let bad = IoOp {
+        write: false,
+        offset: 0,
+        buf: AlignedBuffer::new(bs),
+        len: bs + 1,
+        tag: bad_tag,
+    };
+    match f.submit(bad) {
+        Err((e, op)) if e.kind == ErrorKind::InvalidInput && op.tag == bad_tag => {}
+        Err((e, op)) => return Err(format!("too-long op: {:?} {e} (tag {})", e.kind, op.tag)),
+        Ok(()) => return Err("an operation longer than its buffer was accepted".into()),
+    }
+    collect(f.as_mut(), n + 2, &mut got)?;
+    let mut seen = vec![false; n];
+    for c in &got {
+        let len = c
+            .result
+            .as_ref()
+            .map_err(|e| format!("read {}: {e}", c.tag))?;
+        match c.tag {
+            t if t == tail_tag => {
+                if expect.stores_data
+                    && (*len != bs || c.buf.as_slice()[..bs] != pattern(bs, (n - 1) as u8)[..])
+                {
+                    return Err(format!("read across the end: {len} bytes, expected {bs}"));
+                }
+            }
+            t if t == empty_tag => {
+                if *len != 0 {
+                    return Err(format!("empty read returned {len}"));
+                }
+            }
+            t if (t as usize) < n && !seen[t as usize] => {
+                let i = t as usize;
+                seen[i] = true;
+                if *len != bs {
+                    return Err(format!("read {i}: {len} of {bs} bytes"));
+                }
+                if expect.stores_data && c.buf.as_slice() != &pattern(bs, i as u8)[..] {
+                    return Err(format!("read {i}: data differs from data written"));
+                }
+            }
+            t => return Err(format!("unexpected completion tag {t}")),
+        }
+    }
+    let mut none = Vec::new();
+    f.complete(4, &mut none).map_err(|e| e.to_string())?;
+    if !none.is_empty() {
+        return Err(format!(
+            "{} completions with nothing outstanding",
+            none.len()
+        ));
+    }
+    f.close().map_err(|e| e.to_string())?;
+    b.delete(&path).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// Run every check; returns the failures as "check: reason".
 pub fn run_all(b: &dyn Backend, dir: &Path, expect: Expect) -> Vec<String> {
     type Check = fn(&dyn Backend, &Path, Expect) -> Result<(), String>;
-    let checks: [(&str, Check); 5] = [
+    let checks: [(&str, Check); 6] = [
         ("write_read_roundtrip", write_read_roundtrip),
         ("read_past_end", read_past_end),
         ("error_kinds", error_kinds),
         ("metadata_ops", metadata_ops),
         ("statfs", statfs),
+        ("async_roundtrip", async_roundtrip),
     ];
     checks
         .iter()

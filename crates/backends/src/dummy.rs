@@ -5,7 +5,8 @@
 
 use crate::posix::flag_value;
 use crate::{
-    Backend, BackendError, Capabilities, FileHandle, FileStat, FsInfo, ModuleOptions, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, FileHandle, FileStat, FsInfo,
+    ModuleOptions, OpenMode,
 };
 use std::path::Path;
 use std::time::Duration;
@@ -59,6 +60,7 @@ fn pause(us: u64) {
 
 struct DummyFile {
     delay_xfer_us: u64,
+    queue: CompletionQueue,
 }
 
 impl FileHandle for DummyFile {
@@ -76,6 +78,9 @@ impl FileHandle for DummyFile {
     fn size(&mut self) -> Result<u64, BackendError> {
         Ok(0)
     }
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
         Ok(())
     }
@@ -91,12 +96,14 @@ impl Backend for DummyBackend {
             fake: true,
             alignment: 1,
             collective_open: false,
+            queue_depth: 1,
         }
     }
     fn open(&self, _path: &Path, _mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
         pause(self.options.delay_create_us);
         Ok(Box::new(DummyFile {
             delay_xfer_us: self.options.delay_xfer_us,
+            queue: CompletionQueue::default(),
         }))
     }
     fn delete(&self, _path: &Path) -> Result<(), BackendError> {

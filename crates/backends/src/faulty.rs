@@ -7,7 +7,8 @@
 //! [`FaultPlan::parse`]); it exists to test pario and is documented as such.
 
 use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
+    OpenMode,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -100,6 +101,7 @@ struct FaultyFile {
     path: PathBuf,
     written: Arc<AtomicU64>,
     read: Arc<AtomicU64>,
+    queue: CompletionQueue,
 }
 
 impl FaultyFile {
@@ -156,6 +158,9 @@ impl FileHandle for FaultyFile {
     fn size(&mut self) -> Result<u64, BackendError> {
         self.inner.size()
     }
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
         self.inner.close()
     }
@@ -184,6 +189,7 @@ impl Backend for FaultyBackend {
             path: path.to_path_buf(),
             written: Arc::clone(&self.written),
             read: Arc::clone(&self.read),
+            queue: CompletionQueue::default(),
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {

@@ -18,8 +18,8 @@
 use crate::mpiio::{collect_hints, hint_block, Hints};
 use crate::posix::{flag_value, statfs_path, PosixBackend};
 use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
-    OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
+    ModuleOptions, OpenMode,
 };
 use pario_comm::mpiio::{self, IoErrorClass};
 use std::ffi::{CStr, CString};
@@ -588,6 +588,7 @@ struct Hdf5File {
     _lock: Option<std::fs::File>,
     extent: u64,
     path: PathBuf,
+    queue: CompletionQueue,
 }
 
 impl Hdf5File {
@@ -721,6 +722,9 @@ impl FileHandle for Hdf5File {
         Ok(self.extent)
     }
 
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
         let Hdf5File {
             dset,
@@ -776,6 +780,7 @@ impl Backend for Hdf5Backend {
             fake: false,
             alignment: 1,
             collective_open: false,
+            queue_depth: 1,
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
@@ -882,6 +887,7 @@ impl Backend for Hdf5Backend {
             _lock: lock,
             extent,
             path: path.to_path_buf(),
+            queue: CompletionQueue::default(),
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {

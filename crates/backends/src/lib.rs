@@ -9,9 +9,23 @@
 //! passes; [`faulty::FaultyBackend`] wraps any backend and injects failures
 //! (ENOSPC, EIO, short transfers) for reliability tests.
 //!
-//! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`)
-//! and HDF5 (built when build.rs finds a parallel HDF5; see [`available_apis`]).
+//! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`),
+//! HDF5 (built when build.rs finds a parallel HDF5; see [`available_apis`]),
+//! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
+//! built when build.rs finds it).
+//!
+//! Asynchronous transfers: [`FileHandle::submit`] hands an [`IoOp`] (which
+//! owns its [`AlignedBuffer`]) to the handle and [`FileHandle::complete`]
+//! returns [`Completion`]s with the buffers. Synchronous backends get both
+//! for free: the default `submit` performs the transfer at once and queues
+//! its completion in the handle's [`CompletionQueue`].
+//! [`Capabilities::queue_depth`] says how many operations a backend keeps in
+//! flight (1 = synchronous).
 
+#[cfg(pario_aio)]
+pub mod aio;
+mod asyncfile;
+pub mod buffer;
 pub mod conformance;
 pub mod dummy;
 pub mod error;
@@ -22,17 +36,20 @@ pub mod mmap;
 pub mod mpiio;
 pub mod posix;
 pub mod registry;
+pub mod uring;
 
+pub use buffer::{AlignedBuffer, BUFFER_ALIGN};
 pub use error::{BackendError, ErrorKind};
 pub use registry::{available_apis, create_backend};
 
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// Options given to one module (`--posix.odirect` → ("odirect", None)).
 pub type ModuleOptions = Vec<(String, Option<String>)>;
 
 /// What a backend can do; the engine checks these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capabilities {
     /// mkdir/rmdir/rename/stat of directories work (mdtest needs them).
     pub metadata: bool,
@@ -43,6 +60,108 @@ pub struct Capabilities {
     pub alignment: u64,
     /// Opening a shared file is a collective operation across ranks.
     pub collective_open: bool,
+    /// How many operations a handle keeps in flight through
+    /// [`FileHandle::submit`] (1 = synchronous: each submit completes at once).
+    pub queue_depth: u32,
+}
+
+impl Default for Capabilities {
+    fn default() -> Self {
+        Capabilities {
+            metadata: false,
+            fake: false,
+            alignment: 0,
+            collective_open: false,
+            queue_depth: 1,
+        }
+    }
+}
+
+/// One asynchronous transfer: `len` bytes at the start of `buf`, written to
+/// or read into the file at `offset`. The handle owns `buf` until the
+/// operation's [`Completion`] hands it back.
+#[derive(Debug)]
+pub struct IoOp {
+    pub write: bool,
+    pub offset: u64,
+    pub buf: AlignedBuffer,
+    /// Bytes to transfer; at most `buf.len()`.
+    pub len: usize,
+    /// The caller's identifier, returned in the completion.
+    pub tag: u64,
+}
+
+/// The outcome of an [`IoOp`]: the bytes transferred, or the error.
+///
+/// Short transfers are retried by the backend, so `Ok(n)` with `n < len`
+/// means no more bytes could be moved: a read that reached the end of the
+/// file, or a write the file system accepted no more bytes of. The caller
+/// decides whether that is an error or resubmits the rest (`offset + n`,
+/// the bytes after `n`).
+#[derive(Debug)]
+pub struct Completion {
+    pub tag: u64,
+    pub result: Result<usize, BackendError>,
+    pub buf: AlignedBuffer,
+}
+
+/// Completions a synchronous handle produced at submit time, waiting for
+/// [`FileHandle::complete`]. A handle that keeps one and returns it from
+/// [`FileHandle::completion_queue`] gets `submit`/`complete` for free.
+#[derive(Debug, Default)]
+pub struct CompletionQueue {
+    ready: VecDeque<Completion>,
+}
+
+impl CompletionQueue {
+    pub fn push(&mut self, c: Completion) {
+        self.ready.push_back(c);
+    }
+    pub fn len(&self) -> usize {
+        self.ready.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.ready.is_empty()
+    }
+    /// Move every queued completion to `out`, oldest first.
+    pub fn drain_into(&mut self, out: &mut Vec<Completion>) {
+        out.extend(self.ready.drain(..));
+    }
+}
+
+/// The error of an [`IoOp`] whose `len` exceeds its buffer.
+pub(crate) fn op_too_long(op: &IoOp, path: &Path) -> BackendError {
+    BackendError::new(
+        ErrorKind::InvalidInput,
+        if op.write { "write" } else { "read" },
+        path,
+        format!(
+            "operation of {} bytes with a buffer of {} bytes",
+            op.len,
+            op.buf.len()
+        ),
+    )
+}
+
+/// Perform `op` with positioned calls, retrying short transfers (and
+/// EINTR) until done, end of file (a 0 return) or an error.
+fn transfer_now(h: &mut (impl FileHandle + ?Sized), op: &mut IoOp) -> Result<usize, BackendError> {
+    let mut done = 0usize;
+    while done < op.len {
+        let at = op.offset + done as u64;
+        let r = if op.write {
+            h.write_at(&op.buf.as_slice()[done..op.len], at)
+        } else {
+            h.read_at(&mut op.buf.as_mut_slice()[done..op.len], at)
+        };
+        match r {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }
 
 /// How to open a file.
@@ -100,7 +219,75 @@ pub trait FileHandle: Send {
     /// Current size of the file.
     fn size(&mut self) -> Result<u64, BackendError>;
     /// Close; errors from close (e.g. delayed write errors) are reported.
+    /// Asynchronous handles first wait for operations still in flight; an
+    /// error among completions never collected is returned here.
     fn close(self: Box<Self>) -> Result<(), BackendError>;
+
+    /// Where a synchronous handle keeps the completions of [`submit`](Self::submit).
+    /// Handles that return `None` and do not override `submit` refuse
+    /// asynchronous operations (NotSupported).
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        None
+    }
+
+    /// Start `op`. Asynchronous handles may block here while
+    /// [`Capabilities::queue_depth`] operations are in flight (until one
+    /// completes) and may batch operations until the caller waits in
+    /// [`complete`](Self::complete). An error here means the operation was
+    /// not accepted (its len exceeds its buffer, the queue failed) and gives
+    /// the operation back; errors of the transfer itself arrive in its
+    /// [`Completion`].
+    ///
+    /// The default performs the transfer at once through
+    /// [`write_at`](Self::write_at)/[`read_at`](Self::read_at), retrying
+    /// short transfers, and queues the completion.
+    // The refused operation is given back whole (its buffer is the caller's).
+    #[allow(clippy::result_large_err)]
+    fn submit(&mut self, mut op: IoOp) -> Result<(), (BackendError, IoOp)> {
+        if op.len > op.buf.len() {
+            let e = op_too_long(&op, Path::new(""));
+            return Err((e, op));
+        }
+        if self.completion_queue().is_none() {
+            let e = BackendError::new(
+                ErrorKind::NotSupported,
+                if op.write { "write" } else { "read" },
+                Path::new(""),
+                "this file handle keeps no completion queue: use write_at/read_at",
+            );
+            return Err((e, op));
+        }
+        let result = transfer_now(self, &mut op);
+        if let Some(q) = self.completion_queue() {
+            q.push(Completion {
+                tag: op.tag,
+                result,
+                buf: op.buf,
+            });
+        }
+        Ok(())
+    }
+
+    /// Wait until at least `min` operations have completed (fewer if fewer
+    /// are outstanding: `min` is clamped to the operations submitted and not
+    /// yet returned), then append every completion available to `out`, in
+    /// completion order. `min` 0 never blocks. An error means the queue
+    /// itself failed; operations in flight stay owned by the handle.
+    fn complete(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<(), BackendError> {
+        let _ = min;
+        if let Some(q) = self.completion_queue() {
+            q.drain_into(out);
+        }
+        Ok(())
+    }
+
+    /// A transfer buffer for this handle's [`submit`](Self::submit),
+    /// zeroed and aligned to [`BUFFER_ALIGN`]. io_uring with
+    /// `--uring.fixed-buffers` registers it with the kernel; buffers from
+    /// elsewhere work too, unregistered.
+    fn alloc_buffer(&mut self, len: usize) -> AlignedBuffer {
+        AlignedBuffer::new(len)
+    }
 }
 
 /// A storage backend.
@@ -127,5 +314,49 @@ pub trait Backend: Send + Sync {
     /// `showHints` report after an open), for the front end to print.
     fn take_notes(&self) -> Vec<String> {
         Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A handle that keeps no completion queue.
+    struct Bare;
+
+    impl FileHandle for Bare {
+        fn write_at(&mut self, buf: &[u8], _offset: u64) -> Result<usize, BackendError> {
+            Ok(buf.len())
+        }
+        fn read_at(&mut self, _buf: &mut [u8], _offset: u64) -> Result<usize, BackendError> {
+            Ok(0)
+        }
+        fn sync(&mut self) -> Result<(), BackendError> {
+            Ok(())
+        }
+        fn size(&mut self) -> Result<u64, BackendError> {
+            Ok(0)
+        }
+        fn close(self: Box<Self>) -> Result<(), BackendError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn handles_without_a_queue_refuse_submit_and_give_the_op_back() {
+        let mut h = Bare;
+        let op = IoOp {
+            write: true,
+            offset: 0,
+            buf: AlignedBuffer::new(8),
+            len: 8,
+            tag: 3,
+        };
+        let (e, back) = h.submit(op).unwrap_err();
+        assert_eq!((e.kind, back.tag), (ErrorKind::NotSupported, 3));
+        let mut out = Vec::new();
+        h.complete(1, &mut out).unwrap();
+        assert!(out.is_empty());
+        assert_eq!(Capabilities::default().queue_depth, 1);
     }
 }

@@ -26,8 +26,8 @@
 
 use crate::posix::{flag_value, statfs_path, PosixBackend};
 use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
-    OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
+    ModuleOptions, OpenMode,
 };
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -213,6 +213,7 @@ struct MmapFile {
     /// The file was extended since the last sync (size is metadata to flush).
     extended: bool,
     page: u64,
+    queue: CompletionQueue,
 }
 
 impl MmapFile {
@@ -385,6 +386,9 @@ impl FileHandle for MmapFile {
             .map_err(|e| BackendError::from_io("stat", &self.path, &e))
     }
 
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
         let MmapFile {
             file, path, map, ..
@@ -418,6 +422,7 @@ impl Backend for MmapBackend {
             fake: false,
             alignment: 1,
             collective_open: false,
+            queue_depth: 1,
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
@@ -440,6 +445,7 @@ impl Backend for MmapBackend {
             dirty: None,
             extended: false,
             page: page_size(),
+            queue: CompletionQueue::default(),
         };
         h.refresh_len()?;
         if mode.write {

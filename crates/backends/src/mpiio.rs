@@ -18,8 +18,8 @@
 
 use crate::posix::{flag_value, statfs_path, PosixBackend};
 use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
-    OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
+    ModuleOptions, OpenMode,
 };
 use pario_comm::mpiio::{self, AccessMode, IoErrorClass, MpiIoError};
 use std::path::{Path, PathBuf};
@@ -241,6 +241,7 @@ fn map_err(e: MpiIoError, op: &'static str, path: &Path, must_exist: bool) -> Ba
 struct MpiioFile {
     file: mpiio::File,
     path: PathBuf,
+    queue: CompletionQueue,
 }
 
 impl FileHandle for MpiioFile {
@@ -264,8 +265,11 @@ impl FileHandle for MpiioFile {
             .size()
             .map_err(|e| map_err(e, "stat", &self.path, false))
     }
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
-        let MpiioFile { file, path } = *self;
+        let MpiioFile { file, path, .. } = *self;
         file.close().map_err(|e| map_err(e, "close", &path, false))
     }
 }
@@ -281,6 +285,7 @@ impl Backend for MpiioBackend {
             alignment: 1,
             // Opens are on MPI_COMM_SELF until the trait passes a communicator.
             collective_open: false,
+            queue_depth: 1,
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
@@ -305,6 +310,7 @@ impl Backend for MpiioBackend {
         Ok(Box::new(MpiioFile {
             file,
             path: path.to_path_buf(),
+            queue: CompletionQueue::default(),
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {

@@ -7,8 +7,8 @@
 //! system is detected (see the front end).
 
 use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
-    OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
+    ModuleOptions, OpenMode,
 };
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -68,6 +68,7 @@ impl PosixBackend {
 struct PosixFile {
     file: File,
     path: PathBuf,
+    queue: CompletionQueue,
 }
 
 impl FileHandle for PosixFile {
@@ -92,8 +93,11 @@ impl FileHandle for PosixFile {
             .map(|m| m.len())
             .map_err(|e| BackendError::from_io("stat", &self.path, &e))
     }
+    fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
+        Some(&mut self.queue)
+    }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
-        let PosixFile { file, path } = *self;
+        let PosixFile { file, path, .. } = *self;
         let fd = std::os::fd::IntoRawFd::into_raw_fd(file);
         // SAFETY: `fd` was just taken out of the File, so we own it and
         // nothing else closes it; close(2) is called exactly once.
@@ -123,24 +127,15 @@ impl Backend for PosixBackend {
                 1
             },
             collective_open: false,
+            queue_depth: 1,
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        let mut oo = OpenOptions::new();
-        oo.read(mode.read || !mode.write)
-            .write(mode.write)
-            .create(mode.create)
-            .truncate(mode.truncate)
-            .mode(0o644);
-        if self.options.odirect {
-            oo.custom_flags(libc::O_DIRECT);
-        }
-        let file = oo
-            .open(path)
-            .map_err(|e| BackendError::from_io("open", path, &e))?;
+        let file = open_file(path, mode, self.options.odirect)?;
         Ok(Box::new(PosixFile {
             file,
             path: path.to_path_buf(),
+            queue: CompletionQueue::default(),
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
@@ -175,6 +170,21 @@ impl Backend for PosixBackend {
             .map(drop)
             .map_err(|e| BackendError::from_io("create", path, &e))
     }
+}
+
+/// open(2) a file the POSIX way (mode 0644, O_DIRECT when asked).
+pub(crate) fn open_file(path: &Path, mode: OpenMode, odirect: bool) -> Result<File, BackendError> {
+    let mut oo = OpenOptions::new();
+    oo.read(mode.read || !mode.write)
+        .write(mode.write)
+        .create(mode.create)
+        .truncate(mode.truncate)
+        .mode(0o644);
+    if odirect {
+        oo.custom_flags(libc::O_DIRECT);
+    }
+    oo.open(path)
+        .map_err(|e| BackendError::from_io("open", path, &e))
 }
 
 /// statvfs(3) of `path` (or of its nearest existing parent) plus the mount

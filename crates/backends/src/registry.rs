@@ -6,6 +6,7 @@ use crate::faulty::{FaultPlan, FaultyBackend};
 use crate::mmap::{MmapBackend, MmapOptions};
 use crate::mpiio::MpiioBackend;
 use crate::posix::{PosixBackend, PosixOptions};
+use crate::uring::UringBackend;
 use crate::Backend;
 
 /// The API names IOR accepts, and whether this build has each.
@@ -17,8 +18,8 @@ pub fn available_apis() -> Vec<(&'static str, bool)> {
         ("HDF5", cfg!(pario_hdf5)),
         ("NCMPI", false),
         ("MMAP", true),
-        ("URING", false),
-        ("AIO", false),
+        ("URING", true),
+        ("AIO", cfg!(pario_aio)),
     ]
 }
 
@@ -62,6 +63,13 @@ pub fn create_backend(
                 ));
             }
             let (b, n) = MpiioBackend::from_options(&mine("mpiio"))?;
+            notes.extend(n);
+            Box::new(b)
+        }
+        "URING" => Box::new(UringBackend::from_options(&mine("uring"))?),
+        #[cfg(pario_aio)]
+        "AIO" => {
+            let (b, n) = crate::aio::AioBackend::from_options(&mine("aio"), &mine("posix"))?;
             notes.extend(n);
             Box::new(b)
         }

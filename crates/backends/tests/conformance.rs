@@ -158,3 +158,37 @@ fn posix_errors_name_the_path_and_operation() {
         "{msg}"
     );
 }
+
+#[test]
+fn synchronous_submit_retries_short_transfers_and_reports_errors() {
+    use pario_backends::{AlignedBuffer, IoOp};
+    let dir = tempfile::tempdir().unwrap();
+    let plan = FaultPlan::parse("enospc_after=12k,short=1").unwrap();
+    let b = FaultyBackend::new(Box::new(PosixBackend::default()), plan);
+    assert_eq!(b.capabilities().queue_depth, 1);
+    let mut f = b
+        .open(&dir.path().join("f"), OpenMode::WRITE_CREATE)
+        .unwrap();
+    for tag in 0..2u64 {
+        let op = IoOp {
+            write: true,
+            offset: tag * 8192,
+            buf: AlignedBuffer::from_slice(&[tag as u8 + 1; 8192]),
+            len: 8192,
+            tag,
+        };
+        f.submit(op).map_err(|(e, _)| e).unwrap();
+    }
+    let mut out = Vec::new();
+    f.complete(2, &mut out).unwrap();
+    // Halved transfers are retried to the full 8 KiB; the second operation
+    // runs into the injected ENOSPC after 4 KiB and reports the error.
+    assert_eq!(out.len(), 2);
+    assert_eq!((out[0].tag, *out[0].result.as_ref().unwrap()), (0, 8192));
+    assert_eq!(out[1].tag, 1);
+    assert_eq!(out[1].result.as_ref().unwrap_err().kind, ErrorKind::NoSpace);
+    assert_eq!(out[1].buf.as_slice()[0], 2, "the buffer comes back");
+    let mut none = Vec::new();
+    f.complete(1, &mut none).unwrap();
+    assert!(none.is_empty());
+}

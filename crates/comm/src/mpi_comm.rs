@@ -90,8 +90,15 @@ impl Comm for MpiComm {
         out
     }
     fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+        // Every contribution carries one leading marker byte: Open MPI 4.1
+        // rejects MPI_Gatherv calls in which a rank sends zero bytes
+        // (MPI_ERR_ARG, which aborts the job), and empty messages are common
+        // ("no error on this rank").
+        let mut framed = Vec::with_capacity(data.len() + 1);
+        framed.push(1u8);
+        framed.extend_from_slice(data);
         let root_proc = self.comm.process_at_rank(root as i32);
-        let len = data.len() as Count;
+        let len = framed.len() as Count;
         if self.rank() == root {
             let n = self.size() as usize;
             let mut lens = vec![0 as Count; n];
@@ -108,17 +115,17 @@ impl Comm for MpiComm {
             let mut buf = vec![0u8; total];
             {
                 let mut part = PartitionMut::new(&mut buf[..], &lens[..], &displs[..]);
-                root_proc.gather_varcount_into_root(data, &mut part);
+                root_proc.gather_varcount_into_root(&framed[..], &mut part);
             }
             Some(
                 lens.iter()
                     .zip(&displs)
-                    .map(|(&l, &d)| buf[d as usize..(d + l) as usize].to_vec())
+                    .map(|(&l, &d)| buf[d as usize + 1..(d + l) as usize].to_vec())
                     .collect(),
             )
         } else {
             root_proc.gather_into(&len);
-            root_proc.gather_varcount_into(data);
+            root_proc.gather_varcount_into(&framed[..]);
             None
         }
     }
