@@ -9,6 +9,24 @@
 //! transfers divided by the transfer span (earliest transfer start to latest
 //! transfer end). Latency is the mean time per transfer over all ranks, with
 //! a merged histogram for percentiles.
+//!
+//! How much a phase transfers: writes do the plan, capped per rank by
+//! `stoneWallingWearOutIterations` and cut short by the stonewall (`-D`),
+//! after which wear-out continues every rank up to the busiest rank's count.
+//! Reads (and checks) do the plan, unless the amount is known: from a
+//! stonewalled write earlier in the same test, from the status file, or from
+//! `stoneWallingWearOutIterations`. A known amount is read exactly: the
+//! deadline does not cut it short, and when it exceeds the read's plan (a
+//! different `-s`, or a write repeated by `minTimeDuration`) the read wraps
+//! around to the start of its plan. `minTimeDuration` repeats the pattern of
+//! timed phases without a known amount until that many seconds have passed;
+//! bandwidth is then everything moved over the whole time.
+//!
+//! [`IorExtras`] carries the IOR 4 options that only some runs use (time
+//! floor, iteration cap, outliers, side CSV files, delays, prefill); see
+//! [`files`] for the CSV formats.
+
+pub mod files;
 
 use crate::buffer::{AlignedBuf, BUFFER_ALIGN};
 use crate::latency::{Histogram, BUCKETS};
@@ -75,6 +93,39 @@ pub struct IorSpec {
     pub fs: Option<FsUsage>,
 }
 
+/// IOR 4 options beyond the core spec, all off by default.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IorExtras {
+    /// `stoneWallingWearOutIterations`: at most this many transfers per rank
+    /// in each phase; reads without another known amount do exactly this
+    /// many (0 = no cap).
+    pub wear_out_iterations: u64,
+    /// `minTimeDuration` (seconds): timed phases without a known amount
+    /// repeat their access pattern until this long has passed (0 = off).
+    pub min_time: f64,
+    /// `outlierThreshold` (`-j`, seconds): warn about ranks whose timers
+    /// differ from the mean by more than this (0 = off).
+    pub outlier_threshold: f64,
+    /// `saveRankPerformanceDetailsCSV`: file the per-rank rows are appended to.
+    pub rank_csv: Option<PathBuf>,
+    /// `savePerOpDataCSV`: prefix of the per-operation files.
+    pub per_op_csv: Option<PathBuf>,
+    /// `interIODelay`: microseconds to sleep after each transfer of timed
+    /// phases (inside the timing, as IOR does).
+    pub inter_io_delay_us: u64,
+    /// `randomPrefill` (bytes): before a random-offset write, fill the rank's
+    /// region with chunks of this size (timed, not counted as moved data).
+    pub random_prefill: u64,
+}
+
+/// How a test ended: its result (complete, or the phases done before the
+/// failure) and the error that ended it, if any.
+#[derive(Clone, Debug, Default)]
+pub struct IorOutcome {
+    pub result: TestResult,
+    pub error: Option<EngineError>,
+}
+
 /// What one rank reports at the end of a phase (gathered at rank 0).
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 struct RankReport {
@@ -118,6 +169,9 @@ impl Access {
 struct TestRun<'e, 'a> {
     env: &'e Env<'a>,
     spec: &'e IorSpec,
+    extras: &'e IorExtras,
+    /// Transfers per rank after the last stonewalled write with wear-out.
+    pairs: Option<u64>,
     rank: u32,
     buffer: AlignedBuf,
     /// Transfers each rank may do in read phases (set by a stonewalled write
@@ -139,6 +193,39 @@ pub fn run_ior_test(
     spec: &IorSpec,
     observer: &mut dyn Observer,
 ) -> Result<TestResult, EngineError> {
+    let outcome = run_ior_test_with(env, spec, &IorExtras::default(), observer);
+    match outcome.error {
+        Some(e) => Err(e),
+        None => Ok(outcome.result),
+    }
+}
+
+/// [`run_ior_test`] with the IOR 4 extras; a failed test keeps the phases
+/// it completed (for `summaryAlways`). Collective like [`run_ior_test`].
+pub fn run_ior_test_with(
+    env: &Env<'_>,
+    spec: &IorSpec,
+    extras: &IorExtras,
+    observer: &mut dyn Observer,
+) -> IorOutcome {
+    let mut result = TestResult {
+        test_id: spec.test_id,
+        parameters: spec.parameters.clone(),
+        workload: spec.workload.clone(),
+        fs: spec.fs.clone(),
+        ..TestResult::default()
+    };
+    let error = run_test_into(env, spec, extras, observer, &mut result).err();
+    IorOutcome { result, error }
+}
+
+fn run_test_into(
+    env: &Env<'_>,
+    spec: &IorSpec,
+    extras: &IorExtras,
+    observer: &mut dyn Observer,
+    result: &mut TestResult,
+) -> Result<(), EngineError> {
     let comm = env.comm;
     let rank = comm.rank();
     spec.layout.validate().map_err(|e| EngineError {
@@ -171,24 +258,19 @@ pub fn run_ior_test(
             ),
         });
     }
-    let mut result = TestResult {
-        test_id: spec.test_id,
-        parameters: spec.parameters.clone(),
-        workload: spec.workload.clone(),
-        fs: spec.fs.clone(),
-        ..TestResult::default()
-    };
     let test_start = env.clock.now();
     result.parameters.insert(
         "startTime".into(),
         serde_json::json!(env.clock.to_epoch(test_start)),
     );
     if rank == 0 {
-        observer.event(Event::TestStart { test: &result });
+        observer.event(Event::TestStart { test: &*result });
     }
     let mut run = TestRun {
         env,
         spec,
+        extras,
+        pairs: None,
         rank,
         buffer: AlignedBuf::new(xfer, BUFFER_ALIGN.max(align as usize)),
         read_limit: None,
@@ -272,7 +354,7 @@ pub fn run_ior_test(
                         if let Some(p) = result.phases.last() {
                             if p.operation.is_some_and(|o| o.is_measured()) {
                                 observer.event(Event::Phase {
-                                    test: &result,
+                                    test: &*result,
                                     phase: p,
                                 });
                             }
@@ -305,7 +387,7 @@ pub fn run_ior_test(
                     if rank == 0 {
                         if let Some(p) = result.phases.last() {
                             observer.event(Event::Phase {
-                                test: &result,
+                                test: &*result,
                                 phase: p,
                             });
                         }
@@ -330,7 +412,11 @@ pub fn run_ior_test(
         }
         return Err(e);
     }
-    Ok(result)
+    // IOR prints the wear-out count after the test unless a status file keeps it.
+    if let (Some(pairs), 0, None) = (run.pairs, rank, &spec.stonewall_status_file) {
+        observer.event(Event::WearOutDone { pairs });
+    }
+    Ok(())
 }
 
 fn time_is_up(env: &Env<'_>, spec: &IorSpec, test_start: f64) -> bool {
@@ -525,9 +611,18 @@ fn run_phase(
         message: e.to_string(),
     })?;
     let planned = plan.len();
-    let limit = match access {
-        Access::Write => planned,
-        _ => run.read_limit.map_or(planned, |l| l.min(planned)),
+    let extras = run.extras;
+    let timed = access.operation().is_measured();
+    // Transfers per pass over the plan, and the exact amount when known.
+    let cap = extras.wear_out_iterations;
+    let known = match access {
+        Access::Write => None,
+        _ => run.read_limit.or((cap > 0).then_some(cap)),
+    };
+    let per_pass = match (access, known) {
+        (Access::Write, _) if cap > 0 => cap.min(planned),
+        (_, Some(k)) => k.min(planned),
+        _ => planned,
     };
     let file_index = if spec.layout.file_per_proc {
         data_rank
@@ -563,13 +658,17 @@ fn run_phase(
         OpenMode::READ
     };
     let mut report = RankReport::default();
-    let deadline = if spec.deadline > 0.0 && !access.verifies() {
+    // A known amount is read exactly: no deadline cuts it short.
+    let deadline = if spec.deadline > 0.0 && !access.verifies() && known.is_none() {
         Some(spec.deadline)
     } else {
         None
     };
     let single = spec.single_xfer_attempt;
     let xfer = spec.layout.transfer_size as usize;
+    let log_ops = timed && extras.per_op_csv.is_some();
+    let delay = (timed && extras.inter_io_delay_us > 0)
+        .then(|| std::time::Duration::from_micros(extras.inter_io_delay_us));
 
     comm.barrier();
     let phase_start = clock.now();
@@ -591,6 +690,16 @@ fn run_phase(
         comm.barrier();
     }
     t.xfer_start = clock.now();
+    if write && extras.random_prefill > 0 && spec.ordering != Ordering::Sequential {
+        prefill(
+            &spec.layout,
+            data_rank,
+            extras.random_prefill,
+            &mut handle,
+            &mut report,
+        );
+    }
+    let loop_start = clock.now();
     let mut lp = TransferLoop {
         plan: &plan,
         write,
@@ -606,18 +715,36 @@ fn run_phase(
         wall: deadline.map(|d| phase_start + d),
         filler: Filler::new(*pattern),
         hist: Histogram::default(),
-        prev: t.xfer_start,
+        prev: loop_start,
         bytes: 0,
         wall_hit_at: None,
+        extra: (log_ops || delay.is_some()).then(|| LoopExtra {
+            ops: log_ops.then(Vec::new),
+            base: loop_start,
+            delay,
+        }),
     };
-    let mut done_ops = lp.run(
-        0,
-        limit,
-        true,
-        &mut handle,
-        &mut report,
-        run.buffer.as_mut_slice(),
-    );
+    let buf = run.buffer.as_mut_slice();
+    let first = known.unwrap_or(per_pass);
+    let mut done_ops = run_span(&mut lp, 0, first, per_pass, &mut handle, &mut report, buf);
+    if timed && known.is_none() && extras.min_time > 0.0 {
+        // minTimeDuration: repeat the pattern until the time is reached.
+        while report.error.is_none()
+            && lp.wall_hit_at.is_none()
+            && per_pass > 0
+            && clock.now() - loop_start < extras.min_time
+        {
+            done_ops = run_span(
+                &mut lp,
+                done_ops,
+                done_ops + per_pass,
+                per_pass,
+                &mut handle,
+                &mut report,
+                buf,
+            );
+        }
+    }
     let mut stonewall = None;
     if let Some(d) = deadline {
         // Collective: every rank reports how far it got at the wall.
@@ -648,13 +775,15 @@ fn run_phase(
             });
         }
         if spec.wear_out && report.error.is_none() {
-            done_ops = lp.run(
+            lp.wall = None;
+            done_ops = run_span(
+                &mut lp,
                 done_ops,
-                max_ops.min(limit),
-                false,
+                max_ops,
+                per_pass,
                 &mut handle,
                 &mut report,
-                run.buffer.as_mut_slice(),
+                buf,
             );
         }
         stonewall = Some(sw);
@@ -678,6 +807,17 @@ fn run_phase(
     t.bytes = lp.bytes;
     t.ops = done_ops;
     let hist = lp.hist;
+    if let (Some(prefix), Some(ops)) = (
+        &extras.per_op_csv,
+        lp.extra.and_then(|x| x.ops).filter(|_| log_ops),
+    ) {
+        let file = files::per_op_path(prefix, access.operation(), rep, rank);
+        if let Err(e) = files::write_per_op(&file, spec.layout.transfer_size, &ops) {
+            report
+                .error
+                .get_or_insert(format!("savePerOpDataCSV {}: {e}", file.display()));
+        }
+    }
 
     // Latency histogram: one sum and one min/max reduction.
     let sums = comm.all_reduce_u64(&hist.to_sum_vector(), ReduceOp::Sum);
@@ -705,6 +845,20 @@ fn run_phase(
         phase.latency_detail = merged.summary();
         if let Some(l) = &phase.latency_detail {
             phase.latency = l.mean;
+        }
+        if timed {
+            if extras.outlier_threshold > 0.0 {
+                for text in outliers(&phase, access, extras.outlier_threshold) {
+                    observer.event(Event::Warning { text: &text });
+                }
+            }
+            if let Some(csv) = &extras.rank_csv {
+                if let Err(e) = files::append(csv, &files::rank_csv_rows(&phase)) {
+                    observer.event(Event::Warning {
+                        text: &format!("saveRankPerformanceDetailsCSV {}: {e}", csv.display()),
+                    });
+                }
+            }
         }
         let errors = summarize_errors(reports.iter().map(|r| r.error.clone().unwrap_or_default()));
         error_text = errors.into_bytes();
@@ -745,14 +899,17 @@ fn run_phase(
                     }
                 }
             }
-            if rank == 0 && spec.wear_out {
-                observer.event(Event::WearOutDone { pairs: agreed });
+            if spec.wear_out {
+                run.pairs = Some(agreed);
             }
         }
         check_file_size(run, rep, &phase, stonewalled, observer);
     }
     Ok(phase)
 }
+
+/// Transfers the loop takes from the plan at a time.
+const PLAN_BATCH: usize = 64;
 
 /// State of the transfer loop of one phase on one rank. The only
 /// per-transfer work is the plan lookup, the pattern (a no-op for the default
@@ -776,6 +933,18 @@ struct TransferLoop<'p> {
     prev: f64,
     bytes: u64,
     wall_hit_at: Option<f64>,
+    /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`); `None` on
+    /// the default path, which then pays one branch per transfer.
+    extra: Option<LoopExtra>,
+}
+
+/// What [`TransferLoop`] does per transfer beyond the default work.
+struct LoopExtra {
+    /// (start since `base`, duration) of every transfer, when logging.
+    ops: Option<Vec<(f64, f64)>>,
+    base: f64,
+    /// Sleep after each transfer.
+    delay: Option<std::time::Duration>,
 }
 
 impl TransferLoop<'_> {
@@ -795,12 +964,35 @@ impl TransferLoop<'_> {
             return from;
         };
         let mut i = from;
+        // The plan is computed a batch at a time (cheaper per transfer than
+        // `plan.get(i)`: no division, the segment permutation built once).
+        let plan: &RankPlan = self.plan;
+        let mut upcoming = plan.iter_from(from);
+        let mut batch = [pario_plan::Transfer {
+            offset: 0,
+            file_index: 0,
+            writer: None,
+        }; PLAN_BATCH];
+        let (mut next, mut filled) = (0usize, 0usize);
         while i < to {
-            let tr = self.plan.get(i);
+            if next == filled {
+                let want = usize::try_from(to - i).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
+                filled = upcoming.next_batch(&mut batch[..want]);
+                next = 0;
+                if filled == 0 {
+                    break;
+                }
+            }
+            let tr = batch[next];
+            next += 1;
             if self.write {
                 self.filler
                     .prepare(buf, tr.writer.unwrap_or(self.data_rank), tr.offset);
             }
+            let op_start = match &self.extra {
+                Some(LoopExtra { ops: Some(_), .. }) => self.clock.now(),
+                _ => 0.0,
+            };
             match transfer_all(h, self.write, buf, tr.offset, self.single) {
                 Ok(got) => {
                     self.bytes += got as u64;
@@ -834,6 +1026,14 @@ impl TransferLoop<'_> {
                 if let Err(e) = h.sync() {
                     report.error = Some(e.to_string());
                     return i;
+                }
+            }
+            if let Some(x) = self.extra.as_mut() {
+                if let Some(ops) = x.ops.as_mut() {
+                    ops.push((op_start - x.base, self.clock.now() - op_start));
+                }
+                if let Some(d) = x.delay {
+                    std::thread::sleep(d);
                 }
             }
             if self.verifies {
@@ -879,6 +1079,123 @@ impl TransferLoop<'_> {
             ));
         }
     }
+}
+
+/// Transfers `from..to` of a phase counted over repeated passes of
+/// `per_pass` transfers (a pass restarts at the beginning of the plan).
+/// Returns the count reached; stops early at an error or the stonewall.
+fn run_span(
+    lp: &mut TransferLoop<'_>,
+    from: u64,
+    to: u64,
+    per_pass: u64,
+    handle: &mut Option<Box<dyn FileHandle>>,
+    report: &mut RankReport,
+    buf: &mut [u8],
+) -> u64 {
+    let mut done = from;
+    if per_pass == 0 {
+        return done;
+    }
+    while done < to {
+        let start = done % per_pass;
+        let end = per_pass.min(start + (to - done));
+        let reached = lp.run(start, end, true, handle, report, buf);
+        done += reached - start;
+        if reached < end || report.error.is_some() || lp.wall_hit_at.is_some() {
+            break;
+        }
+    }
+    done
+}
+
+/// `randomPrefill`: write the rank's whole region in `chunk`-byte pieces of
+/// 0xff bytes before a random-offset write (IOR's prefill; not counted as
+/// moved data, but inside the transfer time).
+fn prefill(
+    layout: &Layout,
+    data_rank: u32,
+    chunk: u64,
+    handle: &mut Option<Box<dyn FileHandle>>,
+    report: &mut RankReport,
+) {
+    let Some(h) = handle.as_deref_mut() else {
+        return;
+    };
+    let Ok(len) = usize::try_from(chunk) else {
+        report.error = Some(format!("randomPrefill {chunk}: too large for memory"));
+        return;
+    };
+    let mut buf = AlignedBuf::new(len, BUFFER_ALIGN);
+    buf.as_mut_slice().fill(0xff);
+    let per_block = layout.block_size / chunk.max(1);
+    for seg in 0..layout.segment_count {
+        let base = if layout.file_per_proc {
+            seg * layout.block_size
+        } else {
+            (seg * u64::from(layout.num_tasks) + u64::from(data_rank)) * layout.block_size
+        };
+        for j in 0..per_block {
+            match transfer_all(h, true, buf.as_mut_slice(), base + j * chunk, false) {
+                Ok(n) if n == len => {}
+                Ok(n) => {
+                    report.error = Some(format!(
+                        "randomPrefill: short write at offset {}: {n} of {len} bytes",
+                        base + j * chunk
+                    ));
+                    return;
+                }
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Reads one timer value from a rank's times.
+type Timer = fn(&RankTimes) -> f64;
+
+/// `outlierThreshold`: one warning per rank and timer whose value differs
+/// from the mean over ranks by more than `threshold` seconds (IOR's five
+/// timers: start, open, transfer and close durations, end).
+fn outliers(phase: &PhaseResult, access: Access, threshold: f64) -> Vec<String> {
+    let name = if access == Access::Write {
+        "write"
+    } else {
+        "read"
+    };
+    let timers: [(&str, Timer); 5] = [
+        ("start time", |t| t.open_start),
+        ("elapsed create time", |t| t.open_end - t.open_start),
+        ("elapsed transfer time", |t| t.xfer_end - t.xfer_start),
+        ("elapsed close time", |t| t.close_end - t.close_start),
+        ("end time", |t| t.close_end),
+    ];
+    let n = phase.ranks.len().max(1) as f64;
+    let mut out = Vec::new();
+    for (label, get) in timers {
+        let mean = phase.ranks.iter().map(get).sum::<f64>() / n;
+        let var = phase
+            .ranks
+            .iter()
+            .map(|t| (get(t) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        for t in &phase.ranks {
+            let v = get(t);
+            if (v - mean).abs() > threshold {
+                out.push(format!(
+                    "for {}, task {}, {name} {label} is {v:.6} (mean={mean:.6}, stddev={:.6})",
+                    t.host,
+                    t.rank,
+                    var.sqrt()
+                ));
+            }
+        }
+    }
+    out
 }
 
 fn describe_open_error(e: &BackendError, write: bool) -> String {
@@ -975,5 +1292,233 @@ mod tests {
         assert_eq!(s, "6 ranks (first 1): boom\nrank 3: other");
         let s = summarize_errors(["x", "", "x"].iter().map(|s| s.to_string()));
         assert_eq!(s, "ranks 0,2: x");
+    }
+
+    use crate::observer::RecordingObserver;
+    use crate::NullObserver;
+    use pario_backends::posix::PosixBackend;
+    use pario_comm::{Clock, LocalComm};
+    use pario_plan::reorder::Topology;
+
+    fn spec(file: &str) -> IorSpec {
+        IorSpec {
+            test_id: 0,
+            layout: Layout {
+                num_tasks: 1,
+                block_size: 64 * 1024,
+                transfer_size: 4096,
+                segment_count: 2,
+                file_per_proc: false,
+            },
+            ordering: Ordering::Sequential,
+            reorder: Reorder::None,
+            write: true,
+            read: true,
+            check_write: false,
+            check_read: true,
+            repetitions: 1,
+            naming: FileNaming::new(file, false, false, false).unwrap(),
+            packet: PacketType::Offset,
+            signature: Some(7),
+            fsync: false,
+            fsync_per_write: false,
+            intra_barriers: false,
+            single_xfer_attempt: false,
+            keep_file: true,
+            keep_file_with_error: false,
+            quit_on_error: false,
+            use_existing: false,
+            inter_test_delay: 0.0,
+            max_time_minutes: 0.0,
+            deadline: 0.0,
+            wear_out: false,
+            stonewall_status_file: None,
+            verbose: 0,
+            parameters: Default::default(),
+            workload: Default::default(),
+            fs: None,
+        }
+    }
+
+    fn run(s: &IorSpec, x: &IorExtras) -> (IorOutcome, Vec<String>) {
+        let comm = LocalComm::new();
+        let backend = PosixBackend::default();
+        let env = Env {
+            comm: &comm,
+            clock: Clock::local(),
+            backend: &backend,
+            topology: Topology {
+                num_tasks: 1,
+                tasks_per_node: 1,
+                num_nodes: 1,
+                block_mapping: true,
+            },
+            host: "h".into(),
+        };
+        let mut obs = RecordingObserver::default();
+        let out = run_ior_test_with(&env, s, x, &mut obs);
+        (out, obs.lines)
+    }
+
+    fn bytes_of(r: &TestResult, op: Operation) -> Vec<u64> {
+        r.phases
+            .iter()
+            .filter(|p| p.operation == Some(op))
+            .map(|p| p.bytes)
+            .collect()
+    }
+
+    #[test]
+    fn iteration_cap_limits_writes_and_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(&dir.path().join("f").display().to_string());
+        let x = IorExtras {
+            wear_out_iterations: 5,
+            ..IorExtras::default()
+        };
+        let (out, _) = run(&s, &x);
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert_eq!(bytes_of(&out.result, Operation::Write), vec![5 * 4096]);
+        assert_eq!(bytes_of(&out.result, Operation::Read), vec![5 * 4096]);
+        assert_eq!(out.result.verification_errors, 0);
+    }
+
+    #[test]
+    fn min_time_repeats_the_pattern_and_reads_do_the_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(&dir.path().join("f").display().to_string());
+        s.check_read = false;
+        let x = IorExtras {
+            min_time: 0.2,
+            inter_io_delay_us: 2000,
+            ..IorExtras::default()
+        };
+        let (out, _) = run(&s, &x);
+        assert!(out.error.is_none(), "{:?}", out.error);
+        let w = &out.result.phases[0];
+        assert!(w.total_time >= 0.2, "{}", w.total_time);
+        assert!(w.bytes > 32 * 4096, "more than one pass: {}", w.bytes);
+        assert_eq!(w.bytes % (32 * 4096), 0, "whole passes: {}", w.bytes);
+        assert!((w.bandwidth - w.bytes as f64 / w.total_time).abs() < 1e-6 * w.bandwidth);
+    }
+
+    #[test]
+    fn status_file_amount_is_read_exactly_even_beyond_the_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let status = dir.path().join("sw");
+        let mut s = spec(&dir.path().join("f").display().to_string());
+        s.read = false;
+        s.check_read = false;
+        run(&s, &IorExtras::default());
+        // A read with a smaller plan (16 transfers) than the 40 recorded.
+        std::fs::write(&status, "40\n").unwrap();
+        let mut r = spec(&dir.path().join("f").display().to_string());
+        r.write = false;
+        r.layout.segment_count = 1;
+        r.stonewall_status_file = Some(status);
+        r.deadline = 1.0;
+        let (out, _) = run(&r, &IorExtras::default());
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert_eq!(bytes_of(&out.result, Operation::Read), vec![40 * 4096]);
+        assert_eq!(out.result.verification_errors, 0);
+        assert!(out.result.phases[0].stonewall.is_none());
+    }
+
+    #[test]
+    fn csv_side_files_and_partial_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec(&dir.path().join("f").display().to_string());
+        s.repetitions = 2;
+        let ranks = dir.path().join("ranks.csv");
+        let x = IorExtras {
+            rank_csv: Some(ranks.clone()),
+            per_op_csv: Some(dir.path().join("ops")),
+            ..IorExtras::default()
+        };
+        let (out, _) = run(&s, &x);
+        assert!(out.error.is_none(), "{:?}", out.error);
+        let rows = std::fs::read_to_string(&ranks).unwrap();
+        let kinds: Vec<&str> = rows.lines().map(|l| &l[..l.find(',').unwrap()]).collect();
+        assert_eq!(kinds, ["write", "read", "write", "read"]);
+        for op in ["write", "read"] {
+            let f = dir.path().join(format!("ops-{op}-1-00000.csv"));
+            let text = std::fs::read_to_string(&f).unwrap();
+            assert!(text.starts_with("time,runtime,tp\n"), "{text}");
+            assert_eq!(text.lines().count(), 1 + 32, "{}", f.display());
+        }
+    }
+
+    #[test]
+    fn a_failing_test_keeps_the_phases_it_completed() {
+        use pario_backends::faulty::{FaultPlan, FaultyBackend};
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(&dir.path().join("f").display().to_string());
+        let comm = LocalComm::new();
+        let backend = FaultyBackend::new(
+            Box::new(PosixBackend::default()),
+            FaultPlan::parse("eio_after=64k").unwrap(),
+        );
+        let env = Env {
+            comm: &comm,
+            clock: Clock::local(),
+            backend: &backend,
+            topology: Topology {
+                num_tasks: 1,
+                tasks_per_node: 1,
+                num_nodes: 1,
+                block_mapping: true,
+            },
+            host: "h".into(),
+        };
+        let out = run_ior_test_with(&env, &s, &IorExtras::default(), &mut NullObserver);
+        assert!(out.error.is_some());
+        assert_eq!(bytes_of(&out.result, Operation::Write), vec![128 * 1024]);
+        assert!(bytes_of(&out.result, Operation::Read).is_empty());
+    }
+
+    #[test]
+    fn random_prefill_fills_the_region_before_random_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        let mut s = spec(&file.display().to_string());
+        s.ordering = Ordering::Random { seed: 3 };
+        s.read = false;
+        s.check_read = false;
+        // One random transfer per rank: the rest of the region is prefill.
+        let x = IorExtras {
+            random_prefill: 16 * 1024,
+            wear_out_iterations: 1,
+            ..IorExtras::default()
+        };
+        let (out, _) = run(&s, &x);
+        assert!(out.error.is_none(), "{:?}", out.error);
+        assert_eq!(bytes_of(&out.result, Operation::Write), vec![4096]);
+        let data = std::fs::read(&file).unwrap();
+        assert_eq!(data.len(), 2 * 64 * 1024);
+        let filled = data.iter().filter(|&&b| b == 0xff).count();
+        assert!(filled >= data.len() - 4096, "{filled} of {}", data.len());
+    }
+
+    #[test]
+    fn outliers_name_host_rank_and_timer() {
+        let t = |rank: u32, dur: f64| RankTimes {
+            rank,
+            host: format!("n{rank}"),
+            open_start: 0.0,
+            open_end: 0.0,
+            xfer_start: 0.0,
+            xfer_end: dur,
+            close_start: dur,
+            close_end: dur,
+            ..RankTimes::default()
+        };
+        let phase = PhaseResult {
+            ranks: vec![t(0, 1.0), t(1, 1.0), t(2, 1.0), t(3, 9.0)],
+            ..PhaseResult::default()
+        };
+        let w = outliers(&phase, Access::Write, 5.0);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("for n3, task 3, write elapsed transfer time is 9.0"));
+        assert!(outliers(&phase, Access::Read, 10.0).is_empty());
     }
 }

@@ -1,11 +1,25 @@
 //! The `ior` front end's driver: translate parsed options into engine specs,
 //! run them over the communicator, stream IOR's text output from rank 0, and
 //! write the summaries and the run record.
+//!
+//! Output streams: IOR's text goes to stdout from rank 0. When a
+//! machine-readable summary (`summaryFormat=JSON|CSV` without `summaryFile`)
+//! goes to stdout, nothing else does: warnings go to stderr and the other
+//! text lines (table, Max lines, stonewall lines) are left out. Warnings
+//! about the options (see [`advice`]), notes (at `-v`) and errors always go
+//! to stderr, once, from rank 0.
+//!
+//! Per test, before any I/O: the directory checks, the [`advice`] about
+//! options without effect, and the memory hog ([`memhog`]); then the engine
+//! runs the test with its [`IorExtras`].
+
+pub mod advice;
+pub mod memhog;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_backends::create_backend;
 use pario_comm::{ClockSync, Comm, NodeLayout};
-use pario_engine::ior::{run_ior_test, IorSpec};
+use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_plan::reorder::{Reorder, Topology};
@@ -194,11 +208,11 @@ fn parameters(
     put("api", json!(p.api));
     put(
         "platform",
-        json!(format!(
+        json!(p.platform.clone().unwrap_or_else(|| format!(
             "{}({})",
             layout.host,
             pario_engine::sysinfo::uname()[0]
-        )),
+        ))),
     );
     put("testFileName", json!(p.test_file));
     put("deadlineForStonewall", json!(p.deadline_for_stonewalling));
@@ -207,10 +221,18 @@ fn parameters(
     put("outlierThreshold", json!(p.outlier_threshold));
     put("options", json!(options_text));
     put("dryRun", b(p.dry_run));
-    put("nodes", json!(layout.num_nodes));
+    put(
+        "nodes",
+        json!(p.num_nodes.unwrap_or(u64::from(layout.num_nodes))),
+    );
     put("memoryPerTask", json!(p.memory_per_task));
     put("memoryPerNode", json!(memory_per_node));
-    put("tasksPerNode", json!(layout.tasks_per_node));
+    put(
+        "tasksPerNode",
+        json!(p
+            .num_tasks_on_node0
+            .unwrap_or(u64::from(layout.tasks_per_node))),
+    );
     put("repetitions", json!(p.repetitions));
     put("multiFile", b(p.multi_file));
     put("interTestDelay", json!(p.inter_test_delay));
@@ -251,7 +273,31 @@ fn parameters(
         "summaryFormat",
         json!(format!("{:?}", p.summary_format).to_ascii_lowercase()),
     );
+    put("summaryAlways", b(p.summary_always));
+    put("minTimeDuration", json!(p.min_time_duration));
+    put(
+        "stoneWallingWearOutIterations",
+        json!(p.stonewalling_wear_out_iterations),
+    );
+    put("interIODelay", json!(p.inter_io_delay));
+    put("randomPrefill", json!(p.random_prefill));
     m
+}
+
+/// The IOR 4 options the engine takes beside the spec (pure).
+pub fn build_extras(p: &IorParams) -> IorExtras {
+    IorExtras {
+        wear_out_iterations: p.stonewalling_wear_out_iterations,
+        min_time: p.min_time_duration as f64,
+        outlier_threshold: p.outlier_threshold as f64,
+        rank_csv: p
+            .save_rank_performance_details_csv
+            .as_ref()
+            .map(PathBuf::from),
+        per_op_csv: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
+        inter_io_delay_us: p.inter_io_delay,
+        random_prefill: p.random_prefill,
+    }
 }
 
 /// Rank 0's observer: prints IOR's text as events arrive.
@@ -260,10 +306,23 @@ struct TextObserver<'r, W: Write> {
     run: &'r RunRecord,
     verbose: u8,
     use_existing: bool,
+    /// A machine-readable summary goes to stdout: warnings go to stderr,
+    /// other text is left out.
     quiet: bool,
+    /// The wear-out count, printed by the driver after the Max lines.
+    pairs: Option<u64>,
 }
 
 impl<W: Write> TextObserver<'_, W> {
+    /// Warning lines (each starting "WARNING: "): on `out`, or on stderr
+    /// when a machine-readable summary owns stdout.
+    fn warn(&mut self, s: &str) {
+        if self.quiet {
+            let _ = std::io::stderr().lock().write_all(s.as_bytes());
+        } else {
+            self.put(s);
+        }
+    }
     fn put(&mut self, s: &str) {
         if self.quiet || s.is_empty() {
             return;
@@ -296,7 +355,7 @@ impl<W: Write> Observer for TextObserver<'_, W> {
             }
             Event::FileExisted { path } => {
                 let s = ior_text::file_exists_warning(path, self.use_existing);
-                self.put(&s);
+                self.warn(&s);
             }
             Event::TableHeader => self.put(&ior_text::table_header()),
             Event::Commencing { operation, epoch } => {
@@ -318,13 +377,13 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                 transfer_size,
                 num_tasks,
             } => {
-                let s = ior_text::stonewall_line_for(stonewall, num_tasks, transfer_size);
-                self.put(&s);
+                // IOR prints the line under wear-out only.
+                if stonewall.wear_out {
+                    let s = ior_text::stonewall_line_for(stonewall, num_tasks, transfer_size);
+                    self.put(&s);
+                }
             }
-            Event::WearOutDone { pairs } => {
-                let s = ior_text::pairs_line(pairs);
-                self.put(&s);
-            }
+            Event::WearOutDone { pairs } => self.pairs = Some(pairs),
             Event::SizeMismatch {
                 expected,
                 stat,
@@ -332,7 +391,7 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                 stonewalled,
             } => {
                 let s = ior_text::file_size_warnings(expected, stat, moved, stonewalled);
-                self.put(&s);
+                self.warn(&s);
             }
             Event::Phase { test, phase } => {
                 if let Some(op) = phase.operation {
@@ -358,7 +417,7 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                     let _ = writeln!(err, "ior:   {d}");
                 }
             }
-            Event::Warning { text } => self.line(&format!("WARNING: {text}")),
+            Event::Warning { text } => self.warn(&format!("WARNING: {text}\n")),
             Event::Info { level, text } => {
                 if v >= level {
                     self.line(text);
@@ -415,11 +474,16 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
             } else {
                 Vec::new()
             };
-            let _ = stdout
-                .lock()
-                .write_all(ior_text::run_header(&record, verbose, &env).as_bytes());
+            let mut out = stdout.lock();
+            let _ = out.write_all(ior_text::run_header(&record, verbose, &env).as_bytes());
+            // IOR 3's wording (IOR 4.1 prints no such line); only when the
+            // clocks really differ, so single-node layouts stay IOR 4.1's.
             if verbose >= 1 && sync.max_skew > 0.0 {
-                println!("Max clock deviation : {:.6} s (corrected)", sync.max_skew);
+                let _ = writeln!(
+                    out,
+                    "Start time skew across all tasks: {:.2} sec",
+                    sync.max_skew
+                );
             }
         }
         if let Some(t) = first {
@@ -439,21 +503,28 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
         options_text: inv.command_line_text("ior"),
     };
     let mut status = 0;
+    let mut advised: Vec<String> = Vec::new();
     for (i, params) in inv.tests.iter().enumerate() {
-        match run_one(&ctx, &record, params, i as u32) {
-            Ok(test) => {
-                if test.verification_errors > 0 {
-                    status = status.max(EXIT_VERIFY);
-                    record.errors.push(format!(
-                        "test {}: {} transfer(s) failed data verification",
-                        test.test_id, test.verification_errors
-                    ));
-                }
-                record.tests.push(test);
+        let outcome = run_one(&ctx, &record, params, i as u32, &mut advised);
+        record.warnings.extend(outcome.warnings);
+        if let Some(test) = &outcome.test {
+            if test.verification_errors > 0 {
+                status = status.max(EXIT_VERIFY);
+                record.errors.push(format!(
+                    "test {}: {} transfer(s) failed data verification",
+                    test.test_id, test.verification_errors
+                ));
             }
-            Err(msg) => {
+        }
+        match outcome.error {
+            None => record.tests.extend(outcome.test),
+            Some(msg) => {
                 if rank == 0 {
                     eprintln!("ior: {}", msg.replace('\n', "\nior: "));
+                }
+                // summaryAlways: the summaries include what the failed test did.
+                if params.summary_always {
+                    record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
                 status = EXIT_FAILED;
@@ -479,7 +550,6 @@ fn parent_dir(test_file: &str) -> PathBuf {
     }
 }
 
-/// Run one test on the ranks it uses; every rank returns the same outcome.
 /// What every test of one invocation shares.
 struct RunCtx<'a> {
     comm: &'a dyn Comm,
@@ -491,89 +561,212 @@ struct RunCtx<'a> {
     options_text: String,
 }
 
+/// How one test went, as every rank sees it (`test` complete on rank 0).
+struct OneOutcome {
+    /// The result; with an error, the phases done before it (if any ran).
+    test: Option<TestResult>,
+    error: Option<String>,
+    /// Warnings about the options, for the run record (rank 0).
+    warnings: Vec<String>,
+}
+
+impl OneOutcome {
+    fn failed(error: String, warnings: Vec<String>) -> Self {
+        OneOutcome {
+            test: None,
+            error: Some(error),
+            warnings,
+        }
+    }
+}
+
+/// Run one test on the ranks it uses; every rank returns the same outcome.
+/// `advised` lists the advice already printed (each is printed once per run).
 fn run_one(
     ctx: &RunCtx<'_>,
     record: &RunRecord,
     params: &IorParams,
     test_id: u32,
-) -> Result<TestResult, String> {
+    advised: &mut Vec<String>,
+) -> OneOutcome {
     let (comm, layout, clock, quiet) = (ctx.comm, ctx.layout, ctx.clock, ctx.quiet);
-    let options_text = ctx.options_text.as_str();
     let rank = comm.rank();
-    let n = participants(params, comm.size())?;
-    let spec = build_spec(params, n, layout, test_id, options_text)?;
-    preflight(comm, params)?;
+    let n = match participants(params, comm.size()) {
+        Ok(n) => n,
+        Err(e) => return OneOutcome::failed(e, Vec::new()),
+    };
+    let spec = match build_spec(params, n, layout, test_id, &ctx.options_text) {
+        Ok(s) => s,
+        Err(e) => return OneOutcome::failed(e, Vec::new()),
+    };
+    let extras = build_extras(params);
+    let warnings = match preflight(comm, params, advised) {
+        Ok(w) => w,
+        Err((e, w)) => return OneOutcome::failed(e, w),
+    };
     let sub = comm.subset(rank < n);
-    let outcome: Result<TestResult, String> = match sub.as_deref() {
-        None => Ok(TestResult::default()),
+    let mut pairs = None;
+    let outcome: (Option<TestResult>, Option<String>) = match sub.as_deref() {
+        None => (None, None),
         Some(sub) => {
-            let created = create_backend(&params.api, &module_triples(params), rank);
-            let agreed = agree(sub, created.as_ref().err().cloned());
-            match (agreed, created) {
-                (Err(e), _) | (Ok(()), Err(e)) => Err(e),
-                (Ok(()), Ok(created)) => {
+            let sub_layout = if n == comm.size() {
+                layout.clone()
+            } else {
+                sub.node_layout()
+            };
+            let api = if params.dry_run { "DUMMY" } else { &params.api };
+            let created = create_backend(api, &module_triples(params), rank);
+            let hog = match agree(sub, created.as_ref().err().cloned()) {
+                Ok(()) => hog_memory(sub, params, &sub_layout),
+                Err(e) => Err(e),
+            };
+            match (hog, created) {
+                (Err(e), _) | (Ok(_), Err(e)) => (None, Some(e)),
+                (Ok((hog, per_node)), Ok(created)) => {
                     let mut spec = spec.clone();
                     spec.fs = created
                         .backend
                         .statfs(&parent_dir(&params.test_file))
                         .ok()
                         .map(|f| fs_usage(&f));
+                    if params.memory_per_node.is_some() {
+                        spec.parameters
+                            .insert("memoryPerNode".into(), json!(per_node));
+                    }
                     if sub.rank() == 0 && params.verbose >= 1 {
                         for note in &created.notes {
-                            println!("WARNING: {note}");
+                            eprintln!("ior: note: {note}");
                         }
                     }
-                    let sub_layout = if n == comm.size() {
-                        layout.clone()
-                    } else {
-                        sub.node_layout()
-                    };
+                    if sub.rank() == 0 && params.verbose >= 3 && !quiet {
+                        if let Some(h) = &hog {
+                            if params.memory_per_node.is_some() {
+                                println!("This node hogging {} bytes of memory", h.per_node);
+                            }
+                            println!("This task hogging {} bytes of memory", h.per_task);
+                        }
+                    }
                     let env = Env {
                         comm: sub,
                         clock,
                         backend: created.backend.as_ref(),
                         topology: Topology {
                             num_tasks: n,
-                            tasks_per_node: sub_layout.tasks_per_node.max(1),
-                            num_nodes: sub_layout.num_nodes.max(1),
+                            tasks_per_node: params
+                                .num_tasks_on_node0
+                                .and_then(|t| u32::try_from(t).ok())
+                                .unwrap_or(sub_layout.tasks_per_node)
+                                .max(1),
+                            num_nodes: params
+                                .num_nodes
+                                .and_then(|t| u32::try_from(t).ok())
+                                .unwrap_or(sub_layout.num_nodes)
+                                .max(1),
                             block_mapping: sub_layout.block_mapping,
                         },
                         host: layout.host.clone(),
                     };
-                    if sub.rank() == 0 {
+                    let out = if sub.rank() == 0 {
                         let mut obs = TextObserver {
                             out: std::io::stdout().lock(),
                             run: record,
                             verbose: params.verbose,
                             use_existing: params.use_existing_test_file,
                             quiet,
+                            pairs: None,
                         };
-                        run_ior_test(&env, &spec, &mut obs).map_err(|e| e.message)
+                        let out = run_ior_test_with(&env, &spec, &extras, &mut obs);
+                        pairs = obs.pairs;
+                        out
                     } else {
-                        run_ior_test(&env, &spec, &mut NullObserver).map_err(|e| e.message)
-                    }
+                        run_ior_test_with(&env, &spec, &extras, &mut NullObserver)
+                    };
+                    drop(hog);
+                    let ran = !out.result.phases.is_empty();
+                    (
+                        (out.error.is_none() || ran).then_some(out.result),
+                        out.error.map(|e| e.message),
+                    )
                 }
             }
         }
     };
     drop(sub);
+    let (test, error) = outcome;
     // Ranks outside the test learn its outcome from rank 0.
-    let mut msg = match (&outcome, rank) {
-        (Err(e), 0) => e.clone().into_bytes(),
+    let mut msg = match (&error, rank) {
+        (Some(e), 0) => e.clone().into_bytes(),
         _ => Vec::new(),
     };
     comm.broadcast_bytes(0, &mut msg);
-    if !msg.is_empty() {
-        return Err(String::from_utf8_lossy(&msg).into_owned());
-    }
+    let error = (!msg.is_empty()).then(|| String::from_utf8_lossy(&msg).into_owned());
     if rank == 0 && !quiet {
-        if let Ok(test) = &outcome {
-            if params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
-                print!("{}", ior_text::max_lines(test));
+        if let Some(test) = &test {
+            let mut out = std::io::stdout().lock();
+            if error.is_none() && params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
+                let _ = out.write_all(ior_text::max_lines(test).as_bytes());
             }
+            if let Some(p) = pairs {
+                let _ = out.write_all(ior_text::pairs_line(p).as_bytes());
+            }
+            if params.summary_always {
+                let _ = write!(
+                    out,
+                    "\n{}{}",
+                    ior_text::summary_header(),
+                    ior_text::summary_rows(test)
+                );
+            }
+            let _ = out.flush();
         }
     }
-    outcome
+    OneOutcome {
+        test,
+        error,
+        warnings,
+    }
+}
+
+/// What a memory hog holds, for the -vvv lines.
+struct HeldMemory {
+    _hog: memhog::Hog,
+    per_task: u64,
+    per_node: u64,
+}
+
+/// memoryPerNode / memoryPerTask on the test's ranks (collective): check
+/// every node's margin, then allocate. Returns the memory (None when not
+/// asked) and the bytes per node of rank 0's node.
+fn hog_memory(
+    comm: &dyn Comm,
+    p: &IorParams,
+    layout: &NodeLayout,
+) -> Result<(Option<HeldMemory>, u64), String> {
+    let physical = memhog::physical_memory();
+    let req = memhog::request(p, layout.local_size, physical);
+    if !comm.any_true(req.is_some()) {
+        return Ok((None, 0));
+    }
+    // Every rank checks before any allocates, so a node's own hogs do not
+    // make it refuse itself.
+    let checked = req.as_ref().map_or(Ok(()), |r| {
+        memhog::check(r, memhog::available_memory(), physical)
+    });
+    agree(comm, checked.err())?;
+    let held = match &req {
+        Some(r) => memhog::allocate(r).map(|hog| {
+            Some(HeldMemory {
+                _hog: hog,
+                per_task: r.per_task,
+                per_node: r.per_node,
+            })
+        }),
+        None => Ok(None),
+    };
+    agree(comm, held.as_ref().err().cloned())?;
+    let held = held?;
+    let per_node = comm.broadcast_u64(0, req.map_or(0, |r| r.per_node));
+    Ok((held, per_node))
 }
 
 fn fs_usage(f: &pario_backends::FsInfo) -> pario_results::FsUsage {
@@ -606,36 +799,75 @@ fn agree(comm: &dyn Comm, err: Option<String>) -> Result<(), String> {
 }
 
 /// Checks before any I/O, on rank 0, shared with all: the target directory
-/// exists and is writable for write phases.
-fn preflight(comm: &dyn Comm, p: &IorParams) -> Result<(), String> {
+/// exists and is writable for write phases; the [`advice`] about options
+/// without effect is printed (warnings always, notes at -v; each once per
+/// run) and, under `warningAsErrors`, a warning fails the test. Returns the
+/// warnings for the run record (rank 0).
+fn preflight(
+    comm: &dyn Comm,
+    p: &IorParams,
+    advised: &mut Vec<String>,
+) -> Result<Vec<String>, (String, Vec<String>)> {
     let mut msg = Vec::new();
-    if comm.rank() == 0 && !p.api.eq_ignore_ascii_case("dummy") {
-        for target in p.test_file.split('@') {
-            let dir = parent_dir(target);
-            let problem = if !dir.is_dir() {
-                Some(format!(
-                    "-o {target}: directory {} does not exist",
-                    dir.display()
-                ))
-            } else if p.write_file && !dir_writable(&dir) {
-                Some(format!(
-                    "-o {target}: directory {} is not writable",
-                    dir.display()
-                ))
-            } else {
-                None
-            };
-            if let Some(m) = problem {
-                msg = m.into_bytes();
-                break;
+    let mut warnings = Vec::new();
+    if comm.rank() == 0 {
+        let mut problem = None;
+        if !p.api.eq_ignore_ascii_case("dummy") && !p.dry_run {
+            for target in p.test_file.split('@') {
+                let dir = parent_dir(target);
+                problem = if !dir.is_dir() {
+                    Some(format!(
+                        "-o {target}: directory {} does not exist",
+                        dir.display()
+                    ))
+                } else if p.write_file && !dir_writable(&dir) {
+                    Some(format!(
+                        "-o {target}: directory {} is not writable",
+                        dir.display()
+                    ))
+                } else {
+                    None
+                };
+                if problem.is_some() {
+                    break;
+                }
             }
+        }
+        if problem.is_none() {
+            let fs_type = pario_backends::posix::statfs_path(&parent_dir(&p.test_file))
+                .map(|f| f.fs_type)
+                .unwrap_or_default();
+            for a in advice::advise(p, &fs_type) {
+                let warning = a.level == advice::Level::Warning;
+                if warning {
+                    warnings.push(a.text.clone());
+                }
+                if advised.contains(&a.text) {
+                    continue;
+                }
+                if warning {
+                    eprintln!("ior: warning: {}", a.text);
+                    advised.push(a.text);
+                } else if p.verbose >= 1 {
+                    eprintln!("ior: note: {}", a.text);
+                    advised.push(a.text);
+                }
+            }
+            if p.warning_as_errors {
+                if let Some(w) = warnings.first() {
+                    problem = Some(format!("warningAsErrors: {w}"));
+                }
+            }
+        }
+        if let Some(m) = problem {
+            msg = m.into_bytes();
         }
     }
     comm.broadcast_bytes(0, &mut msg);
     if msg.is_empty() {
-        Ok(())
+        Ok(warnings)
     } else {
-        Err(String::from_utf8_lossy(&msg).into_owned())
+        Err((String::from_utf8_lossy(&msg).into_owned(), warnings))
     }
 }
 
@@ -649,9 +881,11 @@ fn dir_writable(dir: &Path) -> bool {
 }
 
 fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
+    // File-system options never reach the backend: see [`advice`].
     let mut v: Vec<(String, String, Option<String>)> = p
         .module_options
         .iter()
+        .filter(|(m, k, _)| !(m.eq_ignore_ascii_case("posix") && advice::is_fs_module_key(k)))
         .map(|(module, key, value)| (module.clone(), key.clone(), value.clone()))
         .collect();
     if p.use_o_direct {
@@ -701,6 +935,12 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
     };
     if !machine_to_stdout {
         print!("{}", ior_text::summary(record));
+    }
+    // summaryFile with the default format: the summary block goes there too.
+    if let (None, Some(file)) = (&doc, first.and_then(|t| t.summary_file.as_ref())) {
+        if let Err(e) = write_atomically(Path::new(file), ior_text::summary(record).as_bytes()) {
+            eprintln!("ior: summaryFile {file}: {e}");
+        }
     }
     if let Some(doc) = doc {
         match first.and_then(|t| t.summary_file.as_ref()) {

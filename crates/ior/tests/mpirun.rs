@@ -303,3 +303,35 @@ fn json_summary_is_valid_and_alone_on_stdout() {
     assert_eq!(rw, 6, "3 iterations x write+read: {results:?}");
     assert_eq!(v["summary"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn stonewall_wear_out_matches_the_reference_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = dir.path().join("t").display().to_string();
+    // The reference's command line, slowed down by interIODelay so that the
+    // one-second wall is reached after ~50 MiB per rank instead of ~1 GiB.
+    let r = ior(
+        2,
+        dir.path(),
+        &[
+            "-w",
+            "-D",
+            "1",
+            "-O",
+            "stoneWallingWearOut=1",
+            "-O",
+            "interIODelay=20000",
+            "-t",
+            "1m",
+            "-b",
+            "1g",
+            "-o",
+            &o,
+        ],
+    );
+    assert!(r.ok(), "{}", r.both());
+    let want = layout_lines(&read_reference("ior/output/ior-stonewall.txt"));
+    let got = layout_lines(&r.stdout);
+    assert_eq!(got, want, "{}", r.both());
+    assert!(files_in(dir.path()).is_empty());
+}

@@ -91,6 +91,9 @@ pub fn read_reference(rel: &str) -> String {
 /// Replace every number with N and collapse white space, so that layouts can
 /// be compared whatever the measured values and column padding.
 pub fn mask(line: &str) -> String {
+    if is_ctime(line.trim()) {
+        return "DATE".to_string();
+    }
     let mut out = String::new();
     let mut chars = line.chars().peekable();
     while let Some(c) = chars.next() {
@@ -113,6 +116,15 @@ pub fn mask(line: &str) -> String {
         }
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// True for a whole ctime(3) date, "Fri Nov 20 22:51:09 2026" (the day and
+/// month names change with the clock, so layouts compare it as one token).
+pub fn is_ctime(s: &str) -> bool {
+    let w: Vec<&str> = s.split_whitespace().collect();
+    let word = |x: &str| x.len() == 3 && x.chars().all(|c| c.is_ascii_alphabetic());
+    let num = |x: &str| !x.is_empty() && x.chars().all(|c| c.is_ascii_digit() || c == ':');
+    w.len() == 5 && word(w[0]) && word(w[1]) && num(w[2]) && num(w[3]) && num(w[4])
 }
 
 /// Files left in a directory (recursively), for "no stray files" checks.

@@ -1,0 +1,299 @@
+//! What the accepted options that have no effect in this build turn into at
+//! run time: a warning (always shown, on stderr) or a note (shown at `-v`).
+//!
+//! - File-system specific options (Lustre striping, GPFS hints, BeeGFS
+//!   targets; as directives or `--posix.<fs>.*`) are warnings: when the test
+//!   directory is not on that file system (statfs type `lustre`, `gpfs`,
+//!   `beegfs`) the warning says so; when it is, it says that this build has
+//!   no interface to apply them. They are never passed to the backend.
+//! - GPU buffers and `dualMount` are warnings (not supported).
+//! - Options of a backend that is not selected, or not built (MPIIO, HDF5,
+//!   NCMPI options, `--<module>.*` of another module, `collective` with
+//!   POSIX) are notes: they change nothing for the selected backend.
+//!
+//! `warningAsErrors` turns the warnings into an error before any I/O.
+
+use crate::options::IorParams;
+use pario_backends::registry::available_apis;
+
+/// How loudly to report an [`Advice`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Always shown (stderr), an error under `warningAsErrors`.
+    Warning,
+    /// Shown at verbose ≥ 1 (stderr).
+    Note,
+}
+
+/// One remark about an option that has no effect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Advice {
+    pub level: Level,
+    pub text: String,
+}
+
+/// File systems with their own options, as statfs/mount names them.
+const FILE_SYSTEMS: [(&str, &str); 3] =
+    [("lustre", "Lustre"), ("gpfs", "GPFS"), ("beegfs", "BeeGFS")];
+
+/// True for `--posix.*` keys that belong to a file system (never passed to
+/// the backend: [`advise`] reports them).
+pub fn is_fs_module_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    FILE_SYSTEMS
+        .iter()
+        .any(|(fs, _)| k.starts_with(&format!("{fs}.")))
+}
+
+/// The advice for one test. `fs_type` is the type of the file system that
+/// holds the test directory ("" when unknown).
+pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let warn = |out: &mut Vec<Advice>, text: String| {
+        out.push(Advice {
+            level: Level::Warning,
+            text,
+        })
+    };
+    let note = |out: &mut Vec<Advice>, text: String| {
+        out.push(Advice {
+            level: Level::Note,
+            text,
+        })
+    };
+    let api = p.api.to_ascii_uppercase();
+
+    // File-system specific options.
+    let mut fs_opts: Vec<(&str, String)> = Vec::new();
+    // `--posix.lustre.stripecount` also sets lustreStripeCount: name it once,
+    // as the user wrote it.
+    let module_keys: Vec<String> = p
+        .module_options
+        .iter()
+        .filter(|(m, _, _)| m.eq_ignore_ascii_case("posix"))
+        .map(|(_, k, _)| k.to_ascii_lowercase().replace('.', ""))
+        .collect();
+    let mut fs_opt = |fs: &'static str, name: &str, given: bool| {
+        if given && !module_keys.contains(&name.to_ascii_lowercase()) {
+            fs_opts.push((fs, name.to_string()));
+        }
+    };
+    fs_opt("lustre", "lustreStripeCount", p.lustre_stripe_count != 0);
+    fs_opt("lustre", "lustreStripeSize", p.lustre_stripe_size != 0);
+    fs_opt("lustre", "lustreStartOST", p.lustre_start_ost != -1);
+    fs_opt("lustre", "lustreIgnoreLocks", p.lustre_ignore_locks);
+    fs_opt("gpfs", "gpfsHintAccess", p.gpfs_hint_access);
+    fs_opt("gpfs", "gpfsReleaseToken", p.gpfs_release_token);
+    fs_opt("beegfs", "beegfsNumTargets", p.beegfs_num_targets.is_some());
+    fs_opt("beegfs", "beegfsChunkSize", p.beegfs_chunk_size.is_some());
+    for (module, key, _) in &p.module_options {
+        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+            let k = key.to_ascii_lowercase();
+            if let Some((fs, _)) = FILE_SYSTEMS.iter().find(|(fs, _)| k.starts_with(fs)) {
+                fs_opts.push((fs, format!("--posix.{key}")));
+            }
+        }
+    }
+    for (fs, name) in fs_opts {
+        let pretty = FILE_SYSTEMS
+            .iter()
+            .find(|(f, _)| *f == fs)
+            .map_or(fs, |(_, p)| p);
+        let on = if fs_type.is_empty() {
+            "a file system of unknown type".to_string()
+        } else {
+            fs_type.to_string()
+        };
+        if fs_type.eq_ignore_ascii_case(fs) {
+            warn(
+                &mut out,
+                format!(
+                    "{name}: the test directory is on {pretty}, but this build has no {pretty} \
+                     interface to apply it: not applied (set it on the directory with the \
+                     file system's own tools)"
+                ),
+            );
+        } else {
+            warn(
+                &mut out,
+                format!("{name}: the test directory is on {on}, not {pretty}: ignored"),
+            );
+        }
+    }
+
+    // Not supported at all.
+    if p.allocate_buffer_on_gpu || p.gpu_direct || p.gpu_id != 0 {
+        warn(
+            &mut out,
+            "allocateBufferOnGPU/GPUid/gpuDirect: this build has no GPU support; buffers stay \
+             in CPU memory"
+                .to_string(),
+        );
+    }
+    if p.dual_mount {
+        warn(
+            &mut out,
+            "dualMount: per-socket mount points are not supported; the test file name is used \
+             as given"
+                .to_string(),
+        );
+    }
+
+    // Options of backends that are not selected (or not built).
+    let built = |name: &str| {
+        available_apis()
+            .iter()
+            .any(|(n, b)| *b && n.eq_ignore_ascii_case(name))
+    };
+    let other = |backends: &[&str]| -> Option<String> {
+        if backends.iter().any(|b| b.eq_ignore_ascii_case(&api)) {
+            return None;
+        }
+        let names = backends.join("/");
+        Some(if backends.iter().any(|b| built(b)) {
+            format!("for -a {names}, not the selected -a {api}")
+        } else {
+            format!("for -a {names}, which this build does not have yet")
+        })
+    };
+    let mpi_flags = [
+        ("showHints", p.show_hints),
+        ("preallocate", p.preallocate),
+        ("useFileView", p.use_file_view),
+        ("useSharedFilePointer", p.use_shared_file_pointer),
+        ("useStridedDatatype", p.use_strided_datatype),
+        ("hintsFileName", p.hints_file_name.is_some()),
+    ];
+    for (name, given) in mpi_flags {
+        if let (true, Some(why)) = (given, other(&["MPIIO"])) {
+            note(&mut out, format!("{name}: an option {why}: ignored"));
+        }
+    }
+    if let (true, Some(why)) = (p.collective, other(&["MPIIO", "HDF5", "NCMPI"])) {
+        note(
+            &mut out,
+            format!("collective: collective I/O is {why}: independent I/O is used"),
+        );
+    }
+    let hdf5_flags = [
+        ("individualDataSets", p.individual_data_sets),
+        ("noFill", p.no_fill),
+        ("setAlignment", p.set_alignment != 1),
+        ("collectiveMetadata", p.collective_metadata),
+    ];
+    for (name, given) in hdf5_flags {
+        if let (true, Some(why)) = (given, other(&["HDF5"])) {
+            note(&mut out, format!("{name}: an option {why}: ignored"));
+        }
+    }
+    for (module, key, _) in &p.module_options {
+        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+            continue;
+        }
+        let m = module.to_ascii_uppercase();
+        if m != api {
+            let why = if built(&m) {
+                format!("not the selected -a {api}")
+            } else {
+                "which this build does not have yet".to_string()
+            };
+            note(
+                &mut out,
+                format!("--{module}.{key}: an option of the {m} backend, {why}: ignored"),
+            );
+        }
+    }
+    if p.use_o_direct && !api.eq_ignore_ascii_case("POSIX") {
+        note(
+            &mut out,
+            format!("useO_DIRECT: direct I/O is a POSIX option, not used by -a {api}"),
+        );
+    }
+    if let Some(d) = &p.debug {
+        note(
+            &mut out,
+            format!("debug={d}: there is no debug mode in this build: ignored"),
+        );
+    }
+    if p.dry_run {
+        note(
+            &mut out,
+            "dryRun: no I/O is done; the DUMMY backend stands in for the selected one".to_string(),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::parse_command_line;
+
+    fn params(s: &str) -> IorParams {
+        let args: Vec<String> = s.split_whitespace().map(str::to_string).collect();
+        parse_command_line(&args).unwrap().tests.remove(0)
+    }
+
+    fn texts(a: &[Advice], level: Level) -> Vec<String> {
+        a.iter()
+            .filter(|x| x.level == level)
+            .map(|x| x.text.clone())
+            .collect()
+    }
+
+    #[test]
+    fn plain_runs_get_no_advice() {
+        assert!(advise(&params("-w -t 1m -b 4m"), "ext4").is_empty());
+    }
+
+    #[test]
+    fn file_system_options_warn_unless_on_that_file_system() {
+        let p = params("-O lustreStripeCount=4 --posix.beegfs.ChunkSize=1m");
+        let w = texts(&advise(&p, "ext4"), Level::Warning);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].starts_with("lustreStripeCount: the test directory is on ext4, not Lustre"));
+        assert!(w[1].contains("--posix.beegfs.ChunkSize") && w[1].contains("not BeeGFS"));
+        let w = texts(&advise(&p, "lustre"), Level::Warning);
+        assert!(w[0].contains("is on Lustre, but this build has no Lustre interface"));
+        assert!(is_fs_module_key("lustre.pool") && !is_fs_module_key("odirect"));
+    }
+
+    #[test]
+    fn other_backends_options_are_notes() {
+        let p = params("-c -O showHints=1 --dummy.delay-xfer=10 --mpiio.useFileView");
+        let n = texts(&advise(&p, "ext4"), Level::Note);
+        // Whether MPIIO is built decides the end of the sentence.
+        assert!(
+            n.iter()
+                .any(|t| t.starts_with("showHints: an option for -a MPIIO, ")),
+            "{n:?}"
+        );
+        assert!(n.iter().any(|t| t.starts_with("collective:")), "{n:?}");
+        assert!(
+            n.iter().any(|t| t.starts_with(
+                "--dummy.delay-xfer: an option of the DUMMY backend, not the selected -a POSIX"
+            )),
+            "{n:?}"
+        );
+        assert!(
+            n.iter()
+                .any(|t| t.starts_with("--mpiio.useFileView: an option of the MPIIO backend, ")),
+            "{n:?}"
+        );
+        let m = params("-a mpiio -O showHints=1");
+        assert!(
+            advise(&m, "").is_empty(),
+            "MPIIO's own options: {:?}",
+            advise(&m, "")
+        );
+        assert!(texts(&advise(&p, "ext4"), Level::Warning).is_empty());
+        let d = params("-a dummy --dummy.delay-xfer=10");
+        assert!(advise(&d, "").is_empty());
+    }
+
+    #[test]
+    fn unsupported_features_warn() {
+        let p = params("--allocateBufferOnGPU -O dualMount=1");
+        assert_eq!(texts(&advise(&p, "xfs"), Level::Warning).len(), 2);
+    }
+}
