@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the system packages pario needs on Debian 12, idempotently.
 #
-#   scripts/setup.sh            build + run requirements (Open MPI, compilers, libclang)
+#   scripts/setup.sh            build + run requirements (Open MPI, compilers, libclang, a font)
 #   scripts/setup.sh --test     also what the test suite needs (servers, browser)
 #
 # Runs as root, or through sudo when it is available. Packages that are
@@ -24,14 +24,18 @@ pkgs=(
   build-essential pkg-config
   openmpi-bin libopenmpi-dev
   libclang-dev clang
-  libhdf5-openmpi-dev
+  libhdf5-openmpi-dev libpnetcdf-dev
   liburing-dev libaio-dev
+  # The font pario-report embeds for the text of its plots (build.rs).
+  fonts-dejavu-core
 )
 if [ "$want_test" = 1 ]; then
   pkgs+=(python3 coreutils util-linux)
   # Database servers for pario-store's PostgreSQL and MySQL/MariaDB tests
   # (started as throwaway instances by scripts/test-db-servers.sh).
   pkgs+=(postgresql mariadb-server)
+  # A real browser for the HTML report test (pario-cli, headless).
+  pkgs+=(chromium)
 fi
 
 missing=()

@@ -8,6 +8,13 @@
 //! `cfg(pario_aio)`, which builds the AIO backend: looked for in
 //! `PARIO_AIO_LIBDIR`, then where the C compiler finds it, then in the
 //! Debian/Fedora locations. `PARIO_NO_AIO=1` leaves it out.
+//!
+//! Likewise finds PnetCDF (`libpnetcdf.so`: Debian's libpnetcdf-dev) and sets
+//! `cfg(pario_ncmpi)`, which builds the NCMPI backend: looked for in
+//! `PARIO_PNETCDF_LIBDIR`, then where the C compiler finds it, then in the
+//! Debian/Fedora locations. The library must be built against the MPI pario
+//! uses (Open MPI): one linked against MPICH is left out, with a warning.
+//! `PARIO_NO_PNETCDF=1` leaves it out.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -116,7 +123,60 @@ fn find_aio() -> Option<PathBuf> {
     AIO_DIRS.iter().map(PathBuf::from).find(|d| has_lib(d))
 }
 
+const PNETCDF_DIRS: &[&str] = &[
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64/openmpi/lib",
+    "/usr/lib64",
+    "/usr/lib",
+];
+
+/// The directory holding a linkable PnetCDF built against Open MPI.
+fn find_pnetcdf() -> Option<PathBuf> {
+    let has_lib = |d: &Path| d.join("libpnetcdf.so").exists();
+    let dir = if let Ok(dir) = std::env::var("PARIO_PNETCDF_LIBDIR") {
+        Some(PathBuf::from(dir)).filter(|d| has_lib(d))
+    } else {
+        let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+        Command::new(cc)
+            .arg("-print-file-name=libpnetcdf.so")
+            .output()
+            .ok()
+            .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+            .filter(|p| p.is_absolute() && p.exists())
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .or_else(|| PNETCDF_DIRS.iter().map(PathBuf::from).find(|d| has_lib(d)))
+    }?;
+    // Which MPI the library was linked against: mixing MPI ABIs crashes.
+    if let Ok(out) = Command::new("ldd").arg(dir.join("libpnetcdf.so")).output() {
+        let text = String::from_utf8_lossy(&out.stdout);
+        if text.contains("libmpich") {
+            println!(
+                "cargo::warning=PnetCDF in {} is built against MPICH, not Open MPI: \
+                 the NCMPI backend is left out",
+                dir.display()
+            );
+            return None;
+        }
+    }
+    Some(dir)
+}
+
 fn main() {
+    println!("cargo::rustc-check-cfg=cfg(pario_ncmpi)");
+    println!("cargo::rerun-if-env-changed=PARIO_NO_PNETCDF");
+    println!("cargo::rerun-if-env-changed=PARIO_PNETCDF_LIBDIR");
+    let no_ncmpi = std::env::var("PARIO_NO_PNETCDF").is_ok_and(|v| !v.is_empty() && v != "0");
+    if !no_ncmpi {
+        if let Some(dir) = find_pnetcdf() {
+            // As for libaio: system directories are searched anyway.
+            if !AIO_DIRS.iter().any(|d| Path::new(d) == dir) {
+                println!("cargo::rustc-link-search=native={}", dir.display());
+            }
+            println!("cargo::rustc-link-lib=dylib=pnetcdf");
+            println!("cargo::rustc-cfg=pario_ncmpi");
+        }
+    }
     println!("cargo::rustc-check-cfg=cfg(pario_aio)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_AIO");
     println!("cargo::rerun-if-env-changed=PARIO_AIO_LIBDIR");

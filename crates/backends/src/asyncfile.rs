@@ -377,8 +377,9 @@ impl<Q: KernelQueue> FileHandle for AsyncFile<Q> {
     ) -> Result<(), BackendError> {
         let target = min.min(self.user_in_flight + self.ready.len());
         // Always give the queue a chance to submit what is batched and to
-        // hand over what has finished, even when not waiting.
-        if self.in_flight > 0 {
+        // hand over what has finished, even when not waiting; when waiting,
+        // the first wait does that too (one system call, not two).
+        if self.in_flight > 0 && self.ready.len() >= target {
             self.reap(0)?;
         }
         while self.ready.len() < target {

@@ -8,7 +8,7 @@
 
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    OpenMode,
+    OpenContext, OpenMode,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -174,6 +174,14 @@ impl Backend for FaultyBackend {
         self.inner.capabilities()
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        self.open_with(path, mode, &OpenContext::default())
+    }
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         if self.plan.fail_open {
             return Err(BackendError::new(
                 ErrorKind::PermissionDenied,
@@ -182,7 +190,7 @@ impl Backend for FaultyBackend {
                 "Permission denied (os error 13) [injected]",
             ));
         }
-        let inner = self.inner.open(path, mode)?;
+        let inner = self.inner.open_with(path, mode, ctx)?;
         Ok(Box::new(FaultyFile {
             inner,
             plan: self.plan.clone(),
@@ -212,6 +220,9 @@ impl Backend for FaultyBackend {
     }
     fn take_notes(&self) -> Vec<String> {
         self.inner.take_notes()
+    }
+    fn api_version(&self) -> String {
+        self.inner.api_version()
     }
     fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
         if let Some(limit) = self.plan.enospc_after {

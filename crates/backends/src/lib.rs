@@ -10,7 +10,8 @@
 //! (ENOSPC, EIO, short transfers) for reliability tests.
 //!
 //! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`),
-//! HDF5 (built when build.rs finds a parallel HDF5; see [`available_apis`]),
+//! HDF5 and NCMPI (built when build.rs finds a parallel HDF5 / PnetCDF; see
+//! [`available_apis`]),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! built when build.rs finds it).
 //!
@@ -21,6 +22,11 @@
 //! its completion in the handle's [`CompletionQueue`].
 //! [`Capabilities::queue_depth`] says how many operations a backend keeps in
 //! flight (1 = synchronous).
+//!
+//! Opens: the engine calls [`Backend::open_with`] with an [`OpenContext`]
+//! (the communicator of a shared file, collective transfers, the planned
+//! file size and the test's [`FileLayout`]); backends that need none of it
+//! implement [`Backend::open`] only.
 
 #[cfg(pario_aio)]
 pub mod aio;
@@ -34,6 +40,8 @@ pub mod faulty;
 pub mod hdf5;
 pub mod mmap;
 pub mod mpiio;
+#[cfg(pario_ncmpi)]
+pub mod ncmpi;
 pub mod posix;
 pub mod registry;
 pub mod uring;
@@ -189,6 +197,60 @@ impl OpenMode {
     };
 }
 
+/// How a test lays its data out in a file, for backends whose files have
+/// structure (PnetCDF's 4-D variable) or whose opens set up per-rank views
+/// (MPI-IO's `useFileView`). Offsets follow IOR's layout: in a shared file,
+/// rank `r`'s block of segment `s` starts at `(s * num_tasks + r) * block_size`;
+/// in a file per process (`num_tasks` 1) at `s * block_size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileLayout {
+    pub block_size: u64,
+    pub transfer_size: u64,
+    pub segment_count: u64,
+    /// Ranks whose blocks the file holds (1 for a file per process).
+    pub num_tasks: u32,
+    /// The rank whose blocks this rank accesses in this phase (its own, or
+    /// another's with `-C`/`-Z`); 0 for a file per process.
+    pub data_rank: u32,
+}
+
+impl FileLayout {
+    /// Bytes of data the file holds.
+    pub fn file_size(&self) -> u64 {
+        self.block_size * self.segment_count * u64::from(self.num_tasks)
+    }
+}
+
+/// What the engine knows when it opens a file, beyond path and mode.
+/// [`Backend::open`] is [`Backend::open_with`] without it.
+#[derive(Clone, Copy, Default)]
+pub struct OpenContext<'a> {
+    /// The ranks that open this file together: the test communicator for a
+    /// shared file, `None` for a file per process (MPI_COMM_SELF).
+    pub comm: Option<&'a dyn pario_comm::Comm>,
+    /// Several ranks open this file.
+    pub shared: bool,
+    /// Transfers are collective (IOR's `-c`): every rank of `comm` issues
+    /// the same number of transfer calls (the engine sees to that).
+    pub collective: bool,
+    /// Bytes of data the test puts in the file (IOR's expected file size).
+    pub planned_size: Option<u64>,
+    /// The test's layout of the file, when the engine opens it.
+    pub layout: Option<FileLayout>,
+}
+
+impl std::fmt::Debug for OpenContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenContext")
+            .field("comm_size", &self.comm.map(|c| c.size()))
+            .field("shared", &self.shared)
+            .field("collective", &self.collective)
+            .field("planned_size", &self.planned_size)
+            .field("layout", &self.layout)
+            .finish()
+    }
+}
+
 /// Metadata of a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileStat {
@@ -296,6 +358,20 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &'static str;
     fn capabilities(&self) -> Capabilities;
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError>;
+    /// Open with what the engine knows about the file (communicator,
+    /// collective transfers, planned size, layout). Backends that need none
+    /// of it keep this default, which is [`open`](Self::open). When
+    /// [`Capabilities::collective_open`] is set and `ctx.comm` is given,
+    /// every rank of `ctx.comm` calls this together.
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
+        let _ = ctx;
+        self.open(path, mode)
+    }
     fn delete(&self, path: &Path) -> Result<(), BackendError>;
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError>;
     fn mkdir(&self, path: &Path) -> Result<(), BackendError>;
@@ -314,6 +390,11 @@ pub trait Backend: Send + Sync {
     /// `showHints` report after an open), for the front end to print.
     fn take_notes(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// The library version behind this backend for IOR's `apiVersion`
+    /// ("MPI 3.1", "HDF5 1.10.8"); empty when there is none to name.
+    fn api_version(&self) -> String {
+        String::new()
     }
 }
 

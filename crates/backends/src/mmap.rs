@@ -2,11 +2,9 @@
 //! mapping (mmap(2) `MAP_SHARED`); a transfer is a memory copy, sync() is
 //! msync(2) of the range written since the last sync.
 //!
-//! The backend is told nothing about the size a test will write. Upstream IOR
-//! sets the file to the planned aggregate size and maps it once; here the
-//! planned size is optional (`file-size`, passed by the front end when it
-//! knows it: the file is then set to that size at open and mapped once, as
-//! upstream does). Without it the file grows exactly to the highest byte
+//! Like upstream IOR, an open for writing with a planned size (the engine
+//! passes it in the [`OpenContext`]) sets the file to that size and maps it
+//! once. Without it (opens outside the engine) the file grows exactly to the highest byte
 //! written: a write past the end first extends the file with fallocate(2)
 //! (which never shrinks a file, so ranks writing one shared file cannot cut
 //! each other's data, and which reports ENOSPC as an error instead of a
@@ -21,13 +19,13 @@
 //! `--mmap.madv_pattern` advises POSIX_MADV_SEQUENTIAL, or POSIX_MADV_RANDOM
 //! when the front end passes `random-offset` (IOR's -z). Both go through
 //! posix_madvise(3) like upstream; note that glibc implements
-//! POSIX_MADV_DONTNEED as a no-op on Linux. Keys only the front end passes:
-//! `file-size=BYTES` and `random-offset`.
+//! POSIX_MADV_DONTNEED as a no-op on Linux. A key only the front end
+//! passes: `random-offset`.
 
 use crate::posix::{flag_value, statfs_path, PosixBackend};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenMode,
+    ModuleOptions, OpenContext, OpenMode,
 };
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -46,9 +44,6 @@ pub struct MmapOptions {
     pub madv_pattern: bool,
     /// Offsets are random (IOR's -z): selects POSIX_MADV_RANDOM for `madv_pattern`.
     pub random_offset: bool,
-    /// Planned size of each file written (IOR's expected aggregate file size),
-    /// when the front end knows it.
-    pub file_size: Option<u64>,
 }
 
 impl MmapOptions {
@@ -60,13 +55,6 @@ impl MmapOptions {
                 "madv_dont_need" => out.madv_dont_need = flag_value("mmap", key, value.as_deref())?,
                 "madv_pattern" => out.madv_pattern = flag_value("mmap", key, value.as_deref())?,
                 "random-offset" => out.random_offset = flag_value("mmap", key, value.as_deref())?,
-                "file-size" => {
-                    let v = value.as_deref().unwrap_or("").trim();
-                    let n = v
-                        .parse::<u64>()
-                        .map_err(|_| format!("--mmap.file-size={v}: expected a byte count"))?;
-                    out.file_size = (n > 0).then_some(n);
-                }
                 other => return Err(format!("unknown option --mmap.{other}")),
             }
         }
@@ -426,6 +414,14 @@ impl Backend for MmapBackend {
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        self.open_with(path, mode, &OpenContext::default())
+    }
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         // A writable shared mapping needs a descriptor open for reading too.
         let file = OpenOptions::new()
             .read(true)
@@ -449,7 +445,7 @@ impl Backend for MmapBackend {
         };
         h.refresh_len()?;
         if mode.write {
-            if let Some(planned) = self.options.file_size {
+            if let Some(planned) = ctx.planned_size.filter(|&s| s > 0) {
                 if planned > h.file_len {
                     // Like upstream: the planned size up front, one mapping.
                     h.file
@@ -503,15 +499,13 @@ mod tests {
             ("madv_dont_need", None),
             ("madv_pattern", Some("1")),
             ("random-offset", Some("0")),
-            ("file-size", Some("1048576")),
         ]))
         .unwrap();
         assert!(o.madv_dont_need && o.madv_pattern && !o.random_offset);
-        assert_eq!(o.file_size, Some(1 << 20));
         assert!(MmapOptions::parse(&opts(&[("bogus", None)]))
             .unwrap_err()
             .contains("--mmap.bogus"));
-        assert!(MmapOptions::parse(&opts(&[("file-size", Some("lots"))])).is_err());
+        assert!(MmapOptions::parse(&opts(&[("file-size", Some("4096"))])).is_err());
     }
 
     #[test]
@@ -543,11 +537,12 @@ mod tests {
     fn planned_size_is_set_at_open_and_kept() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("planned");
-        let b = MmapBackend::new(MmapOptions {
-            file_size: Some(3 * 4096),
-            ..MmapOptions::default()
-        });
-        let mut f = b.open(&p, OpenMode::WRITE_CREATE).unwrap();
+        let b = MmapBackend::default();
+        let ctx = OpenContext {
+            planned_size: Some(3 * 4096),
+            ..OpenContext::default()
+        };
+        let mut f = b.open_with(&p, OpenMode::WRITE_CREATE, &ctx).unwrap();
         assert_eq!(f.size().unwrap(), 3 * 4096);
         f.write_at(&[7u8; 100], 4096).unwrap();
         // A write past the planned size still works (the file grows).

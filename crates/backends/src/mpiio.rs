@@ -1,25 +1,40 @@
 //! MPI-IO backend (`-a MPIIO`): files through the MPI library's file
-//! interface (pario_comm::mpiio), independent positioned transfers
-//! (MPI_File_write_at / MPI_File_read_at), MPI_File_sync, MPI_File_close,
-//! MPI_File_delete and MPI_File_get_size; directories through std::fs.
+//! interface (pario_comm::mpiio): positioned transfers, independent
+//! (MPI_File_write_at / MPI_File_read_at) or collective (`_at_all`, IOR's
+//! `-c`), MPI_File_sync, MPI_File_close, MPI_File_delete and
+//! MPI_File_get_size; directories through std::fs.
 //!
-//! Every file is opened on MPI_COMM_SELF, for a file per process and for a
-//! shared file alike: independent I/O is correct that way, but collective
-//! opens and transfers (`-c`) need the test communicator, which
-//! [`Backend::open`] does not receive (the module accepts `collective` and
-//! reports it as not applied).
+//! Opens ([`Backend::open_with`]): a shared file is opened collectively on
+//! the test communicator the engine passes; a file per process (or an open
+//! without a communicator) on MPI_COMM_SELF. With `collective` every
+//! transfer is a collective call over the file's communicator; the engine
+//! makes every rank issue the same number of them.
 //!
-//! Hints come from `IOR_HINT__MPI__<key>=<value>` environment variables, then
-//! from the hints file (`hintsFileName`; lines of the same form, later values
-//! win), parsed as upstream IOR does: the key ends at the first blank or '=',
-//! the value is the next word; `IOR_HINT__GPFS__` keys are passed too, other
-//! layers are reported and skipped. With `showHints` each open records the
-//! hints passed and the hints in effect, returned by [`Backend::take_notes`].
+//! Options (`--mpiio.*`, also IOR 3's global flags, passed by the front end):
+//! - `hintsFileName`, and `IOR_HINT__MPI__<key>=<value>` environment
+//!   variables: hints given to every open and delete. Parsed as upstream IOR
+//!   does: the key ends at the first blank or '=', the value is the next
+//!   word; environment first, then the file (later values win);
+//!   `IOR_HINT__GPFS__` keys are passed too, other layers are reported and
+//!   skipped.
+//! - `showHints`: each open records the hints passed and the hints in
+//!   effect (MPI_File_get_info), returned by [`Backend::take_notes`].
+//! - `preallocate`: MPI_File_preallocate of the planned size after opening
+//!   for writing.
+//! - `useFileView`: a shared file is opened with a per-rank view
+//!   (MPI_File_set_view) made of the rank's blocks: a contiguous type of one
+//!   block, resized to the stride of a segment, displaced to the rank's
+//!   first block. Transfers then address the view (offsets are translated);
+//!   with a file per process the view would be the whole file and none is set.
+//! - `useStridedDatatype` and `useSharedFilePointer` are refused with an
+//!   error: upstream IOR documents both as not working (one moves
+//!   `segmentCount` transfers in one call, the other has no implementation).
+//! - `collective`: as `-c`.
 
 use crate::posix::{flag_value, statfs_path, PosixBackend};
 use crate::{
-    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileLayout,
+    FileStat, FsInfo, ModuleOptions, OpenContext, OpenMode,
 };
 use pario_comm::mpiio::{self, AccessMode, IoErrorClass, MpiIoError};
 use std::path::{Path, PathBuf};
@@ -38,22 +53,27 @@ pub struct MpiioOptions {
     pub hints_file: Option<PathBuf>,
     /// `showHints` (IOR's -H).
     pub show_hints: bool,
-    /// `preallocate` (-p): needs the planned file size; not applied.
+    /// `preallocate` (-p): MPI_File_preallocate of the planned size.
     pub preallocate: bool,
-    /// `useFileView` (-V): not applied (needs the engine's layout).
+    /// `useFileView` (-V): per-rank file views of a shared file.
     pub use_file_view: bool,
-    /// `useStridedDatatype` (-S): not applied.
-    pub use_strided_datatype: bool,
-    /// `collective` (IOR's -c, passed by the front end): not applied, see module doc.
+    /// `collective` (IOR's -c): collective transfers.
     pub collective: bool,
 }
 
+/// Why `useStridedDatatype` is refused.
+pub const STRIDED_REFUSAL: &str = "useStridedDatatype (-S) is not supported: it moves \
+     segmentCount transfers in one call, which upstream IOR itself documents as not \
+     working; use useFileView (-V) for per-rank views";
+/// Why `useSharedFilePointer` is refused.
+pub const SHARED_POINTER_REFUSAL: &str = "useSharedFilePointer (-P) is not supported: \
+     upstream IOR has no implementation of it either (transfers use explicit offsets)";
+
 impl MpiioOptions {
-    /// Parse `--mpiio.*` options; returns the options and notes about
-    /// options accepted but not applied.
+    /// Parse `--mpiio.*` options; returns the options and notes. Options
+    /// that cannot work are errors, each one line naming the option.
     pub fn parse(opts: &ModuleOptions) -> Result<(MpiioOptions, Vec<String>), String> {
         let mut out = MpiioOptions::default();
-        let mut notes = Vec::new();
         for (key, value) in opts {
             let flag = || flag_value("mpiio", key, value.as_deref());
             match key.as_str() {
@@ -67,33 +87,21 @@ impl MpiioOptions {
                 "showhints" => out.show_hints = flag()?,
                 "preallocate" => out.preallocate = flag()?,
                 "usefileview" => out.use_file_view = flag()?,
-                "usestrideddatatype" => out.use_strided_datatype = flag()?,
+                "usestrideddatatype" => {
+                    if flag()? {
+                        return Err(format!("-a MPIIO: {STRIDED_REFUSAL}"));
+                    }
+                }
+                "usesharedfilepointer" => {
+                    if flag()? {
+                        return Err(format!("-a MPIIO: {SHARED_POINTER_REFUSAL}"));
+                    }
+                }
                 "collective" => out.collective = flag()?,
                 other => return Err(format!("unknown option --mpiio.{other}")),
             }
         }
-        let not_applied = [
-            (out.preallocate, "preallocate", "the planned file size"),
-            (out.use_file_view, "useFileView", "the test's file layout"),
-            (
-                out.use_strided_datatype,
-                "useStridedDatatype",
-                "the test's file layout",
-            ),
-            (
-                out.collective,
-                "collective",
-                "the test communicator at open; transfers are independent",
-            ),
-        ];
-        for (on, name, needs) in not_applied {
-            if on {
-                notes.push(format!(
-                    "--mpiio.{name}: needs {needs}, which this backend is not given; not applied"
-                ));
-            }
-        }
-        Ok((out, notes))
+        Ok((out, Vec::new()))
     }
 }
 
@@ -238,22 +246,82 @@ fn map_err(e: MpiIoError, op: &'static str, path: &Path, must_exist: bool) -> Ba
     BackendError::new(kind, op, path, e.to_string())
 }
 
+/// A rank's view of a shared file (`useFileView`): its blocks, one per
+/// segment, back to back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BlockView {
+    /// Offset of the rank's block within a segment.
+    first: u64,
+    block: u64,
+    /// Bytes of one segment (all ranks' blocks).
+    stride: u64,
+}
+
+impl BlockView {
+    /// The view of a shared layout's data rank (None for one task).
+    pub(crate) fn new(l: &FileLayout) -> Option<BlockView> {
+        (l.num_tasks > 1 && l.block_size > 0).then(|| BlockView {
+            first: u64::from(l.data_rank) * l.block_size,
+            block: l.block_size,
+            stride: l.block_size * u64::from(l.num_tasks),
+        })
+    }
+
+    /// The view offset of file offset `off` for a transfer of `len` bytes,
+    /// which must lie inside one of the rank's blocks.
+    pub(crate) fn view_offset(&self, off: u64, len: usize) -> Option<u64> {
+        let (seg, rem) = (off / self.stride, off % self.stride);
+        let within = rem.checked_sub(self.first)?;
+        (within + len as u64 <= self.block).then_some(seg * self.block + within)
+    }
+}
+
 struct MpiioFile {
     file: mpiio::File,
     path: PathBuf,
     queue: CompletionQueue,
+    collective: bool,
+    view: Option<BlockView>,
+}
+
+impl MpiioFile {
+    fn place(&self, op: &'static str, off: u64, len: usize) -> Result<u64, BackendError> {
+        match &self.view {
+            None => Ok(off),
+            Some(v) => v.view_offset(off, len).ok_or_else(|| {
+                BackendError::new(
+                    ErrorKind::InvalidInput,
+                    op,
+                    &self.path,
+                    format!(
+                        "useFileView: {len} bytes at offset {off} are not inside this rank's \
+                         blocks ({} bytes at {} of every {}-byte segment)",
+                        v.block, v.first, v.stride
+                    ),
+                )
+            }),
+        }
+    }
 }
 
 impl FileHandle for MpiioFile {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<usize, BackendError> {
-        self.file
-            .write_at(offset, buf)
-            .map_err(|e| map_err(e, "write", &self.path, false))
+        let at = self.place("write", offset, buf.len())?;
+        let r = if self.collective {
+            self.file.write_at_all(at, buf)
+        } else {
+            self.file.write_at(at, buf)
+        };
+        r.map_err(|e| map_err(e, "write", &self.path, false))
     }
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<usize, BackendError> {
-        self.file
-            .read_at(offset, buf)
-            .map_err(|e| map_err(e, "read", &self.path, false))
+        let at = self.place("read", offset, buf.len())?;
+        let r = if self.collective {
+            self.file.read_at_all(at, buf)
+        } else {
+            self.file.read_at(at, buf)
+        };
+        r.map_err(|e| map_err(e, "read", &self.path, false))
     }
     fn sync(&mut self) -> Result<(), BackendError> {
         self.file
@@ -274,6 +342,28 @@ impl FileHandle for MpiioFile {
     }
 }
 
+/// The MPI communicator to open a file on: the context's for a shared file,
+/// else None (MPI_COMM_SELF). A shared file on several ranks without MPI
+/// behind the communicator cannot be opened collectively.
+pub(crate) fn open_comm<'a>(
+    ctx: &OpenContext<'a>,
+    path: &Path,
+) -> Result<Option<&'a pario_comm::mpi_comm::MpiComm>, BackendError> {
+    let Some(comm) = ctx.comm.filter(|_| ctx.shared) else {
+        return Ok(None);
+    };
+    match comm.as_mpi() {
+        Some(m) => Ok(Some(m)),
+        None if comm.size() <= 1 => Ok(None),
+        None => Err(BackendError::new(
+            ErrorKind::NotSupported,
+            "open",
+            path,
+            "a shared file on several ranks needs an MPI communicator",
+        )),
+    }
+}
+
 impl Backend for MpiioBackend {
     fn name(&self) -> &'static str {
         "MPIIO"
@@ -283,12 +373,33 @@ impl Backend for MpiioBackend {
             metadata: true,
             fake: false,
             alignment: 1,
-            // Opens are on MPI_COMM_SELF until the trait passes a communicator.
-            collective_open: false,
+            collective_open: true,
             queue_depth: 1,
         }
     }
     fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        self.open_with(path, mode, &OpenContext::default())
+    }
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
+        let comm = open_comm(ctx, path)?;
+        let view = if self.options.use_file_view {
+            let layout = ctx.layout.ok_or_else(|| {
+                BackendError::new(
+                    ErrorKind::InvalidInput,
+                    "open",
+                    path,
+                    "useFileView needs the test's file layout, which this open was not given",
+                )
+            })?;
+            BlockView::new(&layout)
+        } else {
+            None
+        };
         let access = AccessMode {
             read: mode.read || !mode.write,
             write: mode.write,
@@ -297,7 +408,7 @@ impl Backend for MpiioBackend {
             // Never claimed: a shared file is opened by every rank.
             unique_open: false,
         };
-        let mut file = mpiio::File::open(None, path, access, &self.hints)
+        let mut file = mpiio::File::open(comm, path, access, &self.hints)
             .map_err(|e| map_err(e, "open", path, !mode.create))?;
         if mode.truncate {
             file.set_size(0)
@@ -307,10 +418,22 @@ impl Backend for MpiioBackend {
             self.record_hints(&file)
                 .map_err(|e| map_err(e, "MPI_File_get_info", path, false))?;
         }
+        if self.options.preallocate && mode.write {
+            if let Some(size) = ctx.planned_size.filter(|&s| s > 0) {
+                file.preallocate(size)
+                    .map_err(|e| map_err(e, "MPI_File_preallocate", path, false))?;
+            }
+        }
+        if let Some(v) = &view {
+            file.set_block_view(v.first, v.block, v.stride)
+                .map_err(|e| map_err(e, "MPI_File_set_view", path, false))?;
+        }
         Ok(Box::new(MpiioFile {
             file,
             path: path.to_path_buf(),
             queue: CompletionQueue::default(),
+            collective: ctx.collective || self.options.collective,
+            view,
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
@@ -335,6 +458,11 @@ impl Backend for MpiioBackend {
         self.notes
             .lock()
             .map(|mut n| std::mem::take(&mut *n))
+            .unwrap_or_default()
+    }
+    fn api_version(&self) -> String {
+        mpiio::mpi_version()
+            .map(|(v, s)| format!("MPI {v}.{s}"))
             .unwrap_or_default()
     }
 }
@@ -398,20 +526,46 @@ mod tests {
     }
 
     #[test]
-    fn options_parse_and_report_what_is_not_applied() {
+    fn options_parse_and_refuse_what_cannot_work() {
         let opts: ModuleOptions = vec![
             ("hintsfilename".into(), Some("/etc/hints".into())),
             ("showhints".into(), None),
             ("collective".into(), Some("1".into())),
+            ("usefileview".into(), None),
+            ("usestrideddatatype".into(), Some("0".into())),
         ];
         let (o, notes) = MpiioOptions::parse(&opts).unwrap();
         assert_eq!(o.hints_file.as_deref(), Some(Path::new("/etc/hints")));
-        assert!(o.show_hints && o.collective);
-        assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("--mpiio.collective"), "{notes:?}");
+        assert!(o.show_hints && o.collective && o.use_file_view);
+        assert!(notes.is_empty(), "{notes:?}");
         let err = MpiioOptions::parse(&vec![("bogus".into(), None)]).unwrap_err();
         assert!(err.contains("--mpiio.bogus"), "{err}");
         assert!(MpiioOptions::parse(&vec![("hintsfilename".into(), None)]).is_err());
+        for key in ["usestrideddatatype", "usesharedfilepointer"] {
+            let err = MpiioOptions::parse(&vec![(key.into(), None)]).unwrap_err();
+            assert!(err.starts_with("-a MPIIO: use"), "{err}");
+            assert!(!err.contains('\n'), "one line: {err}");
+        }
+    }
+
+    #[test]
+    fn block_views_translate_offsets_of_the_rank_s_blocks_only() {
+        let l = FileLayout {
+            block_size: 100,
+            transfer_size: 10,
+            segment_count: 3,
+            num_tasks: 4,
+            data_rank: 2,
+        };
+        let v = BlockView::new(&l).unwrap();
+        // Segment 0: rank 2's block is bytes 200..300; segment 1: 600..700.
+        assert_eq!(v.view_offset(200, 10), Some(0));
+        assert_eq!(v.view_offset(290, 10), Some(90));
+        assert_eq!(v.view_offset(610, 10), Some(110));
+        assert_eq!(v.view_offset(295, 10), None, "crosses the block's end");
+        assert_eq!(v.view_offset(100, 10), None, "another rank's block");
+        assert_eq!(v.view_offset(300, 10), None, "another rank's block");
+        assert!(BlockView::new(&FileLayout { num_tasks: 1, ..l }).is_none());
     }
 
     #[test]

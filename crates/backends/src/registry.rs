@@ -16,11 +16,22 @@ pub fn available_apis() -> Vec<(&'static str, bool)> {
         ("DUMMY", true),
         ("MPIIO", true),
         ("HDF5", cfg!(pario_hdf5)),
-        ("NCMPI", false),
+        ("NCMPI", cfg!(pario_ncmpi)),
         ("MMAP", true),
         ("URING", true),
         ("AIO", cfg!(pario_aio)),
     ]
+}
+
+/// What to install for a backend left out of this build (build.rs did not
+/// find its library).
+fn missing_library_hint(api: &str) -> &'static str {
+    match api {
+        "HDF5" => ": install a parallel HDF5 (Debian: libhdf5-openmpi-dev) and rebuild",
+        "NCMPI" => ": install PnetCDF built for Open MPI (Debian: libpnetcdf-dev) and rebuild",
+        "AIO" => ": install libaio (Debian: libaio-dev) and rebuild",
+        _ => "",
+    }
 }
 
 /// A created backend plus notes to report at -v (options accepted but not applied).
@@ -84,11 +95,23 @@ pub fn create_backend(
             notes.extend(n);
             Box::new(b)
         }
+        #[cfg(pario_ncmpi)]
+        "NCMPI" => {
+            if !pario_comm::mpiio::is_ready() {
+                return Err(format!(
+                    "-a {api}: PnetCDF needs MPI, which is not initialised in this process"
+                ));
+            }
+            let (b, n) = crate::ncmpi::NcmpiBackend::from_options(&mine("ncmpi"))?;
+            notes.extend(n);
+            Box::new(b)
+        }
         _ => {
             let known = available_apis();
             return Err(match known.iter().find(|(n, _)| *n == upper) {
                 Some(_) => format!(
-                    "-a {api}: this build of pario has no {upper} backend (built: {})",
+                    "-a {api}: this build of pario has no {upper} backend{} (built: {})",
+                    missing_library_hint(&upper),
                     known
                         .iter()
                         .filter(|(_, b)| *b)

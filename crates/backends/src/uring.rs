@@ -8,16 +8,19 @@
 //! arithmetic or memory barriers live in pario.
 //!
 //! Each open file gets its own ring with `depth` entries (`--uring.depth=N`,
-//! default 32). Operations are batched in the submission queue and handed to
-//! the kernel when the queue is full or the caller waits
-//! ([`FileHandle::complete`], or `submit` with `depth` operations in
-//! flight). Every completion's result is checked; short transfers are
+//! default 32). A request goes to the kernel as soon as `batch` of them wait
+//! in the submission queue (`--uring.batch=N`, default 1: at once, as fio
+//! does by default, so the device never waits for a batch to fill;
+//! `batch=depth` saves system calls) while others are in flight; a request
+//! alone waits for the caller's wait ([`FileHandle::complete`], or `submit`
+//! with `depth` operations in flight), which submits and waits in one
+//! io_uring_enter. Every completion's result is checked; short transfers are
 //! resubmitted for the remainder, so the caller sees full transfers, end of
 //! file, or an error. Synchronous `write_at`/`read_at` submit one operation
 //! and wait for it (through a staging buffer, see `asyncfile`). Metadata
 //! operations go through std::fs, as POSIX does.
 //!
-//! Options: `--uring.depth=N`, `--uring.fixed-buffers` (buffers from
+//! Options: `--uring.depth=N`, `--uring.batch=N`, `--uring.fixed-buffers` (buffers from
 //! [`FileHandle::alloc_buffer`] are registered with the ring and
 //! transferred with READ_FIXED/WRITE_FIXED), `--uring.fixed-files` (the
 //! file descriptor is registered), `--uring.odirect` (O_DIRECT: buffers,
@@ -57,6 +60,8 @@ const SQPOLL_IDLE_MS: u32 = 100;
 pub struct UringOptions {
     /// Operations in flight per file (ring entries).
     pub depth: u32,
+    /// Operations queued before they are submitted (1 = at once).
+    pub batch: u32,
     pub fixed_buffers: bool,
     pub fixed_files: bool,
     pub odirect: bool,
@@ -67,6 +72,7 @@ impl Default for UringOptions {
     fn default() -> Self {
         UringOptions {
             depth: DEFAULT_DEPTH,
+            batch: 1,
             fixed_buffers: false,
             fixed_files: false,
             odirect: false,
@@ -92,12 +98,24 @@ impl UringOptions {
                             format!("--uring.depth={v}: expected a number from 1 to {MAX_DEPTH}")
                         })?;
                 }
+                "batch" => {
+                    let v = value.as_deref().unwrap_or("").trim();
+                    out.batch = v.parse::<u32>().ok().filter(|&b| b >= 1).ok_or_else(|| {
+                        format!("--uring.batch={v}: expected a number from 1 to the depth")
+                    })?;
+                }
                 "fixed-buffers" => out.fixed_buffers = flag()?,
                 "fixed-files" => out.fixed_files = flag()?,
                 "odirect" => out.odirect = flag()?,
                 "sqpoll" => out.sqpoll = flag()?,
                 other => return Err(format!("unknown option --uring.{other}")),
             }
+        }
+        if out.batch > out.depth {
+            return Err(format!(
+                "--uring.batch={}: must be at most the depth ({})",
+                out.batch, out.depth
+            ));
         }
         Ok(out)
     }
@@ -149,11 +167,24 @@ impl UringBackend {
     }
 
     fn ring(&self, path: &Path) -> Result<IoUring, BackendError> {
-        let mut builder = IoUring::builder();
-        if self.options.sqpoll {
-            builder.setup_sqpoll(SQPOLL_IDLE_MS);
-        }
-        builder.build(self.options.depth.max(1)).map_err(|e| {
+        let entries = self.options.depth.max(1);
+        let built = if self.options.sqpoll {
+            IoUring::builder()
+                .setup_sqpoll(SQPOLL_IDLE_MS)
+                .build(entries)
+        } else {
+            // Completions run as task work when this process next enters
+            // the kernel (which it does to wait for them) instead of
+            // interrupting it (Linux 5.19+; older kernels say EINVAL and get
+            // a plain ring). fio's io_uring engine does the same.
+            match IoUring::builder().setup_coop_taskrun().build(entries) {
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
+                    IoUring::builder().build(entries)
+                }
+                other => other,
+            }
+        };
+        built.map_err(|e| {
             let detail = match refusal_message(&e) {
                 Some(m) if self.options.sqpoll => format!(
                     "--uring.sqpoll: the kernel refused a polled ring ({e}); \
@@ -187,6 +218,10 @@ struct UringQueue {
     ring: IoUring,
     fd: RawFd,
     fixed_file: bool,
+    /// Submit once this many operations wait in the submission queue.
+    batch: usize,
+    /// Requests pushed and not yet reaped.
+    outstanding: usize,
     pool: Option<Pool>,
 }
 
@@ -235,7 +270,9 @@ impl UringQueue {
                 .completion()
                 .map(|c| (c.user_data() as usize, i64::from(c.result()))),
         );
-        events.len() - before
+        let got = events.len() - before;
+        self.outstanding = self.outstanding.saturating_sub(got);
+        got
     }
 }
 
@@ -246,6 +283,18 @@ impl KernelQueue for UringQueue {
             // SAFETY: the caller guarantees the buffer stays valid and
             // untouched until this request's completion is reaped.
             if unsafe { self.ring.submission().push(&sqe) }.is_ok() {
+                self.outstanding += 1;
+                // A lone request waits for the caller's wait, which submits
+                // it and waits in one system call; with others in flight it
+                // goes to the device at once.
+                if self.outstanding > 1 && self.ring.submission().len() >= self.batch {
+                    match self.ring.submit() {
+                        Ok(_) => {}
+                        // Left queued: the next wait submits it.
+                        Err(e) if transient(&e) => {}
+                        Err(e) => return Err(e),
+                    }
+                }
                 return Ok(());
             }
             // The submission queue is full: hand it to the kernel.
@@ -262,7 +311,13 @@ impl KernelQueue for UringQueue {
     }
 
     fn reap(&mut self, min: usize, events: &mut Vec<(usize, i64)>) -> io::Result<()> {
-        let mut got = 0;
+        // Harvest what has completed first: no system call when that is
+        // enough and nothing waits to be submitted. Otherwise one
+        // io_uring_enter submits the batch and waits for the rest.
+        let mut got = self.drain_cq(events);
+        if got >= min && self.ring.submission().is_empty() {
+            return Ok(());
+        }
         loop {
             match self.ring.submit_and_wait(min.saturating_sub(got)) {
                 Ok(_) => {}
@@ -392,6 +447,8 @@ impl Backend for UringBackend {
             ring,
             fd,
             fixed_file: self.options.fixed_files,
+            batch: self.options.batch.max(1) as usize,
+            outstanding: 0,
             pool,
         };
         Ok(Box::new(AsyncFile::new(
@@ -444,6 +501,7 @@ mod tests {
     fn parses_options_and_rejects_bad_ones() {
         let o = UringOptions::parse(&opts(&[
             ("depth", Some("8")),
+            ("batch", Some("8")),
             ("fixed-buffers", None),
             ("fixed-files", Some("1")),
             ("odirect", Some("0")),
@@ -454,6 +512,7 @@ mod tests {
             o,
             UringOptions {
                 depth: 8,
+                batch: 8,
                 fixed_buffers: true,
                 fixed_files: true,
                 odirect: false,
@@ -467,6 +526,12 @@ mod tests {
         }
         let e = UringOptions::parse(&opts(&[("bogus", None)])).unwrap_err();
         assert!(e.contains("--uring.bogus"), "{e}");
+        assert_eq!(UringOptions::parse(&opts(&[])).unwrap().batch, 1);
+        for bad in [("0", "32"), ("x", "32"), ("9", "8")] {
+            let e = UringOptions::parse(&opts(&[("batch", Some(bad.0)), ("depth", Some(bad.1))]))
+                .unwrap_err();
+            assert!(e.contains("--uring.batch"), "{e}");
+        }
     }
 
     #[test]

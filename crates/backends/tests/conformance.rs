@@ -43,12 +43,11 @@ fn mmap_conforms() {
     let dir = tempfile::tempdir().unwrap();
     let failures = run_all(&MmapBackend::default(), dir.path(), REAL);
     assert!(failures.is_empty(), "{failures:#?}");
-    // With the advice options and a planned size too.
+    // With the advice options too.
     let b = MmapBackend::new(MmapOptions {
         madv_dont_need: true,
         madv_pattern: true,
         random_offset: true,
-        file_size: None,
     });
     let failures = run_all(&b, dir.path(), REAL);
     assert!(failures.is_empty(), "{failures:#?}");

@@ -5,7 +5,7 @@
 
 use pario_backends::conformance::{run_all, Expect};
 use pario_backends::hdf5::{Hdf5Backend, Hdf5Options, DEFAULT_CHUNK};
-use pario_backends::{create_backend, Backend, ErrorKind, OpenMode};
+use pario_backends::{create_backend, Backend, ErrorKind, FileLayout, OpenContext, OpenMode};
 use pario_comm::mpi_comm::MpiWorld;
 
 const HDF5: Expect = Expect {
@@ -62,11 +62,11 @@ fn hdf5_backend_under_mpi() {
     assert_eq!(f.read_at(&mut got, far + a.len() as u64).unwrap(), 0);
     f.close().unwrap();
 
-    // A second writer of the same file is refused (no collective open yet).
+    // A second writer of the same file outside a shared open is refused.
     let mut first = plain.open(&path, OpenMode::WRITE_CREATE).unwrap();
     let e = plain.open(&path, OpenMode::WRITE_CREATE).err().unwrap();
     assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
-    assert!(e.to_string().contains("-F"), "{e}");
+    assert!(e.to_string().contains("outside a shared"), "{e}");
     first.write_at(b"x", 0).unwrap();
     first.close().unwrap();
 
@@ -101,5 +101,78 @@ fn hdf5_backend_under_mpi() {
             .any(|l| l == "hints returned from opened file {"),
         "{notes:#?}"
     );
+
+    // A shared open (on the world communicator, one rank here) creates the
+    // dataset at its planned size; it never grows.
+    let comm = world.world();
+    let layout = FileLayout {
+        block_size: 8192,
+        transfer_size: 4096,
+        segment_count: 2,
+        num_tasks: 1,
+        data_rank: 0,
+    };
+    let ctx = OpenContext {
+        comm: Some(comm),
+        shared: true,
+        collective: true,
+        planned_size: Some(layout.file_size()),
+        layout: Some(layout),
+    };
+    let shared = dir.path().join("shared.h5");
+    let mut f = plain
+        .open_with(&shared, OpenMode::WRITE_CREATE, &ctx)
+        .unwrap();
+    assert_eq!(f.size().unwrap(), 16384, "created at the planned size");
+    assert_eq!(f.write_at(&a[..4096], 4096).unwrap(), 4096);
+    let e = f.write_at(&a[..10], 16380).unwrap_err();
+    assert!(e.to_string().contains("planned size"), "{e}");
+    f.close().unwrap();
+    let mut f = plain.open_with(&shared, OpenMode::READ, &ctx).unwrap();
+    let mut got = vec![0u8; 4096];
+    assert_eq!(f.read_at(&mut got, 4096).unwrap(), 4096);
+    assert_eq!(got, a[..4096]);
+    f.close().unwrap();
+
+    // individualDataSets: one dataset per rank; this rank (data rank 1 of
+    // a pretended 2) writes its blocks into its own dataset.
+    let per_rank = Hdf5Backend::new(
+        Hdf5Options {
+            individual_data_sets: true,
+            no_fill: true,
+            ..Hdf5Options::default()
+        },
+        Vec::new(),
+    );
+    let two = FileLayout {
+        num_tasks: 2,
+        data_rank: 1,
+        ..layout
+    };
+    let ctx2 = OpenContext {
+        planned_size: Some(two.file_size()),
+        layout: Some(two),
+        collective: false,
+        ..ctx
+    };
+    let ind = dir.path().join("individual.h5");
+    let mut f = per_rank
+        .open_with(&ind, OpenMode::WRITE_CREATE, &ctx2)
+        .unwrap();
+    assert_eq!(f.size().unwrap(), 16384, "one rank's blocks");
+    // Segment 1's block of rank 1 starts at (1 * 2 + 1) * 8192.
+    assert_eq!(f.write_at(&a[..4096], 3 * 8192).unwrap(), 4096);
+    let e = f.write_at(&a[..10], 0).unwrap_err();
+    assert!(
+        e.to_string().contains("not inside this rank's blocks"),
+        "{e}"
+    );
+    f.close().unwrap();
+    let mut f = per_rank.open_with(&ind, OpenMode::READ, &ctx2).unwrap();
+    let mut got = vec![0u8; 4096];
+    assert_eq!(f.read_at(&mut got, 3 * 8192).unwrap(), 4096);
+    assert_eq!(got, a[..4096]);
+    f.close().unwrap();
+    assert!(per_rank.api_version().starts_with("HDF5 1."));
     drop(world);
 }

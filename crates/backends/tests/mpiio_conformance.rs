@@ -6,7 +6,7 @@ use pario_backends::conformance::{cross_backend, run_all, Expect};
 use pario_backends::mmap::MmapBackend;
 use pario_backends::mpiio::{MpiioBackend, MpiioOptions};
 use pario_backends::posix::PosixBackend;
-use pario_backends::{create_backend, Backend, ErrorKind, OpenMode};
+use pario_backends::{create_backend, Backend, ErrorKind, FileLayout, OpenContext, OpenMode};
 use pario_comm::mpi_comm::MpiWorld;
 
 const REAL: Expect = Expect {
@@ -105,6 +105,61 @@ fn mpiio_backend_under_mpi() {
     let e = bad.open(&path, OpenMode::READ).err().unwrap();
     assert_eq!(e.kind, ErrorKind::InvalidInput, "{e}");
     x.delete(&path).unwrap();
+
+    // A shared open on the world communicator (one rank here) with a file
+    // view of data rank 1 of a pretended 2: its transfers land in rank 1's
+    // blocks; collective transfers; preallocation of the planned size.
+    let viewed = MpiioBackend::new(
+        MpiioOptions {
+            use_file_view: true,
+            preallocate: true,
+            ..MpiioOptions::default()
+        },
+        Vec::new(),
+    );
+    let layout = FileLayout {
+        block_size: 8,
+        transfer_size: 4,
+        segment_count: 2,
+        num_tasks: 2,
+        data_rank: 1,
+    };
+    let ctx = OpenContext {
+        comm: Some(world.world()),
+        shared: true,
+        collective: true,
+        planned_size: Some(layout.file_size()),
+        layout: Some(layout),
+    };
+    let path = dir.path().join("viewed");
+    let mut f = viewed
+        .open_with(&path, OpenMode::WRITE_CREATE, &ctx)
+        .unwrap();
+    assert_eq!(f.size().unwrap(), 32, "preallocated");
+    for (off, data) in [(8u64, b"abcd"), (12, b"efgh"), (24, b"ijkl"), (28, b"mnop")] {
+        assert_eq!(f.write_at(data, off).unwrap(), 4);
+    }
+    let e = f.write_at(b"zzzz", 0).unwrap_err();
+    assert!(e.to_string().contains("useFileView"), "{e}");
+    f.close().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[8..16], b"abcdefgh");
+    assert_eq!(&bytes[24..32], b"ijklmnop");
+    assert_eq!(&bytes[..8], &[0u8; 8]);
+    let mut f = viewed.open_with(&path, OpenMode::READ, &ctx).unwrap();
+    let mut got = [0u8; 4];
+    assert_eq!(f.read_at(&mut got, 28).unwrap(), 4);
+    assert_eq!(&got, b"mnop");
+    f.close().unwrap();
+    // Without a layout the view cannot be made.
+    let e = viewed.open(&path, OpenMode::READ).err().unwrap();
+    assert_eq!(e.kind, ErrorKind::InvalidInput, "{e}");
+    assert!(
+        viewed.api_version().starts_with("MPI "),
+        "{}",
+        viewed.api_version()
+    );
+    viewed.delete(&path).unwrap();
 
     drop(world);
 }

@@ -1,1 +1,110 @@
-//! Placeholder until the front end lands.
+//! The `pario` command: everything behind `main.rs`, one module per
+//! subcommand.
+//!
+//! - [`args`]: the command line (clap derive);
+//! - [`select`]: filters, run ids, the two sides of a comparison;
+//! - [`runs`], [`show`], [`export`]: looking at kept runs;
+//! - [`import`] (parsers) and [`import_cmd`]: upstream output made comparable;
+//! - [`compare`]: `pario compare` and its four output formats;
+//! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
+//! - [`db`]: `pario db sync` and `pario db info`;
+//! - [`textable`]: aligned text tables; [`time`]: dates.
+//!
+//! Exit status: [`EXIT_OK`], [`EXIT_REGRESSION`] (a comparison found a
+//! significant regression beyond the tolerance, or an import failed),
+//! [`EXIT_ERROR`] (bad usage, unreachable database, ...).
+
+pub mod args;
+pub mod compare;
+pub mod db;
+pub mod export;
+pub mod import;
+pub mod import_cmd;
+pub mod report;
+pub mod runs;
+pub mod select;
+pub mod show;
+pub mod textable;
+pub mod time;
+
+use pario_store::{DbStore, StoreError};
+use std::io::Write;
+use std::path::PathBuf;
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_REGRESSION: i32 = 1;
+pub const EXIT_ERROR: i32 = 2;
+
+/// Why a command failed (exit status [`EXIT_ERROR`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Report(#[from] pario_report::html::ReportError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// What every command shares: where the data is.
+#[derive(Clone, Debug, Default)]
+pub struct Ctx {
+    /// `--db`.
+    pub db: Option<String>,
+    /// `--results-dir`.
+    pub results_dir: Option<PathBuf>,
+}
+
+impl Ctx {
+    /// Open the database (`--db`, `PARIO_DB`, or the default SQLite file).
+    pub fn open(&self) -> Result<DbStore, CliError> {
+        let url = pario_store::resolve_db_url(self.db.as_deref())?;
+        Ok(DbStore::open(&url)?)
+    }
+
+    /// The results directory (`--results-dir`, `PARIO_RESULTS_DIR`, default).
+    pub fn results_dir(&self) -> Result<PathBuf, CliError> {
+        Ok(pario_store::results_dir(self.results_dir.as_deref())?)
+    }
+
+    /// One warning line on stderr.
+    pub fn warn(&self, msg: &str) {
+        let _ = writeln!(std::io::stderr(), "pario: warning: {msg}");
+    }
+}
+
+/// Write `text` to standard output. A closed pipe (`pario runs | head`)
+/// is not an error.
+pub fn emit(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(CliError::Failed(format!("standard output: {e}"))),
+    }
+}
+
+/// Run the parsed command line; the exit status.
+pub fn run(cli: args::Cli) -> Result<i32, CliError> {
+    use args::{Command, DbCommand};
+    let ctx = Ctx {
+        db: cli.db,
+        results_dir: cli.results_dir,
+    };
+    match cli.command {
+        Command::Runs(a) => runs::run(&ctx, &a),
+        Command::Show(a) => show::run(&ctx, &a),
+        Command::Export(a) => export::run(&ctx, &a),
+        Command::Import(a) => import_cmd::run(&ctx, &a),
+        Command::Compare(a) => compare::run(&ctx, &a),
+        Command::Report(a) => report::run(&ctx, &a),
+        Command::Db {
+            command: DbCommand::Sync,
+        } => db::sync(&ctx),
+        Command::Db {
+            command: DbCommand::Info,
+        } => db::info(&ctx),
+    }
+}

@@ -79,6 +79,12 @@ pub trait Comm {
     fn abort(&self, code: i32) -> !;
     /// Name and version of the MPI library (or "none").
     fn library_version(&self) -> String;
+    /// The MPI communicator behind this one, for libraries that open files
+    /// collectively on it (MPI-IO, parallel HDF5, PnetCDF); `None` for
+    /// communicators without MPI.
+    fn as_mpi(&self) -> Option<&crate::mpi_comm::MpiComm> {
+        None
+    }
 
     /// Logical AND over all ranks.
     fn all_true(&self, value: bool) -> bool {
@@ -190,5 +196,10 @@ mod tests {
     #[test]
     fn hostname_is_not_empty() {
         assert!(!hostname().is_empty());
+    }
+
+    #[test]
+    fn a_local_communicator_has_no_mpi_behind_it() {
+        assert!(LocalComm::new().as_mpi().is_none());
     }
 }

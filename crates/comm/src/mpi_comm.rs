@@ -178,6 +178,9 @@ impl Comm for MpiComm {
     fn abort(&self, code: i32) -> ! {
         self.comm.abort(code)
     }
+    fn as_mpi(&self) -> Option<&MpiComm> {
+        Some(self)
+    }
     fn library_version(&self) -> String {
         mpi::environment::library_version()
             .map(|v| v.lines().next().unwrap_or("").trim().to_string())

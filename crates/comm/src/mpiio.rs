@@ -491,6 +491,68 @@ impl File {
         })
     }
 
+    /// Give this rank a file view of blocks: byte `v` of the view is byte
+    /// `disp + (v / block) * stride + v % block` of the file (MPI_File_set_view
+    /// with a byte elementary type and, as file type, `block` contiguous
+    /// bytes resized to an extent of `stride`). Offsets of later transfers
+    /// count in view bytes. Collective over the file's communicator.
+    pub fn set_block_view(&mut self, disp: u64, block: u64, stride: u64) -> Result<(), MpiIoError> {
+        const OP: &str = "MPI_File_set_view";
+        let count = c_int::try_from(block)
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| {
+                MpiIoError::invalid(OP, format!("view block of {block} bytes (1 to 2^31-1)"))
+            })?;
+        let extent = ffi::MPI_Aint::try_from(stride)
+            .ok()
+            .filter(|&e| e >= count as ffi::MPI_Aint)
+            .ok_or_else(|| MpiIoError::invalid(OP, format!("view stride of {stride} bytes")))?;
+        let disp = offset(OP, disp, 0)?;
+        let mut block_type = MaybeUninit::<ffi::MPI_Datatype>::uninit();
+        // SAFETY: a predefined type in, a new handle written into memory we own.
+        check("MPI_Type_contiguous", unsafe {
+            ffi::MPI_Type_contiguous(count, byte_type(), block_type.as_mut_ptr())
+        })?;
+        // SAFETY: MPI_Type_contiguous succeeded, so the handle is set.
+        let mut block_type = unsafe { block_type.assume_init() };
+        let mut file_type = MaybeUninit::<ffi::MPI_Datatype>::uninit();
+        // SAFETY: a live datatype in, a new handle written into memory we own.
+        let rc =
+            unsafe { ffi::MPI_Type_create_resized(block_type, 0, extent, file_type.as_mut_ptr()) };
+        // SAFETY: the block type is ours and freed once; the resized type
+        // (if any) keeps what it needs.
+        unsafe {
+            ffi::MPI_Type_free(&mut block_type);
+        }
+        check("MPI_Type_create_resized", rc)?;
+        // SAFETY: MPI_Type_create_resized succeeded, so the handle is set.
+        let mut file_type = unsafe { file_type.assume_init() };
+        // SAFETY: a live datatype we own.
+        let mut rc = unsafe { ffi::MPI_Type_commit(&mut file_type) };
+        if rc == 0 {
+            // SAFETY: an open handle, committed datatypes and a
+            // NUL-terminated representation name; MPI keeps its own
+            // reference to the file type.
+            rc = unsafe {
+                ffi::MPI_File_set_view(
+                    self.fh,
+                    disp,
+                    byte_type(),
+                    file_type,
+                    c"native".as_ptr(),
+                    info_null(),
+                )
+            };
+        }
+        // SAFETY: the resized type is ours and freed once (the view holds
+        // its own reference).
+        unsafe {
+            ffi::MPI_Type_free(&mut file_type);
+        }
+        check(OP, rc)
+    }
+
     /// MPI_File_get_size.
     pub fn size(&mut self) -> Result<u64, MpiIoError> {
         let mut s: ffi::MPI_Offset = 0;
@@ -581,6 +643,32 @@ pub unsafe fn hints_of_raw_file(fh: *const RawFile) -> Result<Vec<(String, Strin
         ffi::MPI_File_get_info(*fh, &mut raw)
     })?;
     Info(raw).pairs()
+}
+
+/// The hints an info handle from another library holds (PnetCDF's
+/// ncmpi_inq_file_info); the handle is freed.
+///
+/// # Safety
+/// `info` must be a live MPI_Info handle the caller owns and does not use
+/// afterwards (or MPI_INFO_NULL).
+pub unsafe fn take_raw_info(info: RawInfo) -> Result<Vec<(String, String)>, MpiIoError> {
+    require_ready("MPI_Info_get_nkeys")?;
+    if info == info_null() {
+        return Ok(Vec::new());
+    }
+    Info(info).pairs()
+}
+
+/// The MPI standard version the library implements (MPI_Get_version),
+/// e.g. (3, 1).
+pub fn mpi_version() -> Result<(i32, i32), MpiIoError> {
+    let (mut v, mut s): (c_int, c_int) = (0, 0);
+    // SAFETY: MPI_Get_version may be called at any time (even before
+    // MPI_Init); it writes two ints we own.
+    check("MPI_Get_version", unsafe {
+        ffi::MPI_Get_version(&mut v, &mut s)
+    })?;
+    Ok((v, s))
 }
 
 /// MPI_File_delete.

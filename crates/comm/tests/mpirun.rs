@@ -76,6 +76,12 @@ fn rank_main() -> i32 {
         "subset",
         &mut f,
     );
+    // Sub-communicators are MPI communicators too (collective file opens).
+    check(
+        comm.as_mpi().is_some() && sub.as_ref().is_none_or(|s| s.as_mpi().is_some()),
+        "as_mpi",
+        &mut f,
+    );
     drop(sub);
     let layout = comm.node_layout();
     check(

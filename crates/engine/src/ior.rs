@@ -23,17 +23,29 @@
 //! bandwidth is then everything moved over the whole time.
 //!
 //! [`IorExtras`] carries the IOR 4 options that only some runs use (time
-//! floor, iteration cap, outliers, side CSV files, delays, prefill); see
-//! [`files`] for the CSV formats.
+//! floor, iteration cap, outliers, side CSV files, delays, prefill,
+//! collective transfers); see [`files`] for the CSV formats.
+//!
+//! Files are opened with [`pario_backends::Backend::open_with`]: a shared
+//! file with the test communicator, every file with its planned size and
+//! layout. Backends with [`pario_backends::Capabilities::queue_depth`] above
+//! 1 get that many transfers in flight (`TransferLoop::run_queued`, a pool
+//! of as many buffers). Collective calls on a shared file (`-c`, or a sync
+//! per write on a collectively opened file) run in lockstep: the ranks agree
+//! before every transfer whether to go on, so a stonewall, an error or
+//! `minTimeDuration` stops them all at the same count instead of leaving
+//! some waiting in a collective call.
 
 pub mod files;
 
-use crate::buffer::{AlignedBuf, BUFFER_ALIGN};
 use crate::latency::{Histogram, BUCKETS};
 use crate::naming::FileNaming;
 use crate::{EngineError, Env, Event, Observer};
-use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
-use pario_comm::ReduceOp;
+use pario_backends::{
+    AlignedBuffer, BackendError, ErrorKind, FileHandle, FileLayout, IoOp, OpenContext, OpenMode,
+    BUFFER_ALIGN,
+};
+use pario_comm::{Comm, ReduceOp};
 use pario_plan::reorder::{data_source, ReadPhase, Reorder};
 use pario_plan::{Layout, Ordering, RankPlan};
 use pario_results::{FsUsage, Operation, PhaseResult, RankTimes, Stonewall, TestResult, Workload};
@@ -116,6 +128,10 @@ pub struct IorExtras {
     /// `randomPrefill` (bytes): before a random-offset write, fill the rank's
     /// region with chunks of this size (timed, not counted as moved data).
     pub random_prefill: u64,
+    /// `collective` (`-c`): transfers are collective calls where the
+    /// backend has them (see [`OpenContext::collective`]); on a shared file
+    /// every rank then issues the same number, the stonewall included.
+    pub collective: bool,
 }
 
 /// How a test ended: its result (complete, or the phases done before the
@@ -173,7 +189,7 @@ struct TestRun<'e, 'a> {
     /// Transfers per rank after the last stonewalled write with wear-out.
     pairs: Option<u64>,
     rank: u32,
-    buffer: AlignedBuf,
+    buffer: AlignedBuffer,
     /// Transfers each rank may do in read phases (set by a stonewalled write
     /// or the status file); None = the whole plan.
     read_limit: Option<u64>,
@@ -253,8 +269,8 @@ fn run_test_into(
     {
         return Err(EngineError {
             message: format!(
-                "--posix.odirect: transfer size ({}) and block size ({}) must be multiples of {align} bytes",
-                spec.layout.transfer_size, spec.layout.block_size
+                "-a {}: direct I/O needs aligned transfers: transfer size ({}) and block size ({}) must be multiples of {align} bytes",
+                env.backend.name(), spec.layout.transfer_size, spec.layout.block_size
             ),
         });
     }
@@ -272,7 +288,7 @@ fn run_test_into(
         extras,
         pairs: None,
         rank,
-        buffer: AlignedBuf::new(xfer, BUFFER_ALIGN.max(align as usize)),
+        buffer: AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align as usize)),
         read_limit: None,
     };
     if let Some(status) = &spec.stonewall_status_file {
@@ -678,7 +694,30 @@ fn run_phase(
         open_start: phase_start,
         ..RankTimes::default()
     };
-    let mut handle = match env.backend.open(&path, mode) {
+    let caps = env.backend.capabilities();
+    let shared = !spec.layout.file_per_proc;
+    let file_layout = FileLayout {
+        block_size: spec.layout.block_size,
+        transfer_size: spec.layout.transfer_size,
+        segment_count: spec.layout.segment_count,
+        num_tasks: if shared { n } else { 1 },
+        data_rank: if shared { data_rank } else { 0 },
+    };
+    let ctx = OpenContext {
+        comm: shared.then_some(comm),
+        shared,
+        collective: extras.collective,
+        planned_size: Some(file_layout.file_size()),
+        layout: Some(file_layout),
+    };
+    // Ranks that issue calls collective over a shared file (collective
+    // transfers, or a sync per write on a collectively opened file) go in
+    // lockstep: every rank does the same number of calls (see `run_queued`).
+    let lockstep = shared
+        && caps.collective_open
+        && comm.size() > 1
+        && (extras.collective || (write && spec.fsync_per_write));
+    let mut handle = match env.backend.open_with(&path, mode, &ctx) {
         Ok(h) => Some(h),
         Err(e) => {
             report.error = Some(describe_open_error(&e, write));
@@ -686,6 +725,41 @@ fn run_phase(
         }
     };
     t.open_end = clock.now();
+    // Notes from the open (MPI-IO's showHints): rank 0's are shown.
+    let notes = env.backend.take_notes();
+    if rank == 0 {
+        for line in &notes {
+            observer.event(Event::Info {
+                level: 0,
+                text: line,
+            });
+        }
+    }
+    // Transfers in flight at once: a pool of that many buffers replaces the
+    // test's buffer for the phase (memory: depth x transfer size).
+    let depth = if lockstep {
+        1
+    } else {
+        caps.queue_depth.max(1) as usize
+    };
+    let queue = if depth > 1 || lockstep {
+        let pool = match handle.as_deref_mut() {
+            Some(h) if depth > 1 => {
+                run.buffer = AlignedBuffer::new(0);
+                (0..depth).map(|_| Some(h.alloc_buffer(xfer))).collect()
+            }
+            _ => vec![Some(std::mem::replace(
+                &mut run.buffer,
+                AlignedBuffer::new(0),
+            ))],
+        };
+        Some(Queue {
+            pool,
+            lockstep: lockstep.then_some(comm),
+        })
+    } else {
+        None
+    };
     if spec.intra_barriers {
         comm.barrier();
     }
@@ -718,6 +792,8 @@ fn run_phase(
         prev: loop_start,
         bytes: 0,
         wall_hit_at: None,
+        halted: false,
+        queue,
         extra: (log_ops || delay.is_some()).then(|| LoopExtra {
             ops: log_ops.then(Vec::new),
             base: loop_start,
@@ -728,12 +804,21 @@ fn run_phase(
     let first = known.unwrap_or(per_pass);
     let mut done_ops = run_span(&mut lp, 0, first, per_pass, &mut handle, &mut report, buf);
     if timed && known.is_none() && extras.min_time > 0.0 {
-        // minTimeDuration: repeat the pattern until the time is reached.
-        while report.error.is_none()
-            && lp.wall_hit_at.is_none()
-            && per_pass > 0
-            && clock.now() - loop_start < extras.min_time
-        {
+        // minTimeDuration: repeat the pattern until the time is reached
+        // (in lockstep, until one rank says so).
+        let go_on = |lp: &TransferLoop<'_>, report: &RankReport| {
+            let mine = report.error.is_none()
+                && !lp.halted
+                && lp.wall_hit_at.is_none()
+                && per_pass > 0
+                && clock.now() - loop_start < extras.min_time;
+            if lockstep {
+                comm.all_true(mine)
+            } else {
+                mine
+            }
+        };
+        while go_on(&lp, &report) {
             done_ops = run_span(
                 &mut lp,
                 done_ops,
@@ -774,7 +859,7 @@ fn run_phase(
                 num_tasks: n,
             });
         }
-        if spec.wear_out && report.error.is_none() {
+        if spec.wear_out && report.error.is_none() && !lp.halted {
             lp.wall = None;
             done_ops = run_span(
                 &mut lp,
@@ -793,8 +878,15 @@ fn run_phase(
         comm.barrier();
     }
     t.close_start = clock.now();
+    // A sync of a collectively opened shared file is collective: all
+    // ranks sync, or none.
+    let sync_ok = if shared && caps.collective_open && comm.size() > 1 && write && spec.fsync {
+        comm.all_true(report.error.is_none() && handle.is_some())
+    } else {
+        report.error.is_none()
+    };
     if let Some(mut h) = handle.take() {
-        if write && spec.fsync && report.error.is_none() {
+        if write && spec.fsync && sync_ok {
             if let Err(e) = h.sync() {
                 report.error = Some(e.to_string());
             }
@@ -806,6 +898,13 @@ fn run_phase(
     t.close_end = clock.now();
     t.bytes = lp.bytes;
     t.ops = done_ops;
+    if let Some(q) = lp.queue.take() {
+        // The test's buffer again (a queue's pool goes with its handle).
+        run.buffer = match q.pool.into_iter().next().flatten() {
+            Some(b) if depth == 1 => b,
+            _ => AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(caps.alignment as usize)),
+        };
+    }
     let hist = lp.hist;
     if let (Some(prefix), Some(ops)) = (
         &extras.per_op_csv,
@@ -933,9 +1032,34 @@ struct TransferLoop<'p> {
     prev: f64,
     bytes: u64,
     wall_hit_at: Option<f64>,
+    /// In lockstep: a rank's error stopped every rank (see `run_queued`).
+    halted: bool,
+    /// Transfers through submit/complete (`run_queued`) instead of `run`.
+    queue: Option<Queue<'p>>,
     /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`); `None` on
     /// the default path, which then pays one branch per transfer.
     extra: Option<LoopExtra>,
+}
+
+/// What [`TransferLoop::run_queued`] works with.
+struct Queue<'p> {
+    /// One buffer per operation in flight, by slot (taken while in flight).
+    pool: Vec<Option<AlignedBuffer>>,
+    /// Lockstep over this communicator: one transfer at a time, every rank
+    /// agreeing before each whether to go on.
+    lockstep: Option<&'p dyn Comm>,
+}
+
+/// A transfer in flight in [`TransferLoop::run_queued`].
+struct InFlight {
+    offset: u64,
+    writer: Option<u32>,
+    /// When it was submitted (the clock's seconds).
+    submitted: f64,
+    /// Bytes done before the operation now in flight.
+    done: usize,
+    /// The transfer's own buffer while a remainder moves through a spare one.
+    parked: Option<AlignedBuffer>,
 }
 
 /// What [`TransferLoop`] does per transfer beyond the default work.
@@ -1051,6 +1175,277 @@ impl TransferLoop<'_> {
         i
     }
 
+    /// Transfers `from..to`, stopping at the stonewall, through
+    /// [`run_queued`](Self::run_queued) when the phase has a queue, else
+    /// [`run`](Self::run).
+    fn run_any(
+        &mut self,
+        from: u64,
+        to: u64,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        buf: &mut [u8],
+    ) -> u64 {
+        match self.queue.take() {
+            None => self.run(from, to, true, handle, report, buf),
+            Some(mut q) => {
+                let reached = self.run_queued(from, to, true, handle, report, &mut q);
+                self.queue = Some(q);
+                reached
+            }
+        }
+    }
+
+    /// Transfers `from..to` through [`FileHandle::submit`] and
+    /// [`FileHandle::complete`], keeping up to one operation per pool
+    /// buffer in flight: write buffers are filled just before their
+    /// submission (each buffer with its own [`Filler`], so the cheap
+    /// refills still apply), reads are verified when they complete, and a
+    /// transfer's latency runs from its submission to its completion. A
+    /// short completion is resubmitted for the remainder (through a spare
+    /// buffer; with `-x` it is an error). The stonewall is checked as
+    /// operations complete: past it, nothing new is submitted and what is
+    /// in flight completes (and counts). Returns `from` plus the transfers
+    /// completed; stops submitting at the first error.
+    ///
+    /// Lockstep (`q.lockstep`, a pool of one): before each transfer, and
+    /// once after the last, every rank contributes "I have an error" and
+    /// "I am past the stonewall" to one all-reduce (max), and all stop
+    /// together when any rank says so. So with collective transfers every
+    /// rank issues the same number of calls whatever its own clock or
+    /// errors say (upstream IOR hangs there: hpc/ior issue 210). The
+    /// all-reduce is one small message per transfer, next to a collective
+    /// transfer that synchronises the ranks anyway.
+    #[allow(clippy::too_many_arguments)]
+    fn run_queued(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop_at_wall: bool,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        q: &mut Queue<'_>,
+    ) -> u64 {
+        let lockstep = q.lockstep;
+        let mut to = to;
+        let Some(h) = handle.as_deref_mut() else {
+            if let (Some(comm), true) = (lockstep, from < to) {
+                // Join the first agreement, which stops every rank.
+                comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                self.halted = true;
+            }
+            return from;
+        };
+        let depth = q.pool.len();
+        let mut fillers: Vec<Filler> = (0..depth).map(|_| Filler::new(*self.pattern)).collect();
+        let mut slots: Vec<Option<InFlight>> = (0..depth).map(|_| None).collect();
+        let mut free: Vec<usize> = (0..depth).rev().filter(|&k| q.pool[k].is_some()).collect();
+        let mut in_flight = 0usize;
+        let mut completed = 0u64;
+        let mut next = from;
+        let mut stop = false;
+        let mut done = Vec::with_capacity(depth);
+        let plan: &RankPlan = self.plan;
+        let mut upcoming = plan.iter_from(from);
+        let mut batch = [pario_plan::Transfer {
+            offset: 0,
+            file_index: 0,
+            writer: None,
+        }; PLAN_BATCH];
+        let (mut taken, mut filled) = (0usize, 0usize);
+        loop {
+            if let Some(comm) = lockstep {
+                let now = self.clock.now();
+                let past = stop_at_wall && self.wall.is_some_and(|w| now >= w);
+                let agreed = comm.all_reduce_u64(
+                    &[u64::from(report.error.is_some() || stop), u64::from(past)],
+                    ReduceOp::Max,
+                );
+                if agreed[0] > 0 {
+                    self.halted = true;
+                    break;
+                }
+                if agreed[1] > 0 {
+                    self.wall_hit_at = Some(now);
+                    break;
+                }
+                if next >= to {
+                    break;
+                }
+            }
+            // Fill the queue.
+            let now = self.clock.now();
+            while !stop && next < to {
+                let Some(&slot) = free.last() else {
+                    break;
+                };
+                if taken == filled {
+                    let want = usize::try_from(to - next).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
+                    filled = upcoming.next_batch(&mut batch[..want]);
+                    taken = 0;
+                    if filled == 0 {
+                        // The plan ends here.
+                        to = next;
+                        break;
+                    }
+                }
+                let tr = batch[taken];
+                let Some(mut buf) = q.pool[slot].take() else {
+                    stop = true;
+                    break;
+                };
+                if self.write {
+                    fillers[slot].prepare(
+                        buf.as_mut_slice(),
+                        tr.writer.unwrap_or(self.data_rank),
+                        tr.offset,
+                    );
+                } else {
+                    fillers[slot].invalidate();
+                }
+                let op = IoOp {
+                    write: self.write,
+                    offset: tr.offset,
+                    len: self.xfer.min(buf.len()),
+                    buf,
+                    tag: slot as u64,
+                };
+                match h.submit(op) {
+                    Ok(()) => {
+                        free.pop();
+                        taken += 1;
+                        next += 1;
+                        in_flight += 1;
+                        slots[slot] = Some(InFlight {
+                            offset: tr.offset,
+                            writer: tr.writer,
+                            submitted: now,
+                            done: 0,
+                            parked: None,
+                        });
+                    }
+                    Err((e, op)) => {
+                        q.pool[slot] = Some(op.buf);
+                        report.error.get_or_insert(e.to_string());
+                        stop = true;
+                    }
+                }
+            }
+            if in_flight == 0 {
+                // In lockstep only an agreement ends the loop.
+                if lockstep.is_some() {
+                    continue;
+                }
+                break;
+            }
+            // Wait for at least one completion, then handle all there are.
+            done.clear();
+            if let Err(e) = h.complete(1, &mut done) {
+                // Operations in flight stay with the handle (and their
+                // buffers with them): nothing more can be done here.
+                report.error.get_or_insert(e.to_string());
+                if let Some(comm) = lockstep {
+                    comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                    self.halted = true;
+                }
+                return from + completed;
+            }
+            let now = self.clock.now();
+            for c in done.drain(..) {
+                let slot = c.tag as usize;
+                let Some(mut f) = slots.get_mut(slot).and_then(Option::take) else {
+                    continue;
+                };
+                in_flight -= 1;
+                let mut buf = c.buf;
+                let n = match c.result {
+                    Ok(n) => n,
+                    Err(e) => {
+                        report.error.get_or_insert(e.to_string());
+                        stop = true;
+                        q.pool[slot] = Some(f.parked.take().unwrap_or(buf));
+                        free.push(slot);
+                        continue;
+                    }
+                };
+                if let Some(mut own) = f.parked.take() {
+                    // A remainder completed through a spare buffer.
+                    if !self.write {
+                        let at = f.done;
+                        own.as_mut_slice()[at..at + n].copy_from_slice(&buf.as_slice()[..n]);
+                    }
+                    buf = own;
+                }
+                f.done += n;
+                self.bytes += n as u64;
+                if f.done < self.xfer {
+                    if n == 0 || self.single || stop {
+                        report.error.get_or_insert(short_transfer_error(
+                            self.write, self.path, f.offset, f.done, self.xfer,
+                        ));
+                        stop = true;
+                    } else {
+                        // Resubmit the rest through a spare buffer.
+                        let rest = self.xfer - f.done;
+                        let mut spare = AlignedBuffer::new(rest);
+                        if self.write {
+                            spare
+                                .as_mut_slice()
+                                .copy_from_slice(&buf.as_slice()[f.done..self.xfer]);
+                        }
+                        let op = IoOp {
+                            write: self.write,
+                            offset: f.offset + f.done as u64,
+                            buf: spare,
+                            len: rest,
+                            tag: slot as u64,
+                        };
+                        match h.submit(op) {
+                            Ok(()) => {
+                                f.parked = Some(buf);
+                                slots[slot] = Some(f);
+                                in_flight += 1;
+                                continue;
+                            }
+                            Err((e, _)) => {
+                                report.error.get_or_insert(e.to_string());
+                                stop = true;
+                            }
+                        }
+                    }
+                } else {
+                    completed += 1;
+                    if self.write && self.fsync_per_write {
+                        if let Err(e) = h.sync() {
+                            report.error.get_or_insert(e.to_string());
+                            stop = true;
+                        }
+                    }
+                    if self.verifies {
+                        self.check(buf.as_slice(), f.offset, f.writer, report);
+                    }
+                    self.hist.record(now - f.submitted);
+                    if let Some(x) = self.extra.as_mut() {
+                        if let Some(ops) = x.ops.as_mut() {
+                            ops.push((f.submitted - x.base, now - f.submitted));
+                        }
+                        if let Some(d) = x.delay {
+                            std::thread::sleep(d);
+                        }
+                    }
+                }
+                q.pool[slot] = Some(buf);
+                free.push(slot);
+            }
+            self.prev = now;
+            if lockstep.is_none() && stop_at_wall && !stop && self.wall.is_some_and(|w| now >= w) {
+                self.wall_hit_at = Some(now);
+                stop = true;
+            }
+        }
+        from + completed
+    }
+
     fn check(&self, buf: &[u8], offset: u64, writer: Option<u32>, report: &mut RankReport) {
         let v = pario_signature::verify(
             buf,
@@ -1081,6 +1476,21 @@ impl TransferLoop<'_> {
     }
 }
 
+/// The error of a transfer that moved `got` of `xfer` bytes at `offset`.
+fn short_transfer_error(write: bool, path: &Path, offset: u64, got: usize, xfer: usize) -> String {
+    if write {
+        format!(
+            "write {}: short write at offset {offset}: {got} of {xfer} bytes",
+            path.display()
+        )
+    } else {
+        format!(
+            "read {}: file too short: offset {offset} returned {got} of {xfer} bytes",
+            path.display()
+        )
+    }
+}
+
 /// Transfers `from..to` of a phase counted over repeated passes of
 /// `per_pass` transfers (a pass restarts at the beginning of the plan).
 /// Returns the count reached; stops early at an error or the stonewall.
@@ -1100,9 +1510,9 @@ fn run_span(
     while done < to {
         let start = done % per_pass;
         let end = per_pass.min(start + (to - done));
-        let reached = lp.run(start, end, true, handle, report, buf);
+        let reached = lp.run_any(start, end, handle, report, buf);
         done += reached - start;
-        if reached < end || report.error.is_some() || lp.wall_hit_at.is_some() {
+        if reached < end || report.error.is_some() || lp.wall_hit_at.is_some() || lp.halted {
             break;
         }
     }
@@ -1126,7 +1536,7 @@ fn prefill(
         report.error = Some(format!("randomPrefill {chunk}: too large for memory"));
         return;
     };
-    let mut buf = AlignedBuf::new(len, BUFFER_ALIGN);
+    let mut buf = AlignedBuffer::new(len);
     buf.as_mut_slice().fill(0xff);
     let per_block = layout.block_size / chunk.max(1);
     for seg in 0..layout.segment_count {

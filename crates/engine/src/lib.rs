@@ -10,7 +10,6 @@
 //! decides together. So one rank's failure ends the run cleanly on all ranks
 //! instead of leaving them waiting.
 
-pub mod buffer;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;

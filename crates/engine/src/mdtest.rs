@@ -23,8 +23,8 @@
 //! iteration use it. The status file (`-x`) records that count for later
 //! runs; runs that do not create read it.
 
-use crate::buffer::{AlignedBuf, BUFFER_ALIGN};
 use crate::{EngineError, Env, Event, Observer};
+use pario_backends::{AlignedBuffer, BUFFER_ALIGN};
 use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
 use pario_comm::ReduceOp;
 use pario_plan::mdtest::{
@@ -161,8 +161,8 @@ struct Run<'e, 'a> {
     file_count: u64,
     /// Count read from the status file (overrides the plan).
     status_count: Option<u64>,
-    write_buf: AlignedBuf,
-    read_buf: AlignedBuf,
+    write_buf: AlignedBuffer,
+    read_buf: AlignedBuffer,
     filler: Filler,
     /// Collected across phases on rank 0, for the result.
     warnings: Vec<String>,
@@ -239,8 +239,8 @@ pub fn run_mdtest_test(
         dir_count: spec.shape.items_per_rank(),
         file_count: spec.shape.items_per_rank(),
         status_count: None,
-        write_buf: AlignedBuf::new(wlen, BUFFER_ALIGN.max(align as usize)),
-        read_buf: AlignedBuf::new(rlen, BUFFER_ALIGN.max(align as usize)),
+        write_buf: AlignedBuffer::with_align(wlen, BUFFER_ALIGN.max(align as usize)),
+        read_buf: AlignedBuffer::with_align(rlen, BUFFER_ALIGN.max(align as usize)),
         filler: Filler::new(spec.pattern),
         warnings: Vec::new(),
     };

@@ -1,6 +1,7 @@
 //! The `ior` front end's driver: translate parsed options into engine specs,
 //! run them over the communicator, stream IOR's text output from rank 0, and
-//! write the summaries and the run record.
+//! write the summaries and keep the run record (JSON file and database, by
+//! `pario_store::keep_run`, labelled by `--tag`/`PARIO_TAGS`).
 //!
 //! Output streams: IOR's text goes to stdout from rank 0. When a
 //! machine-readable summary (`summaryFormat=JSON|CSV` without `summaryFile`)
@@ -297,6 +298,7 @@ pub fn build_extras(p: &IorParams) -> IorExtras {
         per_op_csv: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
         inter_io_delay_us: p.inter_io_delay,
         random_prefill: p.random_prefill,
+        collective: p.collective,
     }
 }
 
@@ -443,6 +445,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
         pario_backends::posix::statfs_path(&dir).ok()
     });
     let system = pario_engine::sysinfo::collect(comm, &layout, fs.as_ref(), sync.max_skew);
+    let (tags, tag_warnings) = pario_store::run_tags_from_env(&inv.tags);
     let mut record = RunRecord {
         schema_version: RECORD_SCHEMA_VERSION,
         run_id: new_run_id(comm, began),
@@ -455,17 +458,18 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
             .and_then(|d| std::fs::read_to_string(d).ok()),
         began,
         system,
-        tags: tags_from_env(),
+        tags,
         warnings: inv.warnings.clone(),
         ..RunRecord::default()
     };
+    record.warnings.extend(tag_warnings.iter().cloned());
 
     // Where the text goes: stdout, unless a machine-readable summary goes there.
     let machine_to_stdout = first
         .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none());
     let stdout = std::io::stdout();
     if rank == 0 {
-        for w in &inv.warnings {
+        for w in inv.warnings.iter().chain(&tag_warnings) {
             eprintln!("ior: warning: {w}");
         }
         if !machine_to_stdout {
@@ -537,7 +541,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
 
     if rank == 0 {
         finish_output(&record, inv, machine_to_stdout);
-        save_record(&record);
+        keep(&record);
     }
     status
 }
@@ -633,6 +637,8 @@ fn run_one(
                         spec.parameters
                             .insert("memoryPerNode".into(), json!(per_node));
                     }
+                    spec.parameters
+                        .insert("apiVersion".into(), json!(created.backend.api_version()));
                     if sub.rank() == 0 && params.verbose >= 1 {
                         for note in &created.notes {
                             eprintln!("ior: note: {note}");
@@ -891,6 +897,56 @@ fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
     if p.use_o_direct {
         v.push(("posix".into(), "odirect".into(), None));
     }
+    // IOR 3's global backend flags (-c aside, which the engine passes at
+    // open) become options of the selected backend's module, unless given
+    // there already.
+    let module = p.api.to_ascii_lowercase();
+    let mut flags: Vec<(&str, Option<String>)> = Vec::new();
+    if matches!(module.as_str(), "mpiio" | "hdf5" | "ncmpi") {
+        if let Some(f) = &p.hints_file_name {
+            flags.push(("hintsFileName", Some(f.clone())));
+        }
+        if p.show_hints {
+            flags.push(("showHints", None));
+        }
+    }
+    let on = |flags: &mut Vec<(&str, Option<String>)>, key: &'static str, set: bool| {
+        if set {
+            flags.push((key, None));
+        }
+    };
+    match module.as_str() {
+        "mpiio" | "ncmpi" => {
+            on(&mut flags, "preallocate", p.preallocate);
+            on(&mut flags, "useFileView", p.use_file_view);
+            on(&mut flags, "useStridedDatatype", p.use_strided_datatype);
+            if module == "mpiio" {
+                on(
+                    &mut flags,
+                    "useSharedFilePointer",
+                    p.use_shared_file_pointer,
+                );
+            }
+        }
+        "hdf5" => {
+            on(&mut flags, "individualDataSets", p.individual_data_sets);
+            on(&mut flags, "noFill", p.no_fill);
+            on(&mut flags, "collectiveMetadata", p.collective_metadata);
+            if p.set_alignment > 1 {
+                flags.push(("setAlignment", Some(p.set_alignment.to_string())));
+            }
+        }
+        "mmap" => on(&mut flags, "random-offset", p.random_offset > 0),
+        _ => {}
+    }
+    for (key, value) in flags {
+        let given = v
+            .iter()
+            .any(|(m, k, _)| m.eq_ignore_ascii_case(&module) && k.eq_ignore_ascii_case(key));
+        if !given {
+            v.push((module.clone(), key.to_string(), value));
+        }
+    }
     v
 }
 
@@ -904,24 +960,6 @@ fn new_run_id(comm: &dyn Comm, began: f64) -> String {
     let mut bytes = local.into_bytes();
     comm.broadcast_bytes(0, &mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// Tags from `PARIO_TAGS` ("k=v,k2=v2"), so job scripts need no change.
-pub fn tags_from_env() -> BTreeMap<String, String> {
-    std::env::var("PARIO_TAGS")
-        .ok()
-        .map(|s| parse_tags(&s))
-        .unwrap_or_default()
-}
-
-pub fn parse_tags(s: &str) -> BTreeMap<String, String> {
-    s.split(',')
-        .filter_map(|kv| {
-            let (k, v) = kv.split_once('=')?;
-            let k = k.trim();
-            (!k.is_empty()).then(|| (k.to_string(), v.trim().to_string()))
-        })
-        .collect()
 }
 
 /// Summary table, machine-readable summaries and the Finished line.
@@ -972,21 +1010,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     })
 }
 
-/// Keep the run: one JSON file per run in `PARIO_RESULTS_DIR` when set.
-fn save_record(record: &RunRecord) {
-    let Ok(dir) = std::env::var("PARIO_RESULTS_DIR") else {
-        return;
-    };
-    let dir = PathBuf::from(dir);
-    let path = dir.join(format!("{}.json", record.run_id));
-    let result = std::fs::create_dir_all(&dir).and_then(|_| {
-        let json = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        write_atomically(&path, &json)
-    });
-    if let Err(e) = result {
-        eprintln!(
-            "ior: warning: could not keep the run record in {}: {e}",
-            dir.display()
-        );
+/// Keep the run (rank 0, every run, failed ones included): its JSON file
+/// in the results directory and its rows in the database, by
+/// [`pario_store::keep_run`]. Whatever fails there, the run's exit status
+/// stays what the benchmark decided; one warning line says what was not kept.
+fn keep(record: &RunRecord) {
+    if let Some(w) = pario_store::keep_run(record).warning() {
+        eprintln!("ior: warning: {w}");
     }
 }

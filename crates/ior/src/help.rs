@@ -155,6 +155,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         "Output",
         &[
             ("-v", "more detail; repeat for more (-vvv)"),
+            (
+                "--tag KEY=VALUE",
+                "label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)",
+            ),
             ("-A N", "reference number printed in the summary"),
             ("-O summaryFormat=F", "summary as default, JSON or CSV"),
             ("-O summaryFile=PATH", "write the summary to this file"),

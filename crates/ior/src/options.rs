@@ -618,6 +618,9 @@ pub struct Invocation {
     pub deck: Option<PathBuf>,
     /// The original arguments (without argv\[0\]), for `Command line :`.
     pub command_line: Vec<String>,
+    /// `--tag key=value` labels of the run, in order (pario's addition; they
+    /// label the whole run, wherever they appear, also after `-f`).
+    pub tags: Vec<(String, String)>,
 }
 
 impl Invocation {
@@ -655,8 +658,14 @@ pub fn parse_command_line_with(
     let mut help = false;
     let mut warnings = Vec::new();
 
+    let mut tags = Vec::new();
     let mut i = 0;
     while i < args.len() {
+        if let Some((tag, used)) = parse_tag_option(args, i)? {
+            tags.push(tag);
+            i += used;
+            continue;
+        }
         let target = scratch.as_mut().unwrap_or(&mut params);
         let (used, actions) = parse_argument(args, i, target)?;
         if scratch.is_some() {
@@ -707,7 +716,34 @@ pub fn parse_command_line_with(
         help,
         deck: deck_path,
         command_line: args.to_vec(),
+        tags,
     })
+}
+
+/// A `--tag` label and the number of words it used.
+type TagOption = ((String, String), usize);
+
+/// `--tag key=value` / `--tag=key=value` at `args[i]`: the label and the
+/// words used, or `None` when `args[i]` is another option.
+fn parse_tag_option(args: &[String], i: usize) -> Result<Option<TagOption>, OptionError> {
+    let tok = args[i].as_str();
+    let (value, used) = if tok == "--tag" {
+        match args.get(i + 1) {
+            Some(v) => (v.as_str(), 2),
+            None => {
+                return Err(OptionError::MissingValue {
+                    option: "--tag".into(),
+                    hint: " (a label key=value, e.g. --tag build=2.6.0)".into(),
+                })
+            }
+        }
+    } else if let Some(v) = tok.strip_prefix("--tag=") {
+        (v, 1)
+    } else {
+        return Ok(None);
+    };
+    let tag = pario_store::parse_tag(value).map_err(|e| OptionError::invalid("--tag", value, e))?;
+    Ok(Some((tag, used)))
 }
 
 enum Action {
@@ -1772,6 +1808,24 @@ pub const MODULE_OPTIONS: &[ModuleOptionSpec] = &[
         ModKind::Flag,
         "open files with O_DIRECT",
     ),
+    m(
+        "uring",
+        "batch",
+        ModKind::UInt,
+        "submit once N operations are queued (1: at once)",
+    ),
+    m(
+        "uring",
+        "fixed-files",
+        ModKind::Flag,
+        "register the file with the ring",
+    ),
+    m(
+        "uring",
+        "sqpoll",
+        ModKind::Flag,
+        "a kernel thread polls the submission queue",
+    ),
 ];
 
 fn find_module_option(
@@ -2599,6 +2653,28 @@ mod tests {
             let ok = parse_command_line(&argv(&format!("-t {t} -b {b}"))).is_ok();
             proptest::prop_assert_eq!(ok, t <= b && b % t == 0);
         }
+    }
+
+    #[test]
+    fn tags_label_the_run_wherever_they_appear() {
+        let inv =
+            parse_command_line(&argv("--tag build=2.6.0 -w -t 1m --tag=fs=scratch -b 4m")).unwrap();
+        assert_eq!(
+            inv.tags,
+            vec![
+                ("build".to_string(), "2.6.0".to_string()),
+                ("fs".to_string(), "scratch".to_string())
+            ]
+        );
+        assert_eq!(inv.tests[0].transfer_size, 1 << 20);
+        assert!(inv.warnings.is_empty());
+        assert!(err("--tag").contains("--tag"));
+        assert!(
+            err("--tag nokey").contains("key=value"),
+            "{}",
+            err("--tag nokey")
+        );
+        assert!(err("--tag =x").contains("--tag"));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The `mdtest` front end's driver: print mdtest's header, translate the
 //! options into engine specs (one per rank count), run them over the
 //! communicator, stream mdtest's text from rank 0, and write the CSV files,
-//! the machine-readable summary and the run record.
+//! the machine-readable summary and keep the run record (JSON file and
+//! database, by `pario_store::keep_run`, labelled by `--tag`/`PARIO_TAGS`).
 //!
 //! Every rank takes the same path through here: decisions that depend on
 //! one rank's view (a backend that cannot be created, a `-d` that cannot be
@@ -319,22 +320,6 @@ fn new_run_id(comm: &dyn Comm, began: f64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// Tags from `PARIO_TAGS` ("k=v,k2=v2").
-fn tags_from_env() -> BTreeMap<String, String> {
-    std::env::var("PARIO_TAGS")
-        .ok()
-        .map(|s| {
-            s.split(',')
-                .filter_map(|kv| {
-                    let (k, v) = kv.split_once('=')?;
-                    let k = k.trim();
-                    (!k.is_empty()).then(|| (k.to_string(), v.trim().to_string()))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn topology(layout: &NodeLayout, n: u32) -> Topology {
     Topology {
         num_tasks: n,
@@ -345,21 +330,92 @@ fn topology(layout: &NodeLayout, n: u32) -> Topology {
 }
 
 /// Run mdtest on `comm`. Returns the exit status (the same on every rank).
+///
+/// Once the options are consistent, every run is kept, failed ones
+/// included: rank 0 hands the record to [`pario_store::keep_run`] at the end
+/// (JSON file and database), whatever the exit status.
 pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
-    let rank = comm.rank();
     let size = comm.size();
     let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
         Ok(r) => r,
         Err(e) => return fail(comm, &e.0, EXIT_USAGE),
     };
+    let layout = comm.node_layout();
+    let sync = ClockSync::measure(comm);
+    let began = sync.clock.to_epoch(sync.clock.now());
+    // The file-system figures are filled in once the target is known.
+    let system = pario_engine::sysinfo::collect(comm, &layout, None, sync.max_skew);
+    let (tags, tag_warnings) = pario_store::run_tags_from_env(&o.tags);
+    let mut record = RunRecord {
+        schema_version: RECORD_SCHEMA_VERSION,
+        run_id: new_run_id(comm, began),
+        tool: Some(Tool::Mdtest),
+        tool_version: MDTEST_VERSION.to_string(),
+        command_line: argv.to_vec(),
+        began,
+        system,
+        tags,
+        warnings: resolved.warnings.clone(),
+        ..RunRecord::default()
+    };
+    record.warnings.extend(tag_warnings.iter().cloned());
+    if comm.rank() == 0 {
+        for w in &tag_warnings {
+            eprintln!("mdtest: warning: {w}");
+        }
+    }
+    let mut ran = false;
+    let status = match run_resolved(
+        comm,
+        argv,
+        o,
+        &resolved,
+        &layout,
+        &sync,
+        &mut record,
+        &mut ran,
+    ) {
+        Ok(status) => status,
+        Err((msg, status)) => {
+            record.errors.push(msg.clone());
+            record.finished = sync.clock.to_epoch(sync.clock.now());
+            fail(comm, &msg, status)
+        }
+    };
+    record.exit_status = status;
+    if comm.rank() == 0 {
+        if ran {
+            write_outputs(o, &record);
+        }
+        if let Some(w) = pario_store::keep_run(&record).warning() {
+            eprintln!("mdtest: warning: {w}");
+        }
+    }
+    status
+}
+
+/// The run once the options are resolved: `Err((message, status))` for a
+/// failure before any test ran; otherwise the exit status, with `ran` set
+/// and the tests, errors and end time in `record`.
+#[allow(clippy::too_many_arguments)]
+fn run_resolved(
+    comm: &dyn Comm,
+    argv: &[String],
+    o: &MdtestOptions,
+    resolved: &Resolved,
+    layout: &NodeLayout,
+    sync: &ClockSync,
+    record: &mut RunRecord,
+    ran: &mut bool,
+) -> Result<i32, (String, i32)> {
+    let rank = comm.rank();
+    let size = comm.size();
     let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
     let out = Out {
         active: rank == 0 && !machine_to_stdout,
     };
-    let layout = comm.node_layout();
-    let sync = ClockSync::measure(comm);
     let clock = sync.clock;
-    let began = clock.to_epoch(clock.now());
+    let began = record.began;
     out.put(&text::started_line(began));
     out.put(&text::launched_line(MDTEST_VERSION, size, layout.num_nodes));
     out.put(&text::command_line(argv));
@@ -367,20 +423,19 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         out.put(&text::warning_line(w));
     }
     if o.warning_as_errors && !resolved.warnings.is_empty() {
-        return fail(
-            comm,
-            &format!("{} (--warningAsErrors)", resolved.warnings[0]),
+        return Err((
+            format!("{} (--warningAsErrors)", resolved.warnings[0]),
             EXIT_FAILED,
-        );
+        ));
     }
 
     // The backend, agreed on by every rank.
     let created = create_backend(&o.api, &o.module_options, rank);
     if let Err(e) = agree(comm, created.as_ref().err().cloned()) {
-        return fail(comm, &e, EXIT_USAGE);
+        return Err((e, EXIT_USAGE));
     }
     let Ok(created) = created else {
-        return EXIT_USAGE;
+        return Err(("the backend could not be created".into(), EXIT_USAGE));
     };
     if o.verbose >= 1 {
         for n in &created.notes {
@@ -411,7 +466,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         comm,
         clock,
         backend: backend.as_ref(),
-        topology: topology(&layout, size),
+        topology: topology(layout, size),
         host: layout.host.clone(),
     };
     let stride = if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
@@ -422,12 +477,12 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     let world_naming = match Naming::new(o.dirs.clone(), size, o.unique_dir, o.shared_file, stride)
     {
         Ok(n) => n,
-        Err(e) => return fail(comm, &e.to_string(), EXIT_USAGE),
+        Err(e) => return Err((e.to_string(), EXIT_USAGE)),
     };
     let need_write = resolved.create || resolved.remove || resolved.rename;
     let root_made = match prepare_roots(&world_env, &world_naming, resolved.create, need_write) {
         Ok(m) => m,
-        Err(e) => return fail(comm, &e.message, EXIT_FAILED),
+        Err(e) => return Err((e.message, EXIT_FAILED)),
     };
 
     // Path and file-system figures of the first -d directory.
@@ -482,24 +537,13 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     }
     if let Err(e) = agree(comm, details_error) {
         let _ = remove_root(&world_env, root_made.as_deref());
-        return fail(comm, &e, EXIT_FAILED);
+        return Err((e, EXIT_FAILED));
     }
 
-    let system = pario_engine::sysinfo::collect(comm, &layout, fs_info.as_ref(), sync.max_skew);
-    let mut record = RunRecord {
-        schema_version: RECORD_SCHEMA_VERSION,
-        run_id: new_run_id(comm, began),
-        tool: Some(Tool::Mdtest),
-        tool_version: MDTEST_VERSION.to_string(),
-        command_line: argv.to_vec(),
-        began,
-        system,
-        tags: tags_from_env(),
-        warnings: resolved.warnings.clone(),
-        ..RunRecord::default()
-    };
+    record.system = pario_engine::sysinfo::collect(comm, layout, fs_info.as_ref(), sync.max_skew);
+    *ran = true;
     let ctx = Context {
-        resolved: &resolved,
+        resolved,
         stride,
         random_seed,
         path,
@@ -528,7 +572,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         }));
         match run_one(
             comm,
-            &layout,
+            layout,
             clock,
             backend.as_ref(),
             &spec,
@@ -567,14 +611,10 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         }
     }
     record.finished = clock.to_epoch(clock.now());
-    record.exit_status = status;
     if !failed {
         out.put(&text::finished_line(record.finished));
     }
-    if rank == 0 {
-        write_outputs(o, &record);
-    }
-    status
+    Ok(status)
 }
 
 /// Run one test on the ranks it uses; every rank of `comm` returns the same
@@ -626,7 +666,7 @@ fn run_one(
     Ok(test)
 }
 
-/// Rank 0: the rank details CSV, the machine-readable summary, the record.
+/// Rank 0: the rank details CSV and the machine-readable summary.
 fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
     if let Some(f) = &o.save_rank_details {
         let mut csv = output::rank_details_header();
@@ -663,11 +703,5 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
                 let _ = so.flush();
             }
         }
-    }
-    if let Err(e) = record_io::save_to_results_dir(record) {
-        eprintln!(
-            "mdtest: warning: could not keep the run record in ${}: {e}",
-            record_io::RESULTS_DIR_ENV
-        );
     }
 }

@@ -49,6 +49,7 @@ pub fn help_text() -> String {
         ("--summary-format=json|csv", "pario: the run record as JSON, or one CSV row per phase and iteration"),
         ("--summary-file=FILE", "pario: where --summary-format goes (default: standard output, instead of the text)"),
         ("--keep-on-error", "pario: leave what a failed run created"),
+        ("--tag KEY=VALUE", "pario: label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)"),
         ("-h", "this help"),
     ];
     let mut s = String::from(
@@ -57,7 +58,7 @@ pub fn help_text() -> String {
     for (opt, what) in lines {
         s.push_str(&format!("  {opt:<36} {what}\n"));
     }
-    s.push_str("\nEnvironment: PARIO_RESULTS_DIR keeps each run's record as JSON; PARIO_TAGS=k=v,...\nlabels it; PARIO_FAULTS injects failures (testing).\n");
+    s.push_str("\nEnvironment: every run's record is kept as JSON in PARIO_RESULTS_DIR (default\n~/.local/share/pario/runs) and in the database PARIO_DB (default SQLite file;\n`none`: no database); PARIO_TAGS=k=v,... labels it; PARIO_FAULTS injects failures.\n");
     s
 }
 

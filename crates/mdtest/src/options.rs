@@ -22,8 +22,9 @@
 //! pario's additions: `-U` runs the directory rename phase (mdtest 4.1 runs
 //! it only when no phase is selected), `--summary-format=json|csv` with
 //! `--summary-file=FILE` (the whole run record as JSON, or one CSV row per
-//! phase and iteration), and `--keep-on-error` (leave what a failed run
-//! created).
+//! phase and iteration), `--keep-on-error` (leave what a failed run
+//! created) and `--tag key=value` (repeatable: labels of the kept run
+//! record, added to those of `PARIO_TAGS`).
 
 use pario_signature::PacketType;
 use std::fmt;
@@ -98,6 +99,8 @@ pub struct MdtestOptions {
     pub summary_file: Option<String>,
     pub keep_on_error: bool,
     pub help: bool,
+    /// `--tag key=value` labels of the kept run record, in order.
+    pub tags: Vec<(String, String)>,
 }
 
 impl Default for MdtestOptions {
@@ -154,6 +157,7 @@ impl Default for MdtestOptions {
             summary_file: None,
             keep_on_error: false,
             help: false,
+            tags: Vec::new(),
         }
     }
 }
@@ -285,6 +289,11 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
                     });
                 }
                 "summary-file" => o.summary_file = Some(take(&mut i)?),
+                "tag" => {
+                    let v = take(&mut i)?;
+                    o.tags
+                        .push(pario_store::parse_tag(&v).map_err(|e| bad(format!("--tag: {e}")))?);
+                }
                 "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
                     return Err(bad(format!(
                         "--{name}: this build of pario has no GPU support"
@@ -700,6 +709,21 @@ mod tests {
         assert_eq!(o.random_seed, Some(7));
         assert_eq!(o.packet, PacketType::Offset);
         assert_eq!(o.summary_format, Some(SummaryFormat::Json));
+    }
+
+    #[test]
+    fn tags_are_repeatable_labels() {
+        let o = p(&["--tag", "build=2.6.0", "-n", "10", "--tag=fs=scratch"]).unwrap();
+        assert_eq!(
+            o.tags,
+            vec![
+                ("build".to_string(), "2.6.0".to_string()),
+                ("fs".to_string(), "scratch".to_string())
+            ]
+        );
+        assert_eq!(o.items, 10);
+        assert!(p(&["--tag", "oops"]).unwrap_err().0.contains("--tag"));
+        assert!(p(&["--tag"]).unwrap_err().0.contains("--tag"));
     }
 
     #[test]

@@ -41,18 +41,25 @@ fn finish(out: Output) -> Run {
     }
 }
 
-fn mpi_env(cmd: &mut Command) {
+/// The environment of every run: MPI as root, no injected faults, and the
+/// run record kept in `keep` (a temporary directory: JSON files in
+/// `keep/runs`, database `keep/results.sqlite`), never in the user's
+/// `~/.local/share/pario`.
+fn mpi_env(cmd: &mut Command, keep: &Path) {
     cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_RESULTS_DIR");
+        .env_remove("PARIO_TAGS")
+        .env("PARIO_RESULTS_DIR", keep.join("runs"))
+        .env("PARIO_DB", keep.join("results.sqlite"));
 }
 
 /// `timeout 120 mpirun --oversubscribe -np N mdtest ARGS`, with `env` set.
 fn mpirun(np: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let keep = tempfile::tempdir().unwrap();
     let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd);
+    mpi_env(&mut cmd, keep.path());
     cmd.args([LIMIT, "mpirun", "--oversubscribe", "-np", &np.to_string()]);
     for (k, v) in env {
         cmd.env(k, v);
@@ -64,8 +71,9 @@ fn mpirun(np: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// The binary alone (an MPI singleton).
 fn singleton(args: &[&str]) -> Run {
+    let keep = tempfile::tempdir().unwrap();
     let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd);
+    mpi_env(&mut cmd, keep.path());
     cmd.args([LIMIT, BIN]).args(args).stdin(Stdio::null());
     finish(cmd.output().expect("run mdtest"))
 }
@@ -508,8 +516,9 @@ fn a_full_file_system_fails_creation_and_cleans_up() {
 #[test]
 fn a_rank_that_dies_ends_the_job_without_hanging() {
     let tmp = scratch();
+    let keep = tempfile::tempdir().unwrap();
     let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd);
+    mpi_env(&mut cmd, keep.path());
     cmd.args([LIMIT, "mpirun", "--oversubscribe", "-np", "2", BIN])
         .args([
             "-a",
@@ -772,4 +781,82 @@ fn io500_easy_and_hard_sequences_run_as_separate_processes() {
     run(with(&["-E", "-X"])).ok();
     run(with(&["-r"])).ok();
     assert_eq!(walk(Path::new(&hard)), (0, 0));
+}
+
+/// The records of a results directory, oldest first.
+fn kept(runs: &Path) -> Vec<RunRecord> {
+    let mut recs: Vec<RunRecord> = std::fs::read_dir(runs)
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    recs.sort_by(|a, b| a.began.total_cmp(&b.began));
+    recs
+}
+
+#[test]
+fn every_run_is_kept_with_its_labels_failed_ones_included() {
+    let tmp = scratch();
+    let runs = s(&tmp.path().join("runs"));
+    let db = s(&tmp.path().join("db/results.sqlite"));
+    let env = [
+        ("PARIO_RESULTS_DIR", runs.as_str()),
+        ("PARIO_DB", db.as_str()),
+        ("PARIO_TAGS", "build=2.5.0,fs=shm,broken"),
+    ];
+    let d = s(&tmp.path().join("ok"));
+    let r = mpirun(2, &["-d", &d, "-n", "10", "--tag", "build=2.6.0"], &env);
+    r.ok();
+    assert_eq!(
+        r.stderr.matches("PARIO_TAGS").count(),
+        1,
+        "one warning about the malformed label: {}",
+        r.stderr
+    );
+    // A run that fails before any test: still kept, with its error.
+    let file = tmp.path().join("plain");
+    std::fs::write(&file, b"x").unwrap();
+    let r = mpirun(2, &["-d", &s(&file.join("sub")), "-n", "5"], &env);
+    assert_ne!(r.status, 0);
+    let recs = kept(Path::new(&runs));
+    assert_eq!(recs.len(), 2);
+    let (good, bad) = (&recs[0], &recs[1]);
+    assert_eq!(good.tags["build"], "2.6.0", "--tag wins over PARIO_TAGS");
+    assert_eq!(good.tags["fs"], "shm");
+    assert_eq!(good.exit_status, 0);
+    assert!(good.finished >= good.began && good.began > 1.6e9);
+    assert_eq!(good.tests.len(), 1);
+    assert!(good.tests[0].phases.iter().all(|p| p.ranks.len() == 2));
+    let sys = &good.system;
+    assert_eq!((sys.num_tasks, sys.num_nodes), (2, 1));
+    assert!(!sys.hosts.is_empty() && !sys.mpi_library.is_empty() && !sys.kernel.is_empty());
+    assert!(!sys.fs_type.is_empty(), "{sys:?}");
+    assert!(sys.environment.contains_key("PARIO_TAGS"));
+    assert_eq!(bad.exit_status, r.status);
+    assert!(!bad.errors.is_empty() && bad.tests.is_empty());
+    assert_eq!(bad.tags["build"], "2.5.0");
+    // Both are in the database too.
+    let mut store = pario_store::open(&db).unwrap();
+    use pario_store::Store;
+    let ids = store.run_ids().unwrap();
+    assert!(ids.contains(&good.run_id) && ids.contains(&bad.run_id));
+}
+
+#[test]
+fn an_unusable_database_costs_one_warning_and_nothing_else() {
+    let tmp = scratch();
+    let runs = s(&tmp.path().join("runs"));
+    // A directory where the SQLite file should be: it cannot be opened.
+    let blocker = tmp.path().join("db.sqlite");
+    std::fs::create_dir(&blocker).unwrap();
+    let env = [
+        ("PARIO_RESULTS_DIR", runs.as_str()),
+        ("PARIO_DB", &s(&blocker)),
+    ];
+    let d = s(&tmp.path().join("w"));
+    let r = mpirun(2, &["-d", &d, "-n", "10", "-F"], &env);
+    r.ok();
+    let warnings: Vec<&str> = r.stderr.lines().filter(|l| l.contains("warning")).collect();
+    assert_eq!(warnings.len(), 1, "{}", r.stderr);
+    assert!(warnings[0].contains("pario db sync"), "{}", warnings[0]);
+    assert_eq!(kept(Path::new(&runs)).len(), 1);
 }

@@ -235,20 +235,40 @@ pub fn ratio_ci_bootstrap(
     Ok(Interval { lo, hi })
 }
 
-/// The verdict rules of the crate docs, applied to an interval of the ratio
-/// candidate/baseline.
-pub fn verdict_from_interval(ci: Interval, tolerance: f64, direction: Direction) -> Verdict {
+/// The verdict rules of the crate docs, applied to an interval `ci` of the
+/// ratio candidate/baseline and its point estimate `ratio`.
+///
+/// A significant change (the interval excludes 1) is `Slower`/`Faster` only
+/// when the point estimate lies beyond the tolerance band; a significant
+/// change whose estimate is inside the band is `WithinTolerance` (real, but
+/// acceptable). Without significance: `WithinTolerance` when the whole
+/// interval lies in the band, `TooNoisy` when it sticks out on both sides,
+/// otherwise `NoSignificantChange`.
+pub fn verdict_from_interval(
+    ci: Interval,
+    ratio: f64,
+    tolerance: f64,
+    direction: Direction,
+) -> Verdict {
     let (band_lo, band_hi) = (1.0 - tolerance, 1.0 + tolerance);
     let (decrease, increase) = match direction {
         Direction::HigherIsBetter => (Verdict::Slower, Verdict::Faster),
         Direction::LowerIsBetter => (Verdict::Faster, Verdict::Slower),
     };
-    if ci.lo >= band_lo && ci.hi <= band_hi {
-        Verdict::WithinTolerance
-    } else if ci.hi < 1.0 {
-        decrease
+    if ci.hi < 1.0 {
+        if ratio < band_lo {
+            decrease
+        } else {
+            Verdict::WithinTolerance
+        }
     } else if ci.lo > 1.0 {
-        increase
+        if ratio > band_hi {
+            increase
+        } else {
+            Verdict::WithinTolerance
+        }
+    } else if ci.lo >= band_lo && ci.hi <= band_hi {
+        Verdict::WithinTolerance
     } else if ci.lo < band_lo && ci.hi > band_hi {
         Verdict::TooNoisy
     } else {
@@ -331,6 +351,66 @@ pub struct Comparison {
     pub runs_needed: Option<u64>,
 }
 
+/// `0.05` as "5%", `0.025` as "2.5%".
+fn pct(x: f64) -> String {
+    let s = format!("{:.2}", 100.0 * x);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}%")
+}
+
+impl Comparison {
+    /// A regression a CI pipeline should fail on: the verdict is `Slower`
+    /// (significant, and the estimate beyond the tolerance).
+    pub fn is_regression(&self) -> bool {
+        self.verdict == Verdict::Slower
+    }
+
+    /// One sentence saying what the verdict rests on, for tables and
+    /// reports: the significance, the tolerance and, when the data cannot
+    /// decide, how many runs per side would.
+    pub fn detail(&self) -> String {
+        let tol = pct(self.tolerance);
+        let need = match self.runs_needed {
+            Some(n) => format!("about {n} runs per side would detect a {tol} change"),
+            None => "repeat the runs to measure their spread".to_string(),
+        };
+        let cv = self
+            .pooled_cv
+            .map(|c| format!("CV {}", pct(c)))
+            .unwrap_or_else(|| "CV unknown".into());
+        match (self.basis, self.verdict) {
+            (Basis::InsufficientData, _) => {
+                format!("only one value on a side: no confidence interval; {need}")
+            }
+            (Basis::NoVariance, v) => format!(
+                "no variance on either side: the ratio is exact ({}), {}",
+                pct(self.ratio),
+                match v {
+                    Verdict::Slower | Verdict::Faster => format!("beyond the {tol} tolerance"),
+                    _ => format!("within the {tol} tolerance"),
+                }
+            ),
+            (_, Verdict::Slower) | (_, Verdict::Faster) => {
+                if self.beyond_tolerance {
+                    format!("significant; the whole interval is beyond the {tol} tolerance")
+                } else {
+                    format!("significant; the estimate is beyond the {tol} tolerance")
+                }
+            }
+            (_, Verdict::WithinTolerance) if self.significant => {
+                format!("significant, within tolerance: a real change smaller than {tol}")
+            }
+            (_, Verdict::WithinTolerance) => {
+                format!("no change beyond {tol}: the interval lies inside the tolerance band")
+            }
+            (_, Verdict::NoSignificantChange) => format!(
+                "no significant change, but one beyond {tol} is not excluded ({cv}); {need}"
+            ),
+            (_, Verdict::TooNoisy) => format!("too noisy to decide ({cv}): {need}"),
+        }
+    }
+}
+
 /// Compare `candidate` against `baseline` (see the crate docs for the rules).
 ///
 /// Errors: an empty sample, a NaN/infinite or negative value, a zero mean, or
@@ -383,7 +463,7 @@ pub fn compare(
     };
     let (verdict, significant, beyond) = match ci {
         Some(ci) => (
-            verdict_from_interval(ci, opts.tolerance, opts.direction),
+            verdict_from_interval(ci, ratio, opts.tolerance, opts.direction),
             !ci.contains(1.0),
             ci.hi < 1.0 - opts.tolerance || ci.lo > 1.0 + opts.tolerance,
         ),
@@ -420,32 +500,98 @@ mod tests {
     #[test]
     fn decision_table() {
         let h = Direction::HigherIsBetter;
-        let v = |lo, hi| verdict_from_interval(iv(lo, hi), 0.05, h);
-        assert_eq!(v(0.80, 0.90), Verdict::Slower); // entirely below the band
-        assert_eq!(v(0.90, 0.98), Verdict::Slower); // significant, may exceed tolerance
-        assert_eq!(v(0.96, 0.99), Verdict::WithinTolerance); // significant but small
-        assert_eq!(v(0.95, 1.05), Verdict::WithinTolerance); // band edges included
-        assert_eq!(v(1.01, 1.04), Verdict::WithinTolerance);
-        assert_eq!(v(1.02, 1.10), Verdict::Faster);
-        assert_eq!(v(1.10, 1.30), Verdict::Faster);
-        assert_eq!(v(0.90, 1.02), Verdict::NoSignificantChange);
-        assert_eq!(v(0.99, 1.08), Verdict::NoSignificantChange);
-        assert_eq!(v(0.94, 1.06), Verdict::TooNoisy);
-        assert_eq!(v(0.5, 1.8), Verdict::TooNoisy);
+        let v = |lo, r, hi| verdict_from_interval(iv(lo, hi), r, 0.05, h);
+        assert_eq!(v(0.80, 0.85, 0.90), Verdict::Slower); // entirely below the band
+        assert_eq!(v(0.90, 0.94, 0.98), Verdict::Slower); // significant, estimate beyond
+        assert_eq!(v(0.96, 0.975, 0.99), Verdict::WithinTolerance); // significant but small
+        assert_eq!(v(0.95, 1.00, 1.05), Verdict::WithinTolerance); // band edges included
+        assert_eq!(v(1.01, 1.025, 1.04), Verdict::WithinTolerance);
+        assert_eq!(v(1.02, 1.06, 1.10), Verdict::Faster);
+        assert_eq!(v(1.10, 1.20, 1.30), Verdict::Faster);
+        assert_eq!(v(0.90, 0.96, 1.02), Verdict::NoSignificantChange);
+        assert_eq!(v(0.99, 1.03, 1.08), Verdict::NoSignificantChange);
+        assert_eq!(v(0.94, 1.00, 1.06), Verdict::TooNoisy);
+        assert_eq!(v(0.5, 0.95, 1.8), Verdict::TooNoisy);
         // Lower is better: a significant increase is a slowdown.
         let l = Direction::LowerIsBetter;
         assert_eq!(
-            verdict_from_interval(iv(1.1, 1.2), 0.05, l),
+            verdict_from_interval(iv(1.1, 1.2), 1.15, 0.05, l),
             Verdict::Slower
         );
         assert_eq!(
-            verdict_from_interval(iv(0.8, 0.9), 0.05, l),
+            verdict_from_interval(iv(0.8, 0.9), 0.85, 0.05, l),
             Verdict::Faster
         );
         assert_eq!(
-            verdict_from_interval(iv(0.97, 1.02), 0.05, l),
+            verdict_from_interval(iv(0.97, 1.02), 0.995, 0.05, l),
             Verdict::WithinTolerance
         );
+    }
+
+    /// The lead's rule: `Slower` needs significance AND a point estimate
+    /// below 1 - tolerance; a significant drop whose estimate is inside the
+    /// band is `WithinTolerance`. Symmetric for `Faster`.
+    #[test]
+    fn significant_but_small_changes_are_within_tolerance() {
+        let h = Direction::HigherIsBetter;
+        let v = |lo, r, hi| verdict_from_interval(iv(lo, hi), r, 0.05, h);
+        // Significant drop (CI entirely below 1), estimate 96%: acceptable.
+        assert_eq!(v(0.90, 0.96, 0.98), Verdict::WithinTolerance);
+        // The same interval with the estimate at 94%: a regression.
+        assert_eq!(v(0.90, 0.94, 0.98), Verdict::Slower);
+        // Estimate exactly on the band's edge: inside (the band is closed).
+        assert_eq!(v(0.93, 0.95, 0.97), Verdict::WithinTolerance);
+        // Significant rise: 104% is within tolerance, 106% is faster.
+        assert_eq!(v(1.02, 1.04, 1.10), Verdict::WithinTolerance);
+        assert_eq!(v(1.02, 1.06, 1.10), Verdict::Faster);
+        assert_eq!(v(1.03, 1.05, 1.07), Verdict::WithinTolerance);
+        // Lower is better (times): a significant 3% increase is acceptable,
+        // an 8% one is a slowdown.
+        let l = Direction::LowerIsBetter;
+        assert_eq!(
+            verdict_from_interval(iv(1.01, 1.05), 1.03, 0.05, l),
+            Verdict::WithinTolerance
+        );
+        assert_eq!(
+            verdict_from_interval(iv(1.01, 1.15), 1.08, 0.05, l),
+            Verdict::Slower
+        );
+        // Through compare(): 5 runs per side, a real 3% drop.
+        let b = [1000.0, 1002.0, 998.0, 1001.0, 999.0];
+        let c = [970.0, 972.0, 968.0, 971.0, 969.0];
+        let cmp = compare(&b, &c, &CompareOptions::default()).unwrap();
+        assert!(cmp.significant && cmp.ci.unwrap().hi < 1.0, "{cmp:?}");
+        assert_eq!(cmp.verdict, Verdict::WithinTolerance);
+        assert!(
+            cmp.detail().starts_with("significant, within tolerance"),
+            "{}",
+            cmp.detail()
+        );
+        // A real 8% drop is a regression.
+        let c = [920.0, 922.0, 918.0, 921.0, 919.0];
+        let cmp = compare(&b, &c, &CompareOptions::default()).unwrap();
+        assert_eq!(cmp.verdict, Verdict::Slower);
+        assert!(cmp.is_regression());
+    }
+
+    #[test]
+    fn details_say_what_the_verdict_rests_on() {
+        let o = CompareOptions::default();
+        let noisy = compare(&[100.0, 130.0, 85.0], &[92.0, 120.0, 70.0], &o).unwrap();
+        assert_eq!(noisy.verdict, Verdict::TooNoisy);
+        let d = noisy.detail();
+        let n = noisy.runs_needed.unwrap();
+        assert!(
+            d.contains("too noisy") && d.contains(&format!("{n} runs per side")),
+            "{d}"
+        );
+        let single = compare(&[100.0], &[90.0], &o).unwrap();
+        assert!(single.detail().contains("one value"), "{}", single.detail());
+        let exact = compare(&[100.0; 3], &[90.0; 3], &o).unwrap();
+        assert!(exact.detail().contains("no variance"), "{}", exact.detail());
+        assert!(exact.is_regression());
+        let faster = compare(&[100.0; 3], &[120.0; 3], &o).unwrap();
+        assert!(!faster.is_regression());
     }
 
     #[test]

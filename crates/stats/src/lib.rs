@@ -42,28 +42,35 @@
 //!
 //! # Decision rules (the verdict)
 //!
-//! Let [lo, hi] be the confidence interval of r and the tolerance band be
-//! [1 - tol, 1 + tol] (closed). Two questions are asked of the interval:
-//! *significant?* (it excludes 1) and *equivalent?* (it lies inside the band).
-//! For a higher-is-better metric, in this order:
+//! Let r be the ratio (point estimate), [lo, hi] its confidence interval and
+//! the tolerance band [1 - tol, 1 + tol] (closed). The interval is
+//! *significant* when it excludes 1. For a higher-is-better metric, in this
+//! order:
 //!
-//! | condition                                   | verdict               |
-//! |---------------------------------------------|-----------------------|
-//! | 1 - tol ≤ lo and hi ≤ 1 + tol               | `WithinTolerance`     |
-//! | hi < 1 (significant decrease, not shown to be within tolerance, so lo < 1 - tol) | `Slower` |
-//! | lo > 1 (significant increase, hi > 1 + tol) | `Faster`              |
-//! | lo < 1 - tol and hi > 1 + tol (contains 1)  | `TooNoisy`            |
-//! | otherwise: contains 1, leaves the band on one side only | `NoSignificantChange` |
+//! | condition                                          | verdict               |
+//! |----------------------------------------------------|-----------------------|
+//! | hi < 1 (significant decrease) and r < 1 - tol      | `Slower`              |
+//! | hi < 1 (significant decrease) and r ≥ 1 - tol      | `WithinTolerance`     |
+//! | lo > 1 (significant increase) and r > 1 + tol      | `Faster`              |
+//! | lo > 1 (significant increase) and r ≤ 1 + tol      | `WithinTolerance`     |
+//! | contains 1, 1 - tol ≤ lo and hi ≤ 1 + tol          | `WithinTolerance`     |
+//! | contains 1, lo < 1 - tol and hi > 1 + tol          | `TooNoisy`            |
+//! | otherwise: contains 1, leaves the band on one side | `NoSignificantChange` |
 //!
-//! So `WithinTolerance` covers every change, significant or not, that the data
-//! show to be smaller than the tolerance; `Slower`/`Faster` mean "a real
-//! change, and one larger than the tolerance cannot be excluded" — the field
-//! `beyond_tolerance` says whether the whole interval lies beyond the band
-//! (the change certainly exceeds the tolerance); `NoSignificantChange` means no
-//! change was detected but a change beyond the tolerance on one side is still
-//! possible; `TooNoisy` means the interval is wider than the band on both
-//! sides: the runs cannot tell a regression from an improvement of the
-//! tolerance's size, and `runs_needed` says how many would.
+//! So `Slower` means "a real decrease, and our best estimate of it is larger
+//! than the tolerance": the two conditions a release check asks for. A real
+//! change whose estimate is inside the band is `WithinTolerance` ("significant,
+//! within tolerance" in [`Comparison::detail`]): it is measurable but
+//! acceptable, which is what a 5% tolerance means. A change that is not
+//! significant is `WithinTolerance` only when the whole interval lies in the
+//! band (the data show it to be small). `beyond_tolerance` says whether the
+//! whole interval lies beyond the band (the change certainly exceeds the
+//! tolerance); `NoSignificantChange` means no change was detected but a change
+//! beyond the tolerance on one side is still possible; `TooNoisy` means the
+//! interval is wider than the band on both sides: the runs cannot tell a
+//! regression from an improvement of the tolerance's size, and `runs_needed`
+//! says how many would. [`Comparison::is_regression`] (`Slower`) is what a CI
+//! gate fails on.
 //! For a lower-is-better metric (times) `Slower` and `Faster` swap.
 //!
 //! Edge cases:

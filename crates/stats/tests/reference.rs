@@ -245,12 +245,15 @@ fn runs_needed_matches_reference() {
 #[test]
 fn verdicts_on_the_reference_datasets() {
     let expect = [
-        ("lustre_like_5v5", Verdict::Slower, false),
+        // A significant drop to 96.1%: within the 5% tolerance (the lead's
+        // rule: `Slower` needs the estimate below 95% as well).
+        ("lustre_like_5v5", Verdict::WithinTolerance, false),
         ("clear_regression", Verdict::Slower, true),
         ("improvement_unequal", Verdict::Faster, true),
         ("noisy_3v3", Verdict::TooNoisy, false),
         ("two_each", Verdict::TooNoisy, false),
-        ("baseline_zero_variance", Verdict::Slower, false),
+        // Significant, estimate 96.75%: within tolerance.
+        ("baseline_zero_variance", Verdict::WithinTolerance, false),
         ("equal_means", Verdict::TooNoisy, false),
         ("large_n", Verdict::WithinTolerance, false),
     ];

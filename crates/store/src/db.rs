@@ -123,6 +123,78 @@ impl DbStore {
         })
     }
 
+    /// The `runs` query of `list_runs` (ordered and limited unless `ids`
+    /// restricts it to one chunk of run ids).
+    fn list_query(&self, f: &RunFilter, ids: Option<&[&String]>) -> Sql {
+        let mut q = self.q();
+        q.push(
+            "SELECT r.run_id, r.tool, r.tool_version, r.began, r.finished, r.num_tasks, \
+             r.num_nodes, r.hosts, r.command_line, r.exit_status, r.fs_type FROM runs r WHERE 1 = 1",
+        );
+        if let Some(t) = f.tool {
+            q.push(" AND r.tool = ").bind(text(tool_to_str(t)));
+        }
+        if let Some(s) = f.since {
+            q.push(" AND r.began >= ").bind(SqlValue::Real(Some(s)));
+        }
+        if let Some(u) = f.until {
+            q.push(" AND r.began < ").bind(SqlValue::Real(Some(u)));
+        }
+        for (k, v) in &f.tags {
+            q.push(
+                " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.run_id AND t.tag_key = ",
+            )
+            .bind(text(k))
+            .push(" AND t.tag_value = ")
+            .bind(text(v))
+            .push(")");
+        }
+        let w = &f.workload;
+        if !w.is_empty() {
+            q.push(" AND EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.run_id");
+            let int = |v: u64| SqlValue::Int(i64::try_from(v).unwrap_or(i64::MAX));
+            if let Some(v) = &w.api {
+                q.push(" AND x.api = ").bind(text(v));
+            }
+            if let Some(v) = w.num_tasks {
+                q.push(" AND x.num_tasks = ").bind(SqlValue::Int(v.into()));
+            }
+            if let Some(v) = w.file_per_proc {
+                q.push(" AND x.file_per_proc = ")
+                    .bind(SqlValue::Int(v.into()));
+            }
+            if let Some(v) = w.block_size {
+                q.push(" AND x.block_size = ").bind(int(v));
+            }
+            if let Some(v) = w.transfer_size {
+                q.push(" AND x.transfer_size = ").bind(int(v));
+            }
+            if let Some(v) = w.segment_count {
+                q.push(" AND x.segment_count = ").bind(int(v));
+            }
+            if let Some(v) = &w.ordering {
+                q.push(" AND x.ordering = ").bind(text(v));
+            }
+            if let Some(v) = w.items {
+                q.push(" AND x.items = ").bind(int(v));
+            }
+            q.push(")");
+        }
+        match ids {
+            Some(ids) => {
+                q.push(" AND r.run_id IN ")
+                    .bind_list(ids.iter().map(|id| text(id)));
+            }
+            None => {
+                q.push(" ORDER BY r.began DESC, r.run_id DESC");
+                if let Some(n) = f.limit {
+                    q.push(&format!(" LIMIT {n}"));
+                }
+            }
+        }
+        q
+    }
+
     /// Where this store lives, password redacted.
     pub fn location(&self) -> &str {
         &self.location
@@ -278,69 +350,30 @@ impl Store for DbStore {
     }
 
     fn list_runs(&mut self, f: &RunFilter) -> Result<Vec<RunSummary>, StoreError> {
-        let mut q = self.q();
-        q.push(
-            "SELECT r.run_id, r.tool, r.tool_version, r.began, r.finished, r.num_tasks, \
-             r.num_nodes, r.hosts, r.command_line, r.exit_status, r.fs_type FROM runs r WHERE 1 = 1",
-        );
-        if let Some(t) = f.tool {
-            q.push(" AND r.tool = ").bind(text(tool_to_str(t)));
+        let mut runs: Vec<RunSummary> = Vec::new();
+        if f.run_ids.is_empty() {
+            let q = self.list_query(f, None);
+            for mut r in self.run(&q)? {
+                runs.push(summary_from(&mut r)?);
+            }
+        } else {
+            let ids: BTreeSet<&String> = f.run_ids.iter().collect();
+            let ids: Vec<&String> = ids.into_iter().collect();
+            for chunk in ids.chunks(CHUNK) {
+                let q = self.list_query(f, Some(chunk));
+                for mut r in self.run(&q)? {
+                    runs.push(summary_from(&mut r)?);
+                }
+            }
+            runs.sort_by(|a, b| {
+                b.began
+                    .total_cmp(&a.began)
+                    .then_with(|| b.run_id.cmp(&a.run_id))
+            });
+            if let Some(n) = f.limit {
+                runs.truncate(n);
+            }
         }
-        if let Some(s) = f.since {
-            q.push(" AND r.began >= ").bind(SqlValue::Real(Some(s)));
-        }
-        if let Some(u) = f.until {
-            q.push(" AND r.began < ").bind(SqlValue::Real(Some(u)));
-        }
-        for (k, v) in &f.tags {
-            q.push(
-                " AND EXISTS (SELECT 1 FROM run_tags t WHERE t.run_id = r.run_id AND t.tag_key = ",
-            )
-            .bind(text(k))
-            .push(" AND t.tag_value = ")
-            .bind(text(v))
-            .push(")");
-        }
-        let w = &f.workload;
-        if !w.is_empty() {
-            q.push(" AND EXISTS (SELECT 1 FROM results x WHERE x.run_id = r.run_id");
-            let int = |v: u64| SqlValue::Int(i64::try_from(v).unwrap_or(i64::MAX));
-            if let Some(v) = &w.api {
-                q.push(" AND x.api = ").bind(text(v));
-            }
-            if let Some(v) = w.num_tasks {
-                q.push(" AND x.num_tasks = ").bind(SqlValue::Int(v.into()));
-            }
-            if let Some(v) = w.file_per_proc {
-                q.push(" AND x.file_per_proc = ")
-                    .bind(SqlValue::Int(v.into()));
-            }
-            if let Some(v) = w.block_size {
-                q.push(" AND x.block_size = ").bind(int(v));
-            }
-            if let Some(v) = w.transfer_size {
-                q.push(" AND x.transfer_size = ").bind(int(v));
-            }
-            if let Some(v) = w.segment_count {
-                q.push(" AND x.segment_count = ").bind(int(v));
-            }
-            if let Some(v) = &w.ordering {
-                q.push(" AND x.ordering = ").bind(text(v));
-            }
-            if let Some(v) = w.items {
-                q.push(" AND x.items = ").bind(int(v));
-            }
-            q.push(")");
-        }
-        q.push(" ORDER BY r.began DESC, r.run_id DESC");
-        if let Some(n) = f.limit {
-            q.push(&format!(" LIMIT {n}"));
-        }
-        let mut runs: Vec<RunSummary> = self
-            .run(&q)?
-            .iter_mut()
-            .map(|r| summary_from(r))
-            .collect::<Result<_, _>>()?;
         let index: BTreeMap<String, usize> = runs
             .iter()
             .enumerate()

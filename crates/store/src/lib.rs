@@ -9,7 +9,8 @@
 //!    chosen by URL ([`url`]). Schemas are versioned and migrated on open
 //!    ([`schema`]).
 //!
-//! [`sync()`] loads into the database the JSON files it lacks, so a run whose
+//! [`keep_run`] is what the front ends call at the end of every run (both
+//! layers, never failing the run); [`sync()`] loads into the database the JSON files it lacks, so a run whose
 //! database insert failed (server down, database locked, disk full) is
 //! loaded later: every database operation returns a [`StoreError`], never
 //! panics, and [`StoreError::is_transient`] says whether a retry may help.
@@ -31,6 +32,7 @@
 pub mod db;
 pub mod error;
 pub mod json_dir;
+pub mod keep;
 #[cfg(feature = "mysql")]
 mod my;
 #[cfg(feature = "postgres")]
@@ -45,6 +47,10 @@ pub mod url;
 pub use db::{DbStore, Store};
 pub use error::StoreError;
 pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
+pub use keep::{
+    keep_run, keep_run_with, parse_tag, parse_tag_list, results_dir, run_tags, run_tags_from_env,
+    DbKept, KeepOutcome, KeepTarget, RESULTS_DIR_ENV, TAGS_ENV,
+};
 pub use rows::{
     display_command_line, InsertOutcome, RankTimeRow, ResultRow, RunFilter, RunSummary,
     WorkloadFilter, WORKLOAD_COLUMNS,

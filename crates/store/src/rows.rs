@@ -92,6 +92,8 @@ pub struct RunFilter {
     pub until: Option<f64>,
     /// At most this many runs (the newest).
     pub limit: Option<usize>,
+    /// Only these runs (empty: any run).
+    pub run_ids: Vec<String>,
 }
 
 /// Workload key columns to match; `None` matches anything.

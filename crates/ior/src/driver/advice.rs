@@ -156,16 +156,24 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
             format!("for -a {names}, which this build does not have yet")
         })
     };
-    let mpi_flags = [
-        ("showHints", p.show_hints),
-        ("preallocate", p.preallocate),
-        ("useFileView", p.use_file_view),
-        ("useSharedFilePointer", p.use_shared_file_pointer),
-        ("useStridedDatatype", p.use_strided_datatype),
-        ("hintsFileName", p.hints_file_name.is_some()),
+    let mpi_flags: [(&str, bool, &[&str]); 6] = [
+        ("showHints", p.show_hints, &["MPIIO", "HDF5", "NCMPI"]),
+        (
+            "hintsFileName",
+            p.hints_file_name.is_some(),
+            &["MPIIO", "HDF5", "NCMPI"],
+        ),
+        ("preallocate", p.preallocate, &["MPIIO", "NCMPI"]),
+        ("useFileView", p.use_file_view, &["MPIIO"]),
+        (
+            "useSharedFilePointer",
+            p.use_shared_file_pointer,
+            &["MPIIO"],
+        ),
+        ("useStridedDatatype", p.use_strided_datatype, &["MPIIO"]),
     ];
-    for (name, given) in mpi_flags {
-        if let (true, Some(why)) = (given, other(&["MPIIO"])) {
+    for (name, given, backends) in mpi_flags {
+        if let (true, Some(why)) = (given, other(backends)) {
             note(&mut out, format!("{name}: an option {why}: ignored"));
         }
     }
@@ -265,7 +273,7 @@ mod tests {
         // Whether MPIIO is built decides the end of the sentence.
         assert!(
             n.iter()
-                .any(|t| t.starts_with("showHints: an option for -a MPIIO, ")),
+                .any(|t| t.starts_with("showHints: an option for -a MPIIO/HDF5/NCMPI, ")),
             "{n:?}"
         );
         assert!(n.iter().any(|t| t.starts_with("collective:")), "{n:?}");

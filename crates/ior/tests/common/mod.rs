@@ -1,6 +1,7 @@
 //! Test support: run the built `ior` under mpirun (or alone) in a temporary
 //! directory, with a time limit so that a hang fails the test instead of
-//! blocking the suite.
+//! blocking the suite, and with its run record kept in a temporary results
+//! directory and database (never the user's).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -34,8 +35,18 @@ fn finish(out: Output) -> Run {
     }
 }
 
-pub fn mpirun_cmd(np: u32) -> Command {
+/// Point the run's record keeping at `keep` (a temporary directory): its
+/// JSON files go to `keep/runs` and its database is `keep/results.sqlite`,
+/// so that tests never write into the user's `~/.local/share/pario`.
+pub fn isolate(c: &mut Command, keep: &Path) {
+    c.env("PARIO_RESULTS_DIR", keep.join("runs"))
+        .env("PARIO_DB", keep.join("results.sqlite"))
+        .env_remove("PARIO_TAGS");
+}
+
+pub fn mpirun_cmd(np: u32, keep: &Path) -> Command {
     let mut c = Command::new("timeout");
+    isolate(&mut c, keep);
     c.args([
         LIMIT_SECONDS,
         "mpirun",
@@ -57,7 +68,8 @@ pub fn ior(np: u32, dir: &Path, args: &[&str]) -> Run {
 }
 
 pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut c = mpirun_cmd(np);
+    let keep = tempfile::tempdir().expect("temporary directory");
+    let mut c = mpirun_cmd(np, keep.path());
     c.arg(IOR).args(args).current_dir(dir);
     for (k, v) in env {
         c.env(k, v);
@@ -67,7 +79,9 @@ pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run 
 
 /// `ior ARGS...` without mpirun (MPI singleton).
 pub fn ior_alone(dir: &Path, args: &[&str]) -> Run {
+    let keep = tempfile::tempdir().expect("temporary directory");
     let mut c = Command::new("timeout");
+    isolate(&mut c, keep.path());
     c.args([LIMIT_SECONDS, IOR])
         .args(args)
         .current_dir(dir)

@@ -352,6 +352,20 @@ pub fn list_runs_newest_first_with_filters(db: &dyn TestDb) {
         ..Default::default()
     };
     assert_eq!(ids(&s.list_runs(&f).unwrap()), ["e-mdtest", "d"]);
+    // Chosen by id (unknown ids match nothing), still newest first and
+    // combined with the other filters.
+    let f = RunFilter {
+        run_ids: vec!["a".into(), "c".into(), "zz".into(), "a".into()],
+        ..Default::default()
+    };
+    assert_eq!(ids(&s.list_runs(&f).unwrap()), ["c", "a"]);
+    let f = RunFilter {
+        run_ids: vec!["a".into(), "c".into(), "b".into()],
+        tags: vec![tag("release", "2.15")],
+        limit: Some(1),
+        ..Default::default()
+    };
+    assert_eq!(ids(&s.list_runs(&f).unwrap()), ["c"]);
 }
 
 pub fn results_for_returns_phases_with_workload_keys(db: &dyn TestDb) {
@@ -430,6 +444,16 @@ pub fn many_runs_list_and_tags_beyond_one_query_chunk(db: &dyn TestDb) {
     assert_eq!(all[0].run_id, "m0619");
     let ids: Vec<String> = all.iter().map(|r| r.run_id.clone()).collect();
     assert_eq!(s.results_for(&ids).unwrap().len(), 620 * 2);
+    let by_id = s
+        .list_runs(&RunFilter {
+            run_ids: ids[..600].to_vec(),
+            tags: vec![("rel".into(), "new".into())],
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(by_id.len(), 300);
+    assert_eq!(by_id[0].run_id, "m0619");
+    assert!(by_id.iter().all(|r| r.tags["rel"] == "new"));
     assert_eq!(s.run_ids().unwrap().len(), 620);
 }
 

@@ -1,0 +1,261 @@
+//! `pario`'s command line, declared with clap's derive: pario's own syntax
+//! is ordinary subcommands and `--long` options (unlike `ior`'s
+//! order-dependent, IOR-compatible one, which is hand-parsed), so a
+//! declarative parser with generated help and suggestions fits it.
+
+use crate::import::Format as ImportFormat;
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pario",
+    version,
+    about = "List, show, export, import and compare kept benchmark runs; write HTML reports.",
+    after_help = "Every ior and mdtest run is kept as JSON in the results directory and in the \
+                  database. Exit status: 0 fine, 1 a comparison found a regression (or an import \
+                  failed), 2 an error."
+)]
+pub struct Cli {
+    /// Database: a URL (sqlite:///path, postgres://..., mysql://...) or a SQLite file
+    /// [default: $PARIO_DB, else ~/.local/share/pario/results.sqlite]
+    #[arg(long, global = true, value_name = "URL")]
+    pub db: Option<String>,
+    /// Directory of run JSON files [default: $PARIO_RESULTS_DIR, else ~/.local/share/pario/runs]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub results_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List kept runs, newest first (reads no per-rank data)
+    Runs(RunsArgs),
+    /// Show one run: system, labels, parameters, per-iteration results
+    Show(ShowArgs),
+    /// Export per-phase results as CSV or JSON (for pandas, spreadsheets)
+    Export(ExportArgs),
+    /// Import upstream IOR (3.x, 4.x text; JSON; CSV) and mdtest (1.8 to 4.x) output
+    Import(ImportArgs),
+    /// Compare a candidate set of runs against a baseline set
+    Compare(CompareArgs),
+    /// Write a self-contained HTML report (comparison, plots), plus SVG/PNG plot files
+    Report(ReportArgs),
+    /// Database maintenance
+    Db {
+        #[command(subcommand)]
+        command: DbCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum DbCommand {
+    /// Load into the database every run JSON file it lacks (idempotent)
+    Sync,
+    /// Where the database and the results directory are, and what they hold
+    Info,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ToolArg {
+    Ior,
+    Mdtest,
+}
+
+/// Which runs: every given filter must match.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Filter {
+    /// Only runs with this label (repeatable; all must match)
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tags: Vec<String>,
+    /// Only runs of this tool
+    #[arg(long, value_enum)]
+    pub tool: Option<ToolArg>,
+    /// Only runs with a test of this workload parameter (repeatable): api, num_tasks,
+    /// file_per_proc, block_size, transfer_size, segment_count, ordering, items;
+    /// sizes take k/m/g/t suffixes (transfer_size=1m)
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Runs started at or after: YYYY-MM-DD[THH:MM[:SS]] (UTC), epoch seconds, or an age (7d, 12h)
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Runs started before (same forms as --since)
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    #[command(flatten)]
+    pub filter: Filter,
+    /// At most this many runs (the newest)
+    #[arg(long, short = 'n')]
+    pub limit: Option<usize>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ShowFormat {
+    Text,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// Run id (or a unique prefix of one)
+    pub run: String,
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ShowFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One row per phase (operation × iteration), one column per label (tag.KEY)
+    Csv,
+    /// The same rows as a JSON array of objects
+    Json,
+    /// Full run records, one JSON document per line
+    Records,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub filter: Filter,
+    /// Only these runs (comma-separated ids or unique prefixes)
+    #[arg(long, value_delimiter = ',')]
+    pub ids: Vec<String>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: ExportFormat,
+    /// Write here instead of standard output
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// Files of IOR or mdtest output (a file may hold several runs)
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Label the imported runs (repeatable)
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tags: Vec<String>,
+    #[arg(long, value_enum, default_value = "auto")]
+    pub format: ImportFormat,
+    /// Parse and report, store nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Delta method on the log ratio, Welch-Satterthwaite degrees of freedom
+    #[default]
+    Welch,
+    /// Percentile bootstrap, 10,000 resamples, fixed seed
+    Bootstrap,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum PerArg {
+    /// Per-run means when both sides have 2+ runs of a workload, else iterations
+    #[default]
+    Auto,
+    Run,
+    Iteration,
+}
+
+/// The two sides of a comparison and its settings.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Selection {
+    /// Baseline runs: labels KEY=VALUE[,KEY=VALUE...] (all must match), or run ids
+    /// (comma-separated; unique prefixes accepted)
+    pub baseline: Option<String>,
+    /// Candidate runs, as for the baseline
+    pub candidate: Option<String>,
+    /// Baseline run ids (instead of BASELINE)
+    #[arg(long, value_delimiter = ',', value_name = "ID,...")]
+    pub baseline_ids: Vec<String>,
+    /// Candidate run ids (instead of CANDIDATE)
+    #[arg(long, value_delimiter = ',', value_name = "ID,...")]
+    pub candidate_ids: Vec<String>,
+    /// Filters applied to both sides
+    #[command(flatten)]
+    pub filter: Filter,
+    /// Tolerance in percent: changes smaller than this are acceptable
+    #[arg(long, default_value = "5", value_name = "PERCENT")]
+    pub tolerance: String,
+    /// Confidence of the intervals, in percent
+    #[arg(long, default_value = "95", value_name = "PERCENT")]
+    pub confidence: String,
+    #[arg(long, value_enum, default_value = "welch")]
+    pub method: MethodArg,
+    /// What one compared value is
+    #[arg(long, value_enum, default_value = "auto")]
+    pub per: PerArg,
+    /// Only these metrics (repeatable): bw, iops, rate
+    #[arg(long = "metric", value_name = "METRIC")]
+    pub metrics: Vec<String>,
+    /// Only these operations (repeatable): write, read, file-create, dir-stat, ...
+    #[arg(long = "op", value_name = "OP")]
+    pub ops: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Markdown,
+    Csv,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub sel: Selection,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+    /// Colour slower rows red (auto: when standard output is a terminal and NO_COLOR is unset)
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorArg,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub sel: Selection,
+    /// The HTML file to write
+    #[arg(long, short = 'o', default_value = "pario-report.html")]
+    pub output: PathBuf,
+    /// Also write every plot as SVG and PNG files into this directory
+    #[arg(long, value_name = "DIR")]
+    pub plots_dir: Option<PathBuf>,
+    /// With --plots-dir: SVG files only
+    #[arg(long)]
+    pub no_png: bool,
+    /// Add the history of every metric over runs labelled with this tag key (e.g. release),
+    /// among the runs the filters select
+    #[arg(long, value_name = "KEY")]
+    pub history: Option<String>,
+    /// Draw per-rank phase times of this run (default: the candidate's slowest run)
+    #[arg(long, value_name = "RUN")]
+    pub ranks_of: Option<String>,
+    /// Title of the page
+    #[arg(long)]
+    pub title: Option<String>,
+}

@@ -1,0 +1,367 @@
+//! `pario compare BASELINE CANDIDATE`: choose both sides, compare every
+//! metric of every workload measured on both ([`pario_report::analysis`]),
+//! and print a terminal table (slower rows red on a terminal), Markdown,
+//! CSV or JSON. Exit status 1 when any metric is a significant regression
+//! beyond the tolerance, so CI pipelines can gate on it; 2 when nothing
+//! could be compared.
+
+use crate::args::{ColorArg, CompareArgs, CompareFormat};
+use crate::export::csv_field;
+use crate::textable::{Align, Table, GREEN, RED};
+use crate::{emit, select, CliError, Ctx, EXIT_ERROR, EXIT_OK, EXIT_REGRESSION};
+use pario_report::analysis::{compare_sets, SetComparison};
+use pario_report::table::{self, ci, frac_pct, num, opt, percent, workload_ids, Row};
+use pario_stats::{Method, Verdict};
+use serde_json::json;
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+
+fn method_text(cmp: &SetComparison) -> String {
+    let s = &cmp.options.stats;
+    format!(
+        "tolerance {}%, {}% confidence intervals ({})",
+        100.0 * s.tolerance,
+        100.0 * s.confidence,
+        match s.method {
+            Method::Welch => "Welch, delta method on the log ratio",
+            Method::Bootstrap => "percentile bootstrap",
+        }
+    )
+}
+
+fn side_text(r: &pario_report::table::SideStats, unit: &str) -> String {
+    match r.mean {
+        Some(m) => format!(
+            "{} ± {} {unit} ({})",
+            num(m),
+            opt(r.sd, num),
+            opt(r.cv, frac_pct)
+        ),
+        None => "-".into(),
+    }
+}
+
+fn verdict_cell(r: &Row) -> String {
+    if r.class == "slower" {
+        r.verdict.to_uppercase()
+    } else {
+        r.verdict.clone()
+    }
+}
+
+fn result_line(cmp: &SetComparison) -> String {
+    let counts: Vec<String> = cmp
+        .verdict_counts()
+        .iter()
+        .map(|(v, n)| format!("{n} {v}"))
+        .collect();
+    let n = cmp.regressions();
+    let head = if n > 0 {
+        format!("{n} significant regression(s) beyond the tolerance")
+    } else {
+        "no significant regression beyond the tolerance".to_string()
+    };
+    format!("{head} ({})", counts.join(", "))
+}
+
+/// The terminal table.
+pub fn render_table(cmp: &SetComparison, color: bool) -> String {
+    let rows = table::rows(cmp);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "baseline   {} ({})\ncandidate  {} ({})\n{}\n",
+        cmp.baseline.label,
+        plural(cmp.baseline.run_ids.len(), "run"),
+        cmp.candidate.label,
+        plural(cmp.candidate.run_ids.len(), "run"),
+        method_text(cmp)
+    );
+    for (_, id, label) in workload_ids(cmp) {
+        let _ = writeln!(s, "{id:<4}{label}");
+    }
+    s.push('\n');
+    let conf = format!("{:.0}% CI", 100.0 * cmp.options.stats.confidence);
+    let mut t = Table::new(&[
+        ("W", Align::Left),
+        ("OPERATION", Align::Left),
+        ("METRIC", Align::Left),
+        ("PER", Align::Left),
+        ("N", Align::Right),
+        ("BASELINE (MEAN ± SD, CV)", Align::Right),
+        ("CANDIDATE (MEAN ± SD, CV)", Align::Right),
+        ("CAND/BASE", Align::Right),
+        (conf.as_str(), Align::Right),
+        ("VERDICT", Align::Left),
+    ]);
+    for r in &rows {
+        let paint = match (color, r.class.as_str()) {
+            (true, "slower") => Some(RED),
+            (true, "faster") => Some(GREEN),
+            _ => None,
+        };
+        t.row(
+            vec![
+                r.id.clone(),
+                r.operation.clone(),
+                r.metric.clone(),
+                r.sample.clone(),
+                format!("{}/{}", r.baseline.n, r.candidate.n),
+                side_text(&r.baseline, &r.unit),
+                side_text(&r.candidate, &r.unit),
+                opt(r.percent, percent),
+                ci(r.ci_percent),
+                verdict_cell(r),
+            ],
+            paint,
+        );
+    }
+    if !t.is_empty() {
+        s.push_str(&t.render(""));
+    }
+    let notes: Vec<String> = rows
+        .iter()
+        .zip(&cmp.rows)
+        .filter(|(_, m)| {
+            m.verdict() != Some(Verdict::WithinTolerance)
+                || m.comparison.as_ref().is_some_and(|c| c.significant)
+        })
+        .map(|(r, _)| format!("  {} {} {}: {}", r.id, r.operation, r.metric, r.detail))
+        .collect();
+    if !notes.is_empty() {
+        s.push_str("\nnotes:\n");
+        for n in notes {
+            s.push_str(&n);
+            s.push('\n');
+        }
+    }
+    unmatched_lines(&mut s, cmp, "");
+    let _ = writeln!(s, "\nresult: {}", result_line(cmp));
+    s
+}
+
+fn unmatched_lines(s: &mut String, cmp: &SetComparison, bullet: &str) {
+    if cmp.unmatched.is_empty() {
+        return;
+    }
+    let ids = workload_ids(cmp);
+    // One line per side and workload, its operations listed.
+    let mut groups: Vec<(&str, &str, usize, Vec<&str>, &str)> = Vec::new();
+    for u in &cmp.unmatched {
+        let id = table::id_of(&ids, &u.key);
+        let op = if pario_report::analysis::is_metadata_op(u.operation) {
+            u.operation.mdtest_name()
+        } else {
+            u.operation.ior_name()
+        };
+        match groups
+            .iter_mut()
+            .find(|g| g.0 == u.side.as_str() && g.1 == id)
+        {
+            Some(g) => {
+                g.2 = g.2.max(u.runs);
+                g.3.push(op);
+            }
+            None => groups.push((&u.side, id, u.runs, vec![op], &u.workload)),
+        }
+    }
+    s.push_str("\nmeasured on one side only (not compared):\n");
+    for (side, id, runs, ops, label) in groups {
+        let _ = writeln!(
+            s,
+            "{bullet}  {side} only, {id} ({}): {}; {label}",
+            plural(runs, "run"),
+            ops.join(", ")
+        );
+    }
+}
+
+/// "1 run", "3 runs".
+pub fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn md(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Markdown (GitHub flavour).
+pub fn render_markdown(cmp: &SetComparison) -> String {
+    let rows = table::rows(cmp);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## pario compare: `{}` against `{}`\n\nBaseline `{}` ({}), candidate `{}` ({}); {}.\n",
+        md(&cmp.candidate.label),
+        md(&cmp.baseline.label),
+        md(&cmp.baseline.label),
+        plural(cmp.baseline.run_ids.len(), "run"),
+        md(&cmp.candidate.label),
+        plural(cmp.candidate.run_ids.len(), "run"),
+        method_text(cmp)
+    );
+    s.push_str("| W | operation | metric | unit | per | n base | base mean | base sd | base CV | n cand | cand mean | cand sd | cand CV | cand/base | CI | verdict | detail |\n");
+    s.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+    for r in &rows {
+        let verdict = if r.regression {
+            format!("**{}**", r.verdict)
+        } else {
+            r.verdict.clone()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.id,
+            md(&r.operation),
+            r.metric,
+            r.unit,
+            r.sample,
+            r.baseline.n,
+            opt(r.baseline.mean, num),
+            opt(r.baseline.sd, num),
+            opt(r.baseline.cv, frac_pct),
+            r.candidate.n,
+            opt(r.candidate.mean, num),
+            opt(r.candidate.sd, num),
+            opt(r.candidate.cv, frac_pct),
+            opt(r.percent, percent),
+            ci(r.ci_percent),
+            verdict,
+            md(&r.detail)
+        );
+    }
+    s.push_str("\nWorkloads:\n\n");
+    for (_, id, label) in workload_ids(cmp) {
+        let _ = writeln!(s, "- **{id}**: {}", md(&label));
+    }
+    if !cmp.unmatched.is_empty() {
+        let mut u = String::new();
+        unmatched_lines(&mut u, cmp, "-");
+        s.push_str(&u.replace(
+            "\nmeasured on one side only (not compared):\n",
+            "\nMeasured on one side only (not compared):\n\n",
+        ));
+    }
+    let _ = writeln!(s, "\n**Result: {}.**", result_line(cmp));
+    s
+}
+
+fn f(v: Option<f64>) -> String {
+    v.map_or_else(String::new, |x| x.to_string())
+}
+
+/// CSV: one row per compared metric, then one per unmatched workload.
+pub fn render_csv(cmp: &SetComparison) -> String {
+    let mut s = String::from(
+        "workload_id,workload,operation,metric,unit,per,n_baseline,runs_baseline,baseline_mean,baseline_sd,baseline_cv,\
+n_candidate,runs_candidate,candidate_mean,candidate_sd,candidate_cv,percent_of_baseline,ci_low_percent,ci_high_percent,\
+confidence,verdict,regression,detail\n",
+    );
+    for r in table::rows(cmp) {
+        let cells = [
+            r.id.clone(),
+            csv_field(&r.workload),
+            csv_field(&r.operation),
+            r.metric.clone(),
+            csv_field(&r.unit),
+            r.sample.clone(),
+            r.baseline.n.to_string(),
+            r.baseline.runs.to_string(),
+            f(r.baseline.mean),
+            f(r.baseline.sd),
+            f(r.baseline.cv),
+            r.candidate.n.to_string(),
+            r.candidate.runs.to_string(),
+            f(r.candidate.mean),
+            f(r.candidate.sd),
+            f(r.candidate.cv),
+            f(r.percent),
+            f(r.ci_percent.map(|c| c.0)),
+            f(r.ci_percent.map(|c| c.1)),
+            r.confidence.to_string(),
+            csv_field(&r.verdict),
+            r.regression.to_string(),
+            csv_field(&r.detail),
+        ];
+        s.push_str(&cells.join(","));
+        s.push('\n');
+    }
+    let ids = workload_ids(cmp);
+    for u in &cmp.unmatched {
+        let _ = writeln!(
+            s,
+            "{},{},{},,,,,,,,,,,,,,,,,,{},false,",
+            table::id_of(&ids, &u.key),
+            csv_field(&u.workload),
+            u.operation.ior_name(),
+            csv_field(&format!("only in {}", u.side))
+        );
+    }
+    s
+}
+
+/// JSON: the summary, the table rows and the full comparison.
+pub fn render_json(cmp: &SetComparison) -> Result<String, CliError> {
+    let counts: serde_json::Map<String, serde_json::Value> = cmp
+        .verdict_counts()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), json!(v)))
+        .collect();
+    let doc = json!({
+        "regressions": cmp.regressions(),
+        "verdicts": counts,
+        "rows": table::rows(cmp),
+        "workloads": workload_ids(cmp).into_iter().map(|(_, id, label)| json!({"id": id, "label": label})).collect::<Vec<_>>(),
+        "comparison": cmp,
+    });
+    let mut s = serde_json::to_string_pretty(&doc).map_err(|e| CliError::Failed(e.to_string()))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Whether to colour: `--color`, NO_COLOR, and whether stdout is a terminal.
+pub fn use_color(c: ColorArg) -> bool {
+    match c {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// Build the comparison of `a`'s selection.
+pub fn comparison(ctx: &Ctx, sel: &crate::args::Selection) -> Result<SetComparison, CliError> {
+    let mut store = ctx.open()?;
+    let l = select::load(ctx, &mut store, sel)?;
+    Ok(compare_sets(
+        (l.baseline.side, &l.baseline_samples),
+        (l.candidate.side, &l.candidate_samples),
+        &l.options,
+    ))
+}
+
+pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<i32, CliError> {
+    let cmp = comparison(ctx, &a.sel)?;
+    let text = match a.format {
+        CompareFormat::Table => render_table(&cmp, use_color(a.color)),
+        CompareFormat::Markdown => render_markdown(&cmp),
+        CompareFormat::Csv => render_csv(&cmp),
+        CompareFormat::Json => render_json(&cmp)?,
+    };
+    emit(&text)?;
+    if cmp.rows.is_empty() {
+        ctx.warn("no workload was measured on both sides: nothing compared");
+        return Ok(EXIT_ERROR);
+    }
+    Ok(if cmp.regressions() > 0 {
+        EXIT_REGRESSION
+    } else {
+        EXIT_OK
+    })
+}

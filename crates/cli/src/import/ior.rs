@@ -1,0 +1,791 @@
+//! IOR output → run records: the text of IOR 3.0 to 4.x (with `srun -l`
+//! prefixes or not, several tests per run from decks, several runs per
+//! file), the JSON summary (`-O summaryFormat=JSON`) and the CSV summary.
+//!
+//! The layout is read from the text's own headers rather than from fixed
+//! positions: the per-iteration table's columns by their names
+//! (`bw(MiB/s)`, IOR 3.2+'s `IOPS` and `Latency(s)`, `total(s)`, `iter`),
+//! the geometry from the "Summary of all tests" table (exact byte counts:
+//! `#Tasks tPN fPP segcnt blksiz xsize API`) and, where that is missing,
+//! from the `Options:` (IOR 3.2+) or `Summary:` (IOR 3.0, `key = value`)
+//! block. The workload key is filled exactly as `ior` fills it, so imported
+//! and native runs of the same command line compare.
+//!
+//! IOR 3.0 prints no IOPS: it is derived as bandwidth / transfer size, and
+//! a note says so in the record's warnings.
+
+use super::text::{clean_lines, content_id, kv_colon, kv_equals, leading_u64, parse_size};
+use super::ImportError;
+use crate::time::parse_ctime;
+use pario_results::{
+    Operation, PhaseResult, RunRecord, SystemInfo, TestResult, Tool, Workload, MEBIBYTE,
+    RECORD_SCHEMA_VERSION,
+};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// One per-iteration result row.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Row {
+    pub op: Option<Operation>,
+    pub bw_mib: Option<f64>,
+    pub iops: Option<f64>,
+    pub latency: Option<f64>,
+    pub block_kib: Option<f64>,
+    pub xfer_kib: Option<f64>,
+    pub open: Option<f64>,
+    pub wrrd: Option<f64>,
+    pub close: Option<f64>,
+    pub total: Option<f64>,
+    pub iter: Option<u32>,
+    pub num_tasks: Option<u32>,
+}
+
+/// One test of an IOR run, as read.
+#[derive(Clone, Debug, Default)]
+pub struct Test {
+    pub id: u32,
+    pub start: Option<f64>,
+    pub path: Option<String>,
+    /// `Options:`/`Summary:` block, or the JSON "Options".
+    pub options: BTreeMap<String, String>,
+    /// `Parameters:` block (-vvv) or the JSON "Parameters".
+    pub params: BTreeMap<String, Value>,
+    pub rows: Vec<Row>,
+}
+
+/// One IOR run, as read.
+#[derive(Clone, Debug, Default)]
+pub struct Run {
+    pub version: String,
+    pub began: Option<f64>,
+    pub finished: Option<f64>,
+    pub command: String,
+    pub machine: String,
+    pub tests: Vec<Test>,
+    /// "Summary of all tests" rows, by column name (first of a repeated name).
+    pub summary: Vec<BTreeMap<String, String>>,
+    pub warnings: Vec<String>,
+    pub errors: Vec<String>,
+    pub participating: Option<u32>,
+}
+
+fn op_of(s: &str) -> Option<Operation> {
+    match s.to_ascii_lowercase().as_str() {
+        "write" => Some(Operation::Write),
+        "read" => Some(Operation::Read),
+        "remove" => Some(Operation::Remove),
+        _ => None,
+    }
+}
+
+fn num(s: &str) -> Option<f64> {
+    s.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// True when `text` looks like IOR's text output.
+pub fn looks_like_text(lines: &[String]) -> bool {
+    lines.iter().any(|l| is_header(l))
+}
+
+fn is_header(l: &str) -> bool {
+    l.starts_with("IOR-") && l.contains(": MPI Coordinated Test of Parallel I/")
+}
+
+/// Split cleaned lines into runs (each starting at an `IOR-x.y: MPI
+/// Coordinated Test ...` header).
+pub fn split_runs(lines: &[String]) -> Vec<&[String]> {
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| is_header(l))
+        .map(|(i, _)| i)
+        .collect();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let e = starts.get(k + 1).copied().unwrap_or(lines.len());
+            &lines[s..e]
+        })
+        .collect()
+}
+
+#[derive(PartialEq)]
+enum Block {
+    None,
+    Options,
+    Params,
+    Summary,
+}
+
+/// Parse one run's lines (from its header to the next).
+pub fn parse_text_run(lines: &[String]) -> Result<Run, ImportError> {
+    let mut run = Run::default();
+    let mut block = Block::None;
+    let mut table: Option<Vec<String>> = None;
+    let mut summary_cols: Option<Vec<String>> = None;
+    let mut current: Option<usize> = None;
+    let ensure = |run: &mut Run, current: &mut Option<usize>, id: u32| -> usize {
+        if let Some(i) = run.tests.iter().position(|t| t.id == id) {
+            *current = Some(i);
+            return i;
+        }
+        run.tests.push(Test {
+            id,
+            ..Default::default()
+        });
+        *current = Some(run.tests.len() - 1);
+        run.tests.len() - 1
+    };
+    for raw in lines {
+        let line = raw.trim();
+        if line.is_empty() {
+            if block != Block::Summary {
+                block = Block::None;
+            }
+            continue;
+        }
+        if is_header(line) {
+            run.version = line
+                .trim_start_matches("IOR-")
+                .split(':')
+                .next()
+                .unwrap_or("")
+                .to_string();
+            continue;
+        }
+        if let Some(w) = line.strip_prefix("WARNING:") {
+            let w = w.trim().to_string();
+            if !run.warnings.contains(&w) {
+                run.warnings.push(w);
+            }
+            continue;
+        }
+        if line.starts_with("ior ERROR") || line.starts_with("ERROR") {
+            run.errors.push(line.to_string());
+            continue;
+        }
+        let first = line.split_whitespace().next().unwrap_or("");
+        // The per-iteration table header and its rows.
+        if first == "access" && line.contains("bw(MiB/s)") {
+            table = Some(line.split_whitespace().map(str::to_string).collect());
+            block = Block::None;
+            continue;
+        }
+        if line == "Summary of all tests:" {
+            block = Block::Summary;
+            summary_cols = None;
+            continue;
+        }
+        if block == Block::Summary {
+            if first == "Operation" {
+                summary_cols = Some(line.split_whitespace().map(str::to_string).collect());
+                continue;
+            }
+            if let (Some(cols), Some(_)) = (&summary_cols, op_of(first)) {
+                let vals: Vec<&str> = line.split_whitespace().collect();
+                if vals.len() == cols.len() {
+                    let mut m = BTreeMap::new();
+                    for (c, v) in cols.iter().zip(vals) {
+                        m.entry(c.clone()).or_insert_with(|| v.to_string());
+                    }
+                    run.summary.push(m);
+                    continue;
+                }
+            }
+            if !line.starts_with("Finished") {
+                continue;
+            }
+            block = Block::None;
+        }
+        if let (Some(cols), Some(op)) = (&table, op_of(first)) {
+            let vals: Vec<&str> = line.split_whitespace().collect();
+            if vals.len() == cols.len() {
+                let mut row = Row {
+                    op: Some(op),
+                    ..Default::default()
+                };
+                for (c, v) in cols.iter().zip(&vals) {
+                    let x = num(v);
+                    match c.as_str() {
+                        "bw(MiB/s)" => row.bw_mib = x,
+                        "IOPS" => row.iops = x,
+                        "Latency(s)" => row.latency = x,
+                        "block(KiB)" => row.block_kib = x,
+                        "xfer(KiB)" => row.xfer_kib = x,
+                        "open(s)" => row.open = x,
+                        "wr/rd(s)" => row.wrrd = x,
+                        "close(s)" => row.close = x,
+                        "total(s)" => row.total = x,
+                        "iter" => row.iter = v.parse().ok(),
+                        _ => {}
+                    }
+                }
+                let i = match current {
+                    Some(i) => i,
+                    None => ensure(&mut run, &mut current, 0),
+                };
+                run.tests[i].rows.push(row);
+                continue;
+            }
+        }
+        // IOR 3.0: "Test 0 started: <date>".
+        if let Some(rest) = line.strip_prefix("Test ") {
+            if let Some((n, date)) = rest.split_once(" started:") {
+                if let Ok(id) = n.trim().parse::<u32>() {
+                    let i = ensure(&mut run, &mut current, id);
+                    run.tests[i].start = parse_ctime(date.trim());
+                    continue;
+                }
+            }
+        }
+        match line {
+            "Options:" => {
+                block = Block::Options;
+                continue;
+            }
+            "Summary:" => {
+                block = Block::Options;
+                continue;
+            }
+            "Parameters:" => {
+                block = Block::Params;
+                continue;
+            }
+            "Results:" => {
+                block = Block::None;
+                continue;
+            }
+            _ => {}
+        }
+        if block == Block::Options {
+            let kv = kv_colon(line)
+                .filter(|(k, _)| !k.contains('='))
+                .or_else(|| kv_equals(line));
+            if let Some((k, v)) = kv {
+                let i = match current {
+                    Some(i) => i,
+                    None => ensure(&mut run, &mut current, 0),
+                };
+                run.tests[i].options.insert(k.to_string(), v.to_string());
+                continue;
+            }
+        }
+        if block == Block::Params {
+            if let Some((k, v)) = kv_colon(line) {
+                let i = match current {
+                    Some(i) => i,
+                    None => ensure(&mut run, &mut current, 0),
+                };
+                let val = num(v).map_or_else(|| json!(v), |x| json!(x));
+                run.tests[i].params.insert(k.to_string(), val);
+                continue;
+            }
+        }
+        let Some((k, v)) = kv_colon(line) else {
+            continue;
+        };
+        match k {
+            "Began" => run.began = parse_ctime(v),
+            "Finished" => run.finished = parse_ctime(v),
+            "Command line" | "Command line used" => run.command = v.to_string(),
+            "Machine" => run.machine = v.to_string(),
+            "TestID" => {
+                if let Ok(id) = v.parse::<u32>() {
+                    ensure(&mut run, &mut current, id);
+                }
+            }
+            "StartTime" => {
+                if let Some(i) = current {
+                    run.tests[i].start = parse_ctime(v);
+                }
+            }
+            "Path" => {
+                if let Some(i) = current {
+                    run.tests[i].path = Some(v.to_string());
+                }
+            }
+            "Participating tasks" => run.participating = v.parse().ok(),
+            _ => {}
+        }
+    }
+    if run.tests.iter().all(|t| t.rows.is_empty()) && run.summary.is_empty() {
+        return Err(ImportError::NoResults(
+            "IOR output without a results table or summary".into(),
+        ));
+    }
+    Ok(run)
+}
+
+/// Parse IOR's JSON summary document.
+pub fn parse_json(text: &str) -> Result<Run, ImportError> {
+    let doc: Value = serde_json::from_str(text)
+        .or_else(|_| serde_json::from_str(&sanitize_json(text)))
+        .map_err(|e| ImportError::Malformed(format!("not JSON: {e}")))?;
+    let tests = doc
+        .get("tests")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ImportError::Malformed("IOR JSON without \"tests\"".into()))?;
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut run = Run {
+        version: s(&doc, "Version"),
+        began: doc
+            .get("Began")
+            .and_then(Value::as_str)
+            .and_then(parse_ctime),
+        finished: doc
+            .get("Finished")
+            .and_then(Value::as_str)
+            .and_then(parse_ctime),
+        command: s(&doc, "Command line"),
+        machine: s(&doc, "Machine"),
+        ..Default::default()
+    };
+    for (k, t) in tests.iter().enumerate() {
+        let mut test = Test {
+            id: t
+                .get("TestID")
+                .and_then(Value::as_u64)
+                .map_or(k as u32, |v| v as u32),
+            start: t
+                .get("StartTime")
+                .and_then(Value::as_str)
+                .and_then(parse_ctime),
+            path: t.get("Path").and_then(Value::as_str).map(str::to_string),
+            ..Default::default()
+        };
+        if let Some(o) = t.get("Options").and_then(Value::as_object) {
+            for (k, v) in o {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                test.options.insert(k.clone(), text);
+            }
+        }
+        if let Some(p) = t.get("Parameters").and_then(Value::as_object) {
+            test.params = p.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        }
+        // IOR 4: a flat list; IOR 3.x: a list per iteration.
+        let mut flat: Vec<&Value> = Vec::new();
+        for r in t
+            .get("Results")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match r {
+                Value::Array(inner) => flat.extend(inner.iter()),
+                other => flat.push(other),
+            }
+        }
+        let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
+        for r in flat {
+            test.rows.push(Row {
+                op: r.get("access").and_then(Value::as_str).and_then(op_of),
+                bw_mib: f(r, "bwMiB"),
+                iops: f(r, "iops"),
+                latency: f(r, "latency"),
+                block_kib: f(r, "blockKiB"),
+                xfer_kib: f(r, "xferKiB"),
+                open: f(r, "openTime"),
+                wrrd: f(r, "wrRdTime"),
+                close: f(r, "closeTime"),
+                total: f(r, "totalTime"),
+                iter: r.get("iter").and_then(Value::as_u64).map(|v| v as u32),
+                num_tasks: None,
+            });
+        }
+        run.tests.push(test);
+    }
+    for sm in doc
+        .get("summary")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(o) = sm.as_object() {
+            let mut m = BTreeMap::new();
+            for (k, v) in o {
+                let text = match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                // Use the text table's column names for the geometry.
+                let key = match k.as_str() {
+                    "numTasks" => "#Tasks",
+                    "tasksPerNode" => "tPN",
+                    "filePerProc" => "fPP",
+                    "segmentCount" => "segcnt",
+                    "blockSize" => "blksiz",
+                    "transferSize" => "xsize",
+                    "TestID" => "Test#",
+                    "operation" => "Operation",
+                    "repetitions" => "reps",
+                    other => other,
+                };
+                m.insert(key.to_string(), text);
+            }
+            run.summary.push(m);
+        }
+    }
+    if run.tests.iter().all(|t| t.rows.is_empty()) {
+        return Err(ImportError::NoResults("IOR JSON without results".into()));
+    }
+    Ok(run)
+}
+
+/// Repairs for JSON some IOR versions wrote: bare `nan`/`inf` values and
+/// trailing commas.
+fn sanitize_json(text: &str) -> String {
+    let mut s = text.to_string();
+    for bad in ["-nan", "nan", "-inf", "inf"] {
+        s = s.replace(&format!(": {bad}"), ": null");
+        s = s.replace(&format!(":{bad}"), ":null");
+    }
+    let mut out = String::with_capacity(s.len());
+    let chars: Vec<char> = s.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c == ',' {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if matches!(next, Some('}') | Some(']')) {
+                continue;
+            }
+        }
+        out.push(*c);
+    }
+    out
+}
+
+/// The CSV summary (`-O summaryFormat=CSV`): one row per iteration.
+pub fn parse_csv(lines: &[String]) -> Result<Run, ImportError> {
+    let mut it = lines.iter().filter(|l| !l.trim().is_empty());
+    let header: Vec<String> = it
+        .next()
+        .ok_or_else(|| ImportError::NoResults("empty CSV".into()))?
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .collect();
+    if header.first().map(String::as_str) != Some("access") {
+        return Err(ImportError::Malformed("not IOR's CSV summary".into()));
+    }
+    let mut test = Test::default();
+    for l in it {
+        let vals: Vec<&str> = l.split(',').map(str::trim).collect();
+        if vals.len() != header.len() {
+            continue;
+        }
+        let mut row = Row::default();
+        for (c, v) in header.iter().zip(&vals) {
+            let x = num(v);
+            match c.as_str() {
+                "access" => row.op = op_of(v),
+                "bw(MiB/s)" => row.bw_mib = x,
+                "IOPS" => row.iops = x,
+                "Latency" => row.latency = x,
+                "block(KiB)" => row.block_kib = x,
+                "xfer(KiB)" => row.xfer_kib = x,
+                "open(s)" => row.open = x,
+                "wr/rd(s)" => row.wrrd = x,
+                "close(s)" => row.close = x,
+                "total(s)" => row.total = x,
+                "numTasks" => row.num_tasks = v.parse().ok(),
+                "iter" => row.iter = v.parse().ok(),
+                _ => {}
+            }
+        }
+        if row.op.is_some() {
+            test.rows.push(row);
+        }
+    }
+    if test.rows.is_empty() {
+        return Err(ImportError::NoResults("IOR CSV without result rows".into()));
+    }
+    Ok(Run {
+        tests: vec![test],
+        warnings: vec![
+            "imported from IOR's CSV summary, which lacks the API, segment count, access \
+             (shared or per process) and ordering: compare it with other CSV imports"
+                .into(),
+        ],
+        ..Default::default()
+    })
+}
+
+/// The geometry of a test: summary-table numbers first, then the options.
+struct Geometry {
+    api: String,
+    tasks: u32,
+    tpn: u32,
+    nodes: u32,
+    fpp: bool,
+    segments: u64,
+    block: u64,
+    xfer: u64,
+    ordering: String,
+    collective: bool,
+}
+
+fn geometry(run: &Run, t: &Test) -> Geometry {
+    let sm = run
+        .summary
+        .iter()
+        .find(|m| m.get("Test#").and_then(|v| v.parse::<u32>().ok()) == Some(t.id));
+    let s_u64 = |k: &str| {
+        sm.and_then(|m| m.get(k))
+            .and_then(|v| v.parse::<u64>().ok())
+    };
+    let o = |k: &str| t.options.get(k).map(String::as_str);
+    let p_u64 = |k: &str| t.params.get(k).and_then(Value::as_u64);
+    let first_row = t.rows.first();
+    // IOR 3.0: "clients = 1600 (16 per node)".
+    let clients = o("clients");
+    let clients_per_node = clients.and_then(|c| {
+        let inner = c.split_once('(')?.1;
+        leading_u64(inner)
+    });
+    let tasks = s_u64("#Tasks")
+        .or_else(|| o("tasks").and_then(leading_u64))
+        .or_else(|| clients.and_then(leading_u64))
+        .or_else(|| run.participating.map(u64::from))
+        .or_else(|| first_row.and_then(|r| r.num_tasks).map(u64::from))
+        .unwrap_or(0) as u32;
+    let tpn = s_u64("tPN")
+        .or_else(|| o("clients per node").and_then(leading_u64))
+        .or(clients_per_node)
+        .or_else(|| p_u64("tasksPerNode"))
+        .unwrap_or(u64::from(tasks)) as u32;
+    let nodes = o("nodes")
+        .and_then(leading_u64)
+        .or_else(|| p_u64("nodes"))
+        .map(|n| n as u32)
+        .unwrap_or_else(|| if tpn > 0 { tasks.div_ceil(tpn) } else { 1 });
+    let fpp = s_u64("fPP")
+        .map(|v| v != 0)
+        .or_else(|| o("access").map(|a| a.contains("file-per-process")))
+        .or_else(|| p_u64("filePerProc").map(|v| v != 0))
+        .unwrap_or(false);
+    let segments = s_u64("segcnt")
+        .or_else(|| o("segments").and_then(leading_u64))
+        .or_else(|| {
+            // IOR 3.0: "pattern = segmented (1 segment)".
+            o("pattern").and_then(|p| leading_u64(p.split_once('(')?.1))
+        })
+        .or_else(|| p_u64("segmentCount"))
+        .unwrap_or(if t.options.is_empty() { 0 } else { 1 });
+    let block = s_u64("blksiz")
+        .or_else(|| o("blocksize").and_then(parse_size))
+        .or_else(|| p_u64("blockSize"))
+        .or_else(|| {
+            first_row
+                .and_then(|r| r.block_kib)
+                .map(|k| (k * 1024.0).round() as u64)
+        })
+        .unwrap_or(0);
+    let xfer = s_u64("xsize")
+        .or_else(|| o("xfersize").and_then(parse_size))
+        .or_else(|| p_u64("transferSize"))
+        .or_else(|| {
+            first_row
+                .and_then(|r| r.xfer_kib)
+                .map(|k| (k * 1024.0).round() as u64)
+        })
+        .unwrap_or(0);
+    let api = sm
+        .and_then(|m| m.get("API"))
+        .map(String::as_str)
+        .or_else(|| o("api"))
+        .or_else(|| t.params.get("api").and_then(Value::as_str))
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    let ordering = match o("ordering in a file") {
+        Some(v) if v.contains("random") => "random",
+        Some(_) => "sequential",
+        None => match p_u64("randomOffset") {
+            Some(0) => "sequential",
+            Some(1) => "random",
+            Some(_) => "random-repeats",
+            None if t.options.is_empty() => "",
+            None => "sequential",
+        },
+    }
+    .to_string();
+    let collective = o("type").is_some_and(|v| v.contains("collective"))
+        || p_u64("collective").is_some_and(|v| v != 0);
+    Geometry {
+        api,
+        tasks,
+        tpn,
+        nodes,
+        fpp,
+        segments,
+        block,
+        xfer,
+        ordering,
+        collective,
+    }
+}
+
+/// The record of a parsed run. `text` is the run's own text (for the id).
+pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
+    let mut warnings = run.warnings.clone();
+    let mut tests = Vec::new();
+    let mut system = SystemInfo::default();
+    let mut total_time = 0.0;
+    let mut derived_iops = false;
+    for t in &run.tests {
+        if t.rows.is_empty() {
+            continue;
+        }
+        let g = geometry(&run, t);
+        if system.num_tasks == 0 {
+            system.num_tasks = g.tasks;
+            system.tasks_per_node = g.tpn;
+            system.num_nodes = g.nodes;
+        }
+        let mut parameters: BTreeMap<String, Value> = t
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), json!(v)))
+            .collect();
+        parameters.extend(t.params.clone());
+        parameters.insert("pario.imported_from".into(), json!(source));
+        parameters.insert("pario.import_format".into(), json!(format));
+        if let Some(p) = &t.path {
+            parameters.insert("Path".into(), json!(p));
+        }
+        let bytes = g.block * g.segments.max(1) * u64::from(g.tasks);
+        let mut counters: BTreeMap<Operation, u32> = BTreeMap::new();
+        let mut phases = Vec::new();
+        for r in &t.rows {
+            let Some(op) = r.op else { continue };
+            let iteration = r.iter.unwrap_or_else(|| *counters.get(&op).unwrap_or(&0));
+            *counters.entry(op).or_insert(0) = iteration + 1;
+            let moved = if op == Operation::Remove { 0 } else { bytes };
+            // Records are JSON: unknown figures are 0, never NaN.
+            let bandwidth = r.bw_mib.map_or(0.0, |b| b * MEBIBYTE);
+            let iops = match (r.iops, op) {
+                (Some(v), _) => v,
+                (None, Operation::Remove) => 0.0,
+                (None, _) if g.xfer > 0 && bandwidth > 0.0 => {
+                    derived_iops = true;
+                    bandwidth / g.xfer as f64
+                }
+                _ => 0.0,
+            };
+            let total = r.total.unwrap_or(0.0);
+            if total.is_finite() {
+                total_time += total;
+            }
+            phases.push(PhaseResult {
+                operation: Some(op),
+                iteration,
+                bytes: moved,
+                ops: moved.checked_div(g.xfer).unwrap_or(0),
+                open_time: r.open.unwrap_or(0.0),
+                xfer_time: r.wrrd.unwrap_or(0.0),
+                close_time: r.close.unwrap_or(0.0),
+                total_time: total,
+                bandwidth: if op == Operation::Remove {
+                    0.0
+                } else {
+                    bandwidth
+                },
+                iops,
+                latency: r.latency.unwrap_or(0.0),
+                ..Default::default()
+            });
+        }
+        tests.push(TestResult {
+            test_id: t.id,
+            parameters,
+            workload: Workload {
+                api: g.api,
+                num_tasks: g.tasks,
+                file_per_proc: g.fpp,
+                block_size: g.block,
+                transfer_size: g.xfer,
+                segment_count: g.segments,
+                ordering: g.ordering,
+                items: 0,
+                extra: if g.collective {
+                    "collective".into()
+                } else {
+                    String::new()
+                },
+            },
+            phases,
+            ..Default::default()
+        });
+    }
+    if derived_iops {
+        warnings.push("IOPS derived from bandwidth / transfer size (this IOR prints none)".into());
+    }
+    let mut words = run.machine.split_whitespace();
+    system.os = words.next().unwrap_or("").to_string();
+    if let Some(host) = words.next() {
+        system.hosts = vec![host.to_string()];
+    }
+    system.kernel = words.collect::<Vec<_>>().join(" ");
+    let began = run
+        .began
+        .or_else(|| run.tests.iter().find_map(|t| t.start))
+        .unwrap_or(f64::NAN);
+    let finished = run.finished.unwrap_or(began + total_time);
+    let mut errors = run.errors.clone();
+    let text_run = format == "ior-text";
+    if text_run && run.finished.is_none() {
+        errors.push(
+            "the output ends before IOR's 'Finished' line: the run may not have completed".into(),
+        );
+    }
+    let version = if run.version.is_empty() {
+        "IOR".to_string()
+    } else {
+        format!("IOR-{}", run.version)
+    };
+    RunRecord {
+        schema_version: RECORD_SCHEMA_VERSION,
+        run_id: content_id(format, text),
+        tool: Some(Tool::Ior),
+        tool_version: version,
+        command_line: super::text::shell_split(&run.command),
+        deck: None,
+        began,
+        finished,
+        system,
+        tags: BTreeMap::new(),
+        tests,
+        warnings,
+        exit_status: i32::from(!errors.is_empty()),
+        errors,
+    }
+}
+
+/// Parse IOR text (one or more runs).
+pub fn import_text(text: &str, source: &str) -> Result<Vec<RunRecord>, ImportError> {
+    let lines = clean_lines(text);
+    let mut out = Vec::new();
+    for chunk in split_runs(&lines) {
+        let run = parse_text_run(chunk)?;
+        out.push(build(run, "ior-text", &chunk.join("\n"), source));
+    }
+    if out.is_empty() {
+        return Err(ImportError::NotRecognised("no IOR header found".into()));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_repairs() {
+        assert_eq!(
+            sanitize_json("{\"a\": nan, \"b\": [1, 2, ], }"),
+            "{\"a\": null, \"b\": [1, 2 ] }"
+        );
+    }
+}

@@ -1,0 +1,206 @@
+//! `pario import`: upstream output made comparable. This module (not a
+//! crate: only `pario` uses it) turns IOR's text (3.0 to 4.x), JSON and CSV
+//! summaries and mdtest's text (1.8 to 4.x) into [`RunRecord`]s.
+//!
+//! - [`text`]: launcher prefixes (`srun -l`'s `0000: `), `key : value`
+//!   lines, sizes, quoted command lines, content-derived run ids;
+//! - [`ior`]: IOR text, JSON and CSV;
+//! - [`mdtest`]: mdtest text and the workload of an mdtest command line.
+//!
+//! Run ids are derived from the content (`imp-<hash>`), so importing the
+//! same file twice stores its runs once. A file may hold several runs (job
+//! logs often do); each becomes a record. A file that only says "Writing
+//! output to X" (IOR with `summaryFile`) is followed to X when it sits
+//! beside it.
+
+pub mod ior;
+pub mod mdtest;
+pub mod text;
+
+use pario_results::RunRecord;
+use std::path::{Path, PathBuf};
+
+/// The formats `pario import` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Decide from the content.
+    Auto,
+    IorText,
+    IorJson,
+    IorCsv,
+    MdtestText,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::IorText => "ior-text",
+            Format::IorJson => "ior-json",
+            Format::IorCsv => "ior-csv",
+            Format::MdtestText => "mdtest-text",
+        }
+    }
+}
+
+/// Why a file could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    #[error("not recognised as IOR or mdtest output: {0}")]
+    NotRecognised(String),
+    #[error("malformed: {0}")]
+    Malformed(String),
+    #[error("no results: {0}")]
+    NoResults(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// The format of `text`, or `None`.
+pub fn detect(text: &str) -> Option<Format> {
+    let t = text.trim_start();
+    if t.starts_with('{') && t.contains("\"tests\"") {
+        return Some(Format::IorJson);
+    }
+    let lines = text::clean_lines(text);
+    let first = lines.iter().find(|l| !l.trim().is_empty())?;
+    if first.trim_start().starts_with("access,bw(MiB/s)") {
+        return Some(Format::IorCsv);
+    }
+    if ior::looks_like_text(&lines) {
+        return Some(Format::IorText);
+    }
+    if mdtest::looks_like(&lines) {
+        return Some(Format::MdtestText);
+    }
+    None
+}
+
+/// "Writing output to FILE" with nothing else: where the results went.
+fn pointer(text: &str) -> Option<String> {
+    let lines: Vec<String> = text::clean_lines(text)
+        .into_iter()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    match lines.as_slice() {
+        [only] => only
+            .trim()
+            .strip_prefix("Writing output to ")
+            .map(|f| f.trim().to_string()),
+        _ => None,
+    }
+}
+
+/// Parse `text` in `format` (`source` names it in the records).
+pub fn parse(text: &str, format: Format, source: &str) -> Result<Vec<RunRecord>, ImportError> {
+    let format = match format {
+        Format::Auto => detect(text).ok_or_else(|| {
+            ImportError::NotRecognised(
+                "no IOR header, IOR JSON/CSV summary or mdtest header found".into(),
+            )
+        })?,
+        f => f,
+    };
+    match format {
+        Format::IorText => ior::import_text(text, source),
+        Format::IorJson => {
+            let run = ior::parse_json(text)?;
+            Ok(vec![ior::build(run, "ior-json", text, source)])
+        }
+        Format::IorCsv => {
+            let lines = text::clean_lines(text);
+            let run = ior::parse_csv(&lines)?;
+            Ok(vec![ior::build(run, "ior-csv", text, source)])
+        }
+        Format::MdtestText => mdtest::import_text(text, source),
+        Format::Auto => unreachable!("resolved above"),
+    }
+}
+
+/// What importing one file gave.
+#[derive(Debug)]
+pub struct FileImport {
+    pub path: PathBuf,
+    /// The file the results were read from (differs when followed).
+    pub read_from: PathBuf,
+    pub result: Result<Vec<RunRecord>, ImportError>,
+}
+
+/// Read and parse one file, following a "Writing output to X" pointer.
+pub fn import_file(path: &Path, format: Format) -> FileImport {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| ImportError::Io(format!("{}: {e}", p.display())))
+    };
+    let text = match read(path) {
+        Ok(t) => t,
+        Err(e) => {
+            return FileImport {
+                path: path.to_path_buf(),
+                read_from: path.to_path_buf(),
+                result: Err(e),
+            }
+        }
+    };
+    let mut from = path.to_path_buf();
+    let mut body = text;
+    if let Some(target) = pointer(&body) {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let t = dir.join(&target);
+        match read(&t) {
+            Ok(b) => {
+                body = b;
+                from = t;
+            }
+            Err(_) => {
+                return FileImport {
+                    path: path.to_path_buf(),
+                    read_from: from,
+                    result: Err(ImportError::NoResults(format!(
+                        "IOR wrote its summary to '{target}', which is not beside this file: import that file"
+                    ))),
+                }
+            }
+        }
+    }
+    let name = from
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut result = parse(&body, format, &name);
+    // Output without dates (IOR's CSV summary): the file's time stands in.
+    if let Ok(records) = &mut result {
+        let mtime = std::fs::metadata(&from)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_secs_f64());
+        for r in records.iter_mut() {
+            if !r.began.is_finite() {
+                if let Some(t) = mtime {
+                    // The file was written when the run ended.
+                    let took: f64 = r
+                        .tests
+                        .iter()
+                        .flat_map(|t| &t.phases)
+                        .map(|p| p.total_time)
+                        .filter(|x| x.is_finite())
+                        .sum();
+                    r.began = t - took;
+                    r.finished = t;
+                    r.warnings.push(
+                        "the output gives no start time: the file's modification time stands in"
+                            .into(),
+                    );
+                }
+            }
+            if !r.finished.is_finite() {
+                r.finished = r.began;
+            }
+        }
+    }
+    FileImport {
+        path: path.to_path_buf(),
+        read_from: from,
+        result,
+    }
+}

@@ -1,0 +1,142 @@
+//! `pario report`: the comparison of `pario compare` (when both sides are
+//! given), the history of every metric over runs labelled with a tag key
+//! (`--history release`), and per-rank phase times of one run, as one
+//! self-contained HTML file ([`pario_report::html`]); with `--plots-dir`
+//! every plot also as SVG and PNG files. Exit status as for `compare`.
+
+use crate::args::ReportArgs;
+use crate::select::{self, resolve_ids, run_filter};
+use crate::time::{format_utc, now};
+use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
+use pario_report::analysis::{compare_sets, histories, History, SetComparison};
+use pario_report::html::{render, ReportInput};
+use pario_results::RunRecord;
+use pario_store::{DbStore, Store};
+use std::collections::BTreeMap;
+
+/// The candidate run with the lowest value of the first regressed metric
+/// (or of the first metric): where stragglers matter most.
+fn slowest_candidate(cmp: &SetComparison) -> Option<String> {
+    let row = cmp
+        .rows
+        .iter()
+        .find(|r| r.is_regression())
+        .or_else(|| cmp.rows.first())?;
+    row.candidate
+        .per_run
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(id, v)| (id, v.iter().sum::<f64>() / v.len() as f64))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(id, _)| id.clone())
+}
+
+fn history(
+    store: &mut DbStore,
+    a: &ReportArgs,
+    key: &str,
+    options: &pario_report::analysis::SetOptions,
+) -> Result<Vec<History>, CliError> {
+    let f = run_filter(&a.sel.filter)?;
+    let runs: Vec<_> = store
+        .list_runs(&f)?
+        .into_iter()
+        .filter(|r| r.tags.contains_key(key))
+        .collect();
+    let labels: BTreeMap<String, (String, f64)> = runs
+        .iter()
+        .map(|r| (r.run_id.clone(), (r.tags[key].clone(), r.began)))
+        .collect();
+    let samples = select::samples(store, &runs, &f.workload)?;
+    let mut h = histories(key, &labels, &samples, options.stats.tolerance);
+    h.retain(|h| {
+        (options.metrics.is_empty() || options.metrics.contains(&h.metric))
+            && (options.operations.is_empty() || options.operations.contains(&h.operation))
+    });
+    Ok(h)
+}
+
+pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
+    let sel = &a.sel;
+    let has_sides = sel.baseline.is_some()
+        || sel.candidate.is_some()
+        || !sel.baseline_ids.is_empty()
+        || !sel.candidate_ids.is_empty();
+    if !has_sides && a.history.is_none() {
+        return Err(CliError::Usage(
+            "nothing to report: give BASELINE and CANDIDATE, or --history KEY".into(),
+        ));
+    }
+    let mut store = ctx.open()?;
+    let options = select::set_options(sel)?;
+    let cmp = if has_sides {
+        let l = select::load(ctx, &mut store, sel)?;
+        Some(compare_sets(
+            (l.baseline.side, &l.baseline_samples),
+            (l.candidate.side, &l.candidate_samples),
+            &l.options,
+        ))
+    } else {
+        None
+    };
+    let rank_id = match &a.ranks_of {
+        Some(r) => resolve_ids(&mut store, std::slice::from_ref(r))?
+            .into_iter()
+            .next(),
+        None => cmp.as_ref().and_then(slowest_candidate),
+    };
+    let rank_run: Option<RunRecord> = match rank_id {
+        Some(id) => store.get_run(&id)?,
+        None => None,
+    };
+    let hist = match &a.history {
+        Some(key) => history(&mut store, a, key, &options)?,
+        None => Vec::new(),
+    };
+    if let Some(key) = &a.history {
+        if hist.is_empty() {
+            ctx.warn(&format!(
+                "--history {key}: no metric was measured under two or more values of '{key}'"
+            ));
+        }
+    }
+    let title = a.title.clone().unwrap_or_else(|| match &cmp {
+        Some(c) => format!("pario: {} against {}", c.candidate.label, c.baseline.label),
+        None => format!("pario: history by {}", a.history.as_deref().unwrap_or("")),
+    });
+    let report = render(&ReportInput {
+        title,
+        generated: format!("{} UTC", format_utc(now())),
+        comparison: cmp.as_ref(),
+        rank_run: rank_run.as_ref(),
+        histories: &hist,
+        max_iteration_plots: 24,
+    })?;
+    pario_results::record_io::write_atomically(&a.output, report.html.as_bytes())
+        .map_err(|e| CliError::Failed(format!("{}: {e}", a.output.display())))?;
+    let mut msg = format!(
+        "wrote {} ({} plot(s), {} KiB)\n",
+        a.output.display(),
+        report.plots.len(),
+        report.html.len().div_ceil(1024)
+    );
+    if let Some(dir) = &a.plots_dir {
+        let files = report.write_plots(dir, !a.no_png)?;
+        msg.push_str(&format!(
+            "wrote {} plot file(s) in {}\n",
+            files.len(),
+            dir.display()
+        ));
+    }
+    if let Some(c) = &cmp {
+        msg.push_str(&format!(
+            "{} significant regression(s) beyond the tolerance\n",
+            c.regressions()
+        ));
+    }
+    emit(&msg)?;
+    Ok(match &cmp {
+        Some(c) if c.regressions() > 0 => EXIT_REGRESSION,
+        _ => EXIT_OK,
+    })
+}

@@ -1,0 +1,222 @@
+//! `pario show RUN`: one run in full, as text (what ran where, its labels,
+//! parameters, per-iteration results and their summary) or as its JSON
+//! record.
+
+use crate::args::{ShowArgs, ShowFormat};
+use crate::select::resolve_ids;
+use crate::textable::{Align, Table};
+use crate::time::format_utc;
+use crate::{emit, CliError, Ctx, EXIT_OK};
+use pario_report::analysis::{is_metadata_op, WorkloadKey};
+use pario_report::table::num;
+use pario_results::summary::Stats;
+use pario_results::{RunRecord, Tool, MEBIBYTE};
+use pario_store::{display_command_line, Store};
+use std::fmt::Write as _;
+
+/// The text view of a record.
+pub fn text(r: &RunRecord) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "run        {}", r.run_id);
+    let _ = writeln!(
+        s,
+        "tool       {} {}",
+        r.tool.map_or("?", |t| t.name()),
+        r.tool_version
+    );
+    let _ = writeln!(s, "command    {}", display_command_line(&r.command_line));
+    let _ = writeln!(
+        s,
+        "time       {} to {} UTC ({:.1} s)",
+        format_utc(r.began),
+        format_utc(r.finished),
+        r.finished - r.began
+    );
+    let _ = writeln!(s, "exit       {}", r.exit_status);
+    let sys = &r.system;
+    let _ = writeln!(
+        s,
+        "ranks      {} on {} node(s), {} per node: {}",
+        sys.num_tasks,
+        sys.num_nodes,
+        sys.tasks_per_node,
+        sys.hosts.join(",")
+    );
+    if !sys.mpi_library.is_empty() {
+        let _ = writeln!(
+            s,
+            "mpi        {}",
+            sys.mpi_library.lines().next().unwrap_or("")
+        );
+    }
+    if !sys.os.is_empty() {
+        let _ = writeln!(s, "system     {} {} {}", sys.os, sys.kernel, sys.machine);
+    }
+    if !sys.fs_type.is_empty() {
+        let _ = writeln!(s, "fs         {} ({})", sys.fs_type, sys.mount_options);
+    }
+    if !r.tags.is_empty() {
+        let tags: Vec<String> = r.tags.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let _ = writeln!(s, "tags       {}", tags.join(" "));
+    }
+    if !sys.environment.is_empty() {
+        let env: Vec<String> = sys
+            .environment
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        let _ = writeln!(s, "env        {}", env.join(" "));
+    }
+    if let Some(d) = &r.deck {
+        let _ = writeln!(s, "deck       {} line(s)", d.lines().count());
+    }
+    for w in &r.warnings {
+        let _ = writeln!(s, "warning    {w}");
+    }
+    for e in &r.errors {
+        let _ = writeln!(s, "error      {e}");
+    }
+    for t in &r.tests {
+        let key = WorkloadKey {
+            tool: r.tool,
+            workload: t.workload.clone(),
+        };
+        let _ = writeln!(s, "\ntest {}: {}", t.test_id, key.label());
+        let mdtest = r.tool == Some(Tool::Mdtest);
+        let mut tab = if mdtest {
+            Table::new(&[
+                ("operation", Align::Left),
+                ("iter", Align::Right),
+                ("rate ops/s", Align::Right),
+                ("time s", Align::Right),
+                ("items", Align::Right),
+            ])
+        } else {
+            Table::new(&[
+                ("operation", Align::Left),
+                ("iter", Align::Right),
+                ("bw MiB/s", Align::Right),
+                ("IOPS", Align::Right),
+                ("latency s", Align::Right),
+                ("time s", Align::Right),
+                ("bytes", Align::Right),
+                ("errors", Align::Right),
+            ])
+        };
+        for p in &t.phases {
+            let Some(op) = p.operation else { continue };
+            let name = if is_metadata_op(op) {
+                op.mdtest_name()
+            } else {
+                op.ior_name()
+            };
+            let cells = if mdtest {
+                vec![
+                    name.to_string(),
+                    p.iteration.to_string(),
+                    num(p.iops),
+                    num(p.total_time),
+                    p.ops.to_string(),
+                ]
+            } else {
+                vec![
+                    name.to_string(),
+                    p.iteration.to_string(),
+                    num(p.bandwidth / MEBIBYTE),
+                    num(p.iops),
+                    num(p.latency),
+                    num(p.total_time),
+                    p.bytes.to_string(),
+                    p.verification_errors.to_string(),
+                ]
+            };
+            tab.row(cells, None);
+        }
+        if !tab.is_empty() {
+            s.push_str(&tab.render("  "));
+        }
+        // Mean and spread per operation over the iterations.
+        let mut ops: Vec<_> = t.phases.iter().filter_map(|p| p.operation).collect();
+        ops.dedup();
+        ops.sort();
+        ops.dedup();
+        let mut summary = Table::new(&[
+            ("summary", Align::Left),
+            ("n", Align::Right),
+            ("mean", Align::Right),
+            ("sd", Align::Right),
+            ("min", Align::Right),
+            ("max", Align::Right),
+        ]);
+        for op in ops {
+            if !op.is_measured() || op == pario_results::Operation::Remove {
+                continue;
+            }
+            let vals: Vec<f64> = t
+                .phases
+                .iter()
+                .filter(|p| p.operation == Some(op))
+                .map(|p| {
+                    if mdtest {
+                        p.iops
+                    } else {
+                        p.bandwidth / MEBIBYTE
+                    }
+                })
+                .filter(|v| v.is_finite())
+                .collect();
+            if vals.is_empty() {
+                continue;
+            }
+            let st = Stats::of(&vals);
+            let unit = if mdtest { "ops/s" } else { "MiB/s" };
+            let name = if is_metadata_op(op) {
+                op.mdtest_name()
+            } else {
+                op.ior_name()
+            };
+            summary.row(
+                vec![
+                    format!("{name} {unit}"),
+                    st.n.to_string(),
+                    num(st.mean),
+                    num(st.stddev_sample),
+                    num(st.min),
+                    num(st.max),
+                ],
+                None,
+            );
+        }
+        if !summary.is_empty() {
+            s.push('\n');
+            s.push_str(&summary.render("  "));
+        }
+        let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
+        if ranks > 0 {
+            let _ = writeln!(s, "  per-rank timers kept for {ranks} rank(s) per phase");
+        }
+    }
+    s
+}
+
+pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<i32, CliError> {
+    let mut store = ctx.open()?;
+    let id = resolve_ids(&mut store, std::slice::from_ref(&a.run))?;
+    let Some(id) = id.first() else {
+        return Err(CliError::Usage("no run given".into()));
+    };
+    let rec = store
+        .get_run(id)?
+        .ok_or_else(|| CliError::Failed(format!("run {id} has no stored record")))?;
+    let out = match a.format {
+        ShowFormat::Json => {
+            let mut s =
+                serde_json::to_string_pretty(&rec).map_err(|e| CliError::Failed(e.to_string()))?;
+            s.push('\n');
+            s
+        }
+        ShowFormat::Text => text(&rec),
+    };
+    emit(&out)?;
+    Ok(EXIT_OK)
+}
