@@ -17,11 +17,8 @@
 //! remainder (upstream IOR only counts bytes). Metadata goes through std::fs.
 
 use crate::asyncfile::{AsyncFile, KernelQueue, Request};
-use crate::posix::{open_file, statfs_path, PosixBackend, PosixOptions, DIRECT_ALIGNMENT};
-use crate::{
-    Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo, ModuleOptions,
-    OpenMode,
-};
+use crate::posix::{open_file, PosixOptions, DIRECT_ALIGNMENT};
+use crate::{Backend, BackendError, Capabilities, ErrorKind, FileHandle, ModuleOptions, OpenMode};
 use std::ffi::{c_int, c_long, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
@@ -406,27 +403,7 @@ impl Backend for AioBackend {
             depth as usize,
         )))
     }
-    fn delete(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().delete(path)
-    }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
-    fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().create_empty(path)
-    }
+    posix_namespace!(files);
 }
 
 #[cfg(test)]

@@ -29,10 +29,10 @@
 //! parallel file systems).
 
 use crate::mpiio::{collect_hints, hint_block, open_comm, BlockView, Hints};
-use crate::posix::{flag_value, statfs_path, PosixBackend};
+use crate::posix::flag_value;
 use crate::{
-    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenContext, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
+    OpenContext, OpenMode,
 };
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{self, IoErrorClass};
@@ -1025,21 +1025,7 @@ impl Backend for Hdf5Backend {
             BackendError::new(kind, "delete", path, e.to_string())
         })
     }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
+    posix_namespace!();
     fn take_notes(&self) -> Vec<String> {
         self.notes
             .lock()

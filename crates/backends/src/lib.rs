@@ -29,6 +29,43 @@
 //! implement [`Backend::open`] only.
 
 #[cfg(pario_aio)]
+/// The namespace operations of a backend whose files live in the local
+/// POSIX namespace: stat, mkdir, rmdir, rename and statfs go through the
+/// POSIX backend; `posix_namespace!(files)` adds delete and create_empty.
+/// One place, instead of the same forwarding in every such backend.
+macro_rules! posix_namespace {
+    () => {
+        fn stat(&self, path: &std::path::Path) -> Result<$crate::FileStat, $crate::BackendError> {
+            $crate::posix::PosixBackend::default().stat(path)
+        }
+        fn mkdir(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
+            $crate::posix::PosixBackend::default().mkdir(path)
+        }
+        fn rmdir(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
+            $crate::posix::PosixBackend::default().rmdir(path)
+        }
+        fn rename(
+            &self,
+            from: &std::path::Path,
+            to: &std::path::Path,
+        ) -> Result<(), $crate::BackendError> {
+            $crate::posix::PosixBackend::default().rename(from, to)
+        }
+        fn statfs(&self, path: &std::path::Path) -> Result<$crate::FsInfo, $crate::BackendError> {
+            $crate::posix::statfs_path(path)
+        }
+    };
+    (files) => {
+        posix_namespace!();
+        fn delete(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
+            $crate::posix::PosixBackend::default().delete(path)
+        }
+        fn create_empty(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
+            $crate::posix::PosixBackend::default().create_empty(path)
+        }
+    };
+}
+
 pub mod aio;
 mod asyncfile;
 pub mod buffer;

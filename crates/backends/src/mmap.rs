@@ -22,10 +22,10 @@
 //! POSIX_MADV_DONTNEED as a no-op on Linux. A key only the front end
 //! passes: `random-offset`.
 
-use crate::posix::{flag_value, statfs_path, PosixBackend};
+use crate::posix::flag_value;
 use crate::{
-    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenContext, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
+    OpenContext, OpenMode,
 };
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
@@ -460,27 +460,7 @@ impl Backend for MmapBackend {
         }
         Ok(Box::new(h))
     }
-    fn delete(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().delete(path)
-    }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
-    fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().create_empty(path)
-    }
+    posix_namespace!(files);
 }
 
 #[cfg(test)]

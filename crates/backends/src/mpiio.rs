@@ -31,10 +31,10 @@
 //!   `segmentCount` transfers in one call, the other has no implementation).
 //! - `collective`: as `-c`.
 
-use crate::posix::{flag_value, statfs_path, PosixBackend};
+use crate::posix::flag_value;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileLayout,
-    FileStat, FsInfo, ModuleOptions, OpenContext, OpenMode,
+    ModuleOptions, OpenContext, OpenMode,
 };
 use pario_comm::mpiio::{self, AccessMode, IoErrorClass, MpiIoError};
 use std::path::{Path, PathBuf};
@@ -439,21 +439,7 @@ impl Backend for MpiioBackend {
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
         mpiio::delete(path, &self.hints).map_err(|e| map_err(e, "delete", path, true))
     }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
+    posix_namespace!();
     fn take_notes(&self) -> Vec<String> {
         self.notes
             .lock()

@@ -28,10 +28,10 @@
 //! `useFileView` and `useStridedDatatype` are refused (MPI-IO options).
 
 use crate::mpiio::{collect_hints, hint_block, open_comm, Hints};
-use crate::posix::{flag_value, statfs_path, PosixBackend};
+use crate::posix::flag_value;
 use crate::{
-    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenContext, OpenMode,
+    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
+    OpenContext, OpenMode,
 };
 use pario_comm::mpiio::{self, IoErrorClass};
 use std::ffi::{CStr, CString};
@@ -707,21 +707,7 @@ impl Backend for NcmpiBackend {
             BackendError::new(kind, "delete", path, e.to_string())
         })
     }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
+    posix_namespace!();
     fn take_notes(&self) -> Vec<String> {
         self.notes
             .lock()

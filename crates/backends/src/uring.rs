@@ -33,10 +33,10 @@
 
 use crate::asyncfile::{AsyncFile, KernelQueue, Request};
 use crate::buffer::Registration;
-use crate::posix::{flag_value, open_file, statfs_path, PosixBackend, DIRECT_ALIGNMENT};
+use crate::posix::{flag_value, open_file, DIRECT_ALIGNMENT};
 use crate::{
-    AlignedBuffer, Backend, BackendError, Capabilities, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenMode,
+    AlignedBuffer, Backend, BackendError, Capabilities, ErrorKind, FileHandle, ModuleOptions,
+    OpenMode,
 };
 use io_uring::{opcode, types, IoUring};
 use std::io;
@@ -458,27 +458,7 @@ impl Backend for UringBackend {
             self.options.depth.max(1) as usize,
         )))
     }
-    fn delete(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().delete(path)
-    }
-    fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
-        PosixBackend::default().stat(path)
-    }
-    fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().mkdir(path)
-    }
-    fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rmdir(path)
-    }
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().rename(from, to)
-    }
-    fn statfs(&self, path: &Path) -> Result<FsInfo, BackendError> {
-        statfs_path(path)
-    }
-    fn create_empty(&self, path: &Path) -> Result<(), BackendError> {
-        PosixBackend::default().create_empty(path)
-    }
+    posix_namespace!(files);
     fn take_notes(&self) -> Vec<String> {
         self.notes
             .lock()
