@@ -25,6 +25,7 @@ use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_plan::reorder::{Reorder, Topology};
 use pario_plan::{Layout, Ordering};
+use pario_results::record_io;
 use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
 use pario_results::{Operation, RunRecord, TestResult, Tool, Workload, RECORD_SCHEMA_VERSION};
 use pario_signature::PacketType;
@@ -976,14 +977,16 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
     }
     // summaryFile with the default format: the summary block goes there too.
     if let (None, Some(file)) = (&doc, first.and_then(|t| t.summary_file.as_ref())) {
-        if let Err(e) = write_atomically(Path::new(file), ior_text::summary(record).as_bytes()) {
+        if let Err(e) =
+            record_io::write_atomically(Path::new(file), ior_text::summary(record).as_bytes())
+        {
             eprintln!("ior: summaryFile {file}: {e}");
         }
     }
     if let Some(doc) = doc {
         match first.and_then(|t| t.summary_file.as_ref()) {
             Some(file) => {
-                if let Err(e) = write_atomically(Path::new(file), doc.as_bytes()) {
+                if let Err(e) = record_io::write_atomically(Path::new(file), doc.as_bytes()) {
                     eprintln!("ior: summaryFile {file}: {e}");
                 }
             }
@@ -991,23 +994,6 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
         }
     }
     let _ = std::io::stdout().flush();
-}
-
-/// Write via a temporary file and rename, so readers never see half a file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&tmp);
-    })
 }
 
 /// Keep the run (rank 0, every run, failed ones included): its JSON file
