@@ -410,15 +410,14 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                 details,
             } => {
                 // Errors always go to stderr, whatever the output format.
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "ior: {}: {bad_transfers} transfer(s) failed data verification",
-                    operation.ior_name()
+                let report = pario_results::render::format::verify_error_report(
+                    "ior",
+                    operation.ior_name(),
+                    bad_transfers,
+                    "transfer",
+                    details,
                 );
-                for d in details {
-                    let _ = writeln!(err, "ior:   {d}");
-                }
+                let _ = std::io::stderr().lock().write_all(report.as_bytes());
             }
             Event::Warning { text } => self.warn(&format!("WARNING: {text}\n")),
             Event::Info { level, text } => {

@@ -71,15 +71,15 @@ impl Observer for TextObserver<'_> {
                 bad_transfers,
                 details,
             } => {
-                let mut err = std::io::stderr().lock();
-                let _ = writeln!(
-                    err,
-                    "mdtest: {}: {bad_transfers} file(s) failed data verification",
-                    operation.mdtest_name()
+                // Errors always go to stderr, whatever the output format.
+                let report = pario_results::render::format::verify_error_report(
+                    "mdtest",
+                    operation.mdtest_name(),
+                    bad_transfers,
+                    "file",
+                    details,
                 );
-                for d in details {
-                    let _ = writeln!(err, "mdtest:   {d}");
-                }
+                let _ = std::io::stderr().lock().write_all(report.as_bytes());
             }
             _ => {}
         }

@@ -299,3 +299,34 @@ mod tests {
         assert_eq!(value_text(&serde_json::json!(0.5)), "0.5");
     }
 }
+
+/// The stderr report of failed data verification, shared by the front ends:
+/// `tool: label: N unit(s) failed data verification`, then one indented line
+/// per detail.
+pub fn verify_error_report(
+    tool: &str,
+    label: &str,
+    count: u64,
+    unit: &str,
+    details: &[String],
+) -> String {
+    let mut s = format!("{tool}: {label}: {count} {unit}(s) failed data verification\n");
+    for d in details {
+        s.push_str(&format!("{tool}:   {d}\n"));
+    }
+    s
+}
+
+#[cfg(test)]
+mod verify_report_tests {
+    use super::verify_error_report;
+
+    #[test]
+    fn report_names_tool_operation_count_and_details() {
+        let s = verify_error_report("ior", "read", 2, "transfer", &["f: offset 8".into()]);
+        assert_eq!(
+            s,
+            "ior: read: 2 transfer(s) failed data verification\nior:   f: offset 8\n"
+        );
+    }
+}
