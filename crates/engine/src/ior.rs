@@ -37,6 +37,7 @@
 //! some waiting in a collective call.
 
 pub mod files;
+mod trace;
 
 use crate::latency::{Histogram, BUCKETS};
 use crate::naming::FileNaming;
@@ -52,6 +53,7 @@ use pario_results::{FsUsage, Operation, PhaseResult, RankTimes, Stonewall, TestR
 use pario_signature::{Filler, PacketType, Pattern};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use trace::Tracer;
 
 /// How many mismatches each rank reports in detail.
 const REPORTED_MISMATCHES: usize = 4;
@@ -149,6 +151,9 @@ struct RankReport {
     error: Option<String>,
     bad_transfers: u64,
     mismatches: Vec<String>,
+    /// The file this rank used, sent at verbose ≥ 3 only (for the trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    path: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -398,9 +403,17 @@ fn run_test_into(
         let last = rep + 1 == spec.repetitions;
         if !keep && (last || spec.naming.multi_file || spec.write) {
             match remove_files(&run, rep) {
-                Ok(phase) => {
+                Ok((phase, paths)) => {
                     result.phases.push(phase);
                     if rank == 0 {
+                        if spec.verbose >= 3 {
+                            observer.event(Event::RankDetail {
+                                operation: Operation::Remove,
+                                iteration: rep,
+                                paths: &paths,
+                                ranks: &[],
+                            });
+                        }
                         if let Some(p) = result.phases.last() {
                             observer.event(Event::Phase {
                                 test: &*result,
@@ -494,14 +507,20 @@ fn remove_existing(run: &TestRun<'_, '_>, rep: u32, observer: &mut dyn Observer)
     run.env.comm.barrier();
 }
 
-/// Delete the test files (timed, like IOR's "remove" row).
-fn remove_files(run: &TestRun<'_, '_>, rep: u32) -> Result<PhaseResult, EngineError> {
+/// Delete the test files (timed, like IOR's "remove" row). Also returns,
+/// on rank 0 at verbose ≥ 3, the file each rank deleted (rank order, empty
+/// for none).
+fn remove_files(
+    run: &TestRun<'_, '_>,
+    rep: u32,
+) -> Result<(PhaseResult, Vec<String>), EngineError> {
     let env = run.env;
     env.comm.barrier();
     let start = env.clock.now();
     let mut error = None;
-    if let Some(path) = own_file(run, rep) {
-        match env.backend.delete(&path) {
+    let mine = own_file(run, rep);
+    if let Some(path) = &mine {
+        match env.backend.delete(path) {
             Ok(()) => {}
             Err(e) if e.kind == ErrorKind::NotFound => {}
             Err(e) => error = Some(e.to_string()),
@@ -513,12 +532,23 @@ fn remove_files(run: &TestRun<'_, '_>, rep: u32) -> Result<PhaseResult, EngineEr
     let end = env.clock.now();
     let t = env.comm.all_reduce_f64(&[-start, end], ReduceOp::Max);
     agree_on_errors(env, error.map(|e| format!("remove: {e}")))?;
-    Ok(PhaseResult {
+    let mut paths = Vec::new();
+    if run.spec.verbose >= 3 {
+        let text = mine.map(|p| p.display().to_string()).unwrap_or_default();
+        if let Some(all) = env.comm.gather_bytes(0, text.as_bytes()) {
+            paths = all
+                .iter()
+                .map(|b| String::from_utf8_lossy(b).into_owned())
+                .collect();
+        }
+    }
+    let phase = PhaseResult {
         operation: Some(Operation::Remove),
         iteration: rep,
         total_time: t[0] + t[1],
         ..PhaseResult::default()
-    })
+    };
+    Ok((phase, paths))
 }
 
 /// Collective: if any rank has an error, every rank returns the same error
@@ -794,11 +824,15 @@ fn run_phase(
         wall_hit_at: None,
         halted: false,
         queue,
-        extra: (log_ops || delay.is_some()).then(|| LoopExtra {
-            ops: log_ops.then(Vec::new),
-            base: loop_start,
-            delay,
-        }),
+        extra: {
+            let trace = Tracer::new(spec.verbose, rank);
+            (log_ops || delay.is_some() || trace.is_some()).then(|| LoopExtra {
+                ops: log_ops.then(Vec::new),
+                base: loop_start,
+                delay,
+                trace,
+            })
+        },
     };
     let buf = run.buffer.as_mut_slice();
     let first = known.unwrap_or(per_pass);
@@ -926,6 +960,9 @@ fn run_phase(
 
     // One gather of every rank's report.
     report.times = t;
+    if spec.verbose >= 3 {
+        report.path = Some(path.display().to_string());
+    }
     let payload = serde_json::to_vec(&report).unwrap_or_default();
     let gathered = comm.gather_bytes(0, &payload);
     let mut phase = PhaseResult {
@@ -941,6 +978,18 @@ fn run_phase(
             .map(|b| serde_json::from_slice(b).unwrap_or_default())
             .collect();
         fill_phase(&mut phase, &reports, spec.layout.transfer_size);
+        if spec.verbose >= 3 {
+            let paths: Vec<String> = reports
+                .iter()
+                .map(|r| r.path.clone().unwrap_or_default())
+                .collect();
+            observer.event(Event::RankDetail {
+                operation: access.operation(),
+                iteration: rep,
+                paths: &paths,
+                ranks: &phase.ranks,
+            });
+        }
         phase.latency_detail = merged.summary();
         if let Some(l) = &phase.latency_detail {
             phase.latency = l.mean;
@@ -1036,8 +1085,9 @@ struct TransferLoop<'p> {
     halted: bool,
     /// Transfers through submit/complete (`run_queued`) instead of `run`.
     queue: Option<Queue<'p>>,
-    /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`); `None` on
-    /// the default path, which then pays one branch per transfer.
+    /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`, the
+    /// verbose ≥ 4 trace); `None` on the default path, which then pays one
+    /// branch per transfer.
     extra: Option<LoopExtra>,
 }
 
@@ -1069,6 +1119,8 @@ struct LoopExtra {
     base: f64,
     /// Sleep after each transfer.
     delay: Option<std::time::Duration>,
+    /// Verbose ≥ 4: a line per transfer (and per word checked at 5).
+    trace: Option<Tracer>,
 }
 
 impl TransferLoop<'_> {
@@ -1114,8 +1166,17 @@ impl TransferLoop<'_> {
                     .prepare(buf, tr.writer.unwrap_or(self.data_rank), tr.offset);
             }
             let op_start = match &self.extra {
-                Some(LoopExtra { ops: Some(_), .. }) => self.clock.now(),
-                _ => 0.0,
+                None => 0.0,
+                Some(x) => {
+                    if let Some(t) = &x.trace {
+                        t.transfer(self.verb(), self.path, tr.offset, self.xfer);
+                    }
+                    if x.ops.is_some() {
+                        self.clock.now()
+                    } else {
+                        0.0
+                    }
+                }
             };
             match transfer_all(h, self.write, buf, tr.offset, self.single) {
                 Ok(got) => {
@@ -1303,6 +1364,9 @@ impl TransferLoop<'_> {
                 } else {
                     fillers[slot].invalidate();
                 }
+                if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
+                    t.transfer(self.verb(), self.path, tr.offset, self.xfer);
+                }
                 let op = IoOp {
                     write: self.write,
                     offset: tr.offset,
@@ -1446,6 +1510,17 @@ impl TransferLoop<'_> {
         from + completed
     }
 
+    /// The level-4 trace's verb for this phase.
+    fn verb(&self) -> &'static str {
+        if self.write {
+            "writing"
+        } else if self.verifies {
+            "checking"
+        } else {
+            "reading"
+        }
+    }
+
     fn check(&self, buf: &[u8], offset: u64, writer: Option<u32>, report: &mut RankReport) {
         let v = pario_signature::verify(
             buf,
@@ -1455,6 +1530,10 @@ impl TransferLoop<'_> {
             offset,
             REPORTED_MISMATCHES,
         );
+        if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
+            let against = writer.or(v.writer).unwrap_or(0);
+            t.words(buf, self.pattern, against, offset);
+        }
         if v.ok() {
             return;
         }

@@ -1,7 +1,7 @@
 //! Events the engine pushes while it runs, so front ends can print each row
 //! as soon as its phase ends. Only rank 0's observer is called.
 
-use pario_results::{Operation, PhaseResult, Stonewall, TestResult};
+use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult};
 
 #[derive(Debug)]
 pub enum Event<'a> {
@@ -31,6 +31,16 @@ pub enum Event<'a> {
         stat: u64,
         moved: u64,
         stonewalled: bool,
+    },
+    /// Verbose ≥ 3 detail of a phase that just ended, sent before its
+    /// `Phase` event: the file each rank used (rank order; empty = none)
+    /// and, for transfer phases, every rank's timers (`ranks`, seconds on
+    /// the engine clock's timeline; empty for the remove phase).
+    RankDetail {
+        operation: Operation,
+        iteration: u32,
+        paths: &'a [String],
+        ranks: &'a [RankTimes],
     },
     /// A phase ended; its row can be printed.
     Phase {

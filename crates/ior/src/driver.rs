@@ -314,6 +314,10 @@ struct TextObserver<'r, W: Write> {
     quiet: bool,
     /// The wear-out count, printed by the driver after the Max lines.
     pairs: Option<u64>,
+    /// The engine's clock, to print rank timers as epoch seconds (-vvv).
+    clock: pario_comm::Clock,
+    /// The test being run (from `TestStart`), for the -vvv timer lines.
+    test_id: u32,
 }
 
 impl<W: Write> TextObserver<'_, W> {
@@ -347,6 +351,7 @@ impl<W: Write> Observer for TextObserver<'_, W> {
         let v = self.verbose;
         match event {
             Event::TestStart { test } => {
+                self.test_id = test.test_id;
                 let s = ior_text::test_header(self.run, test, v);
                 self.put(&s);
             }
@@ -395,6 +400,42 @@ impl<W: Write> Observer for TextObserver<'_, W> {
             } => {
                 let s = ior_text::file_size_warnings(expected, stat, moved, stonewalled);
                 self.warn(&s);
+            }
+            Event::RankDetail {
+                operation,
+                iteration,
+                paths,
+                ranks,
+            } => {
+                // -vvv: each rank's file and timers, grouped by rank (IOR's
+                // ranks print their own lines, interleaved as they come).
+                if v >= 3 {
+                    let mut s = String::new();
+                    for (r, path) in paths.iter().enumerate() {
+                        if !path.is_empty() {
+                            s += &ior_text::task_file_line(r as u32, operation, path);
+                        }
+                        if let Some(t) = ranks.iter().find(|t| t.rank as usize == r) {
+                            let timers = [
+                                t.open_start,
+                                t.open_end,
+                                t.xfer_start,
+                                t.xfer_end,
+                                t.close_start,
+                                t.close_end,
+                            ]
+                            .map(|x| self.clock.to_epoch(x));
+                            s += &ior_text::timer_trace(
+                                self.test_id,
+                                iteration,
+                                t.rank,
+                                operation,
+                                &timers,
+                            );
+                        }
+                    }
+                    self.put(&s);
+                }
             }
             Event::Phase { test, phase } => {
                 if let Some(op) = phase.operation {
@@ -680,6 +721,8 @@ fn run_one(
                             use_existing: params.use_existing_test_file,
                             quiet,
                             pairs: None,
+                            clock,
+                            test_id: 0,
                         };
                         let out = run_ior_test_with(&env, &spec, &extras, &mut obs);
                         pairs = obs.pairs;

@@ -77,6 +77,30 @@ pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run 
     finish(c.output().expect("mpirun starts"))
 }
 
+/// `mpirun -np N ior ARGS...` in `dir`, with each rank's standard output
+/// also kept apart (Open MPI's `--output-filename`): the run (merged
+/// output, as a user sees it) and every rank's own stdout, in rank order.
+/// Lines that ranks print on their own can be checked whole this way:
+/// mpirun may cut one rank's output into another's in the merged stream.
+pub fn ior_per_rank(np: u32, dir: &Path, args: &[&str]) -> (Run, Vec<String>) {
+    let keep = tempfile::tempdir().expect("temporary directory");
+    let split = keep.path().join("per-rank");
+    let mut c = mpirun_cmd(np, keep.path());
+    c.arg("--output-filename")
+        .arg(&split)
+        .arg(IOR)
+        .args(args)
+        .current_dir(dir);
+    let run = finish(c.output().expect("mpirun starts"));
+    let per_rank = (0..np)
+        .map(|r| {
+            let f = split.join("1").join(format!("rank.{r}")).join("stdout");
+            std::fs::read_to_string(&f).unwrap_or_default()
+        })
+        .collect();
+    (run, per_rank)
+}
+
 /// `ior ARGS...` without mpirun (MPI singleton).
 pub fn ior_alone(dir: &Path, args: &[&str]) -> Run {
     let keep = tempfile::tempdir().expect("temporary directory");

@@ -515,10 +515,11 @@ pub fn commencing_line(op: Operation, epoch: f64) -> String {
     }
 }
 
-/// "task 0 writing /scratch/ior/t" (-vvv); reading / removing likewise.
+/// "task 0 writing /scratch/ior/t" (-vvv); reading / removing likewise
+/// (both checks read the file back: "reading").
 pub fn task_file_line(rank: u32, op: Operation, path: &str) -> String {
     let verb = match op {
-        Operation::Read | Operation::CheckRead => "reading",
+        Operation::Read | Operation::CheckRead | Operation::CheckWrite => "reading",
         Operation::Remove => "removing",
         _ => "writing",
     };
@@ -527,7 +528,8 @@ pub fn task_file_line(rank: u32, op: Operation, path: &str) -> String {
 
 /// The six per-rank timer lines of -vvv: "Test 0: Iter=0, Task=1,
 /// Time=1795215067.349272, write open start", timers in the order open
-/// start/stop, start/stop, close start/stop (absolute epoch seconds).
+/// start/stop, start/stop, close start/stop (absolute epoch seconds); the
+/// -W and -R passes are named "read".
 pub fn timer_trace(
     test_id: u32,
     iteration: u32,
@@ -535,7 +537,10 @@ pub fn timer_trace(
     op: Operation,
     timers: &[f64; 6],
 ) -> String {
-    let name = if matches!(op, Operation::Read | Operation::CheckRead) {
+    let name = if matches!(
+        op,
+        Operation::Read | Operation::CheckRead | Operation::CheckWrite
+    ) {
         "read"
     } else {
         "write"
