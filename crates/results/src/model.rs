@@ -3,6 +3,13 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+/// Reads a float that JSON may hold as `null`: serde_json writes NaN and
+/// ±infinity as `null`, so a record holding one (a zero-time phase, say)
+/// must read back, as NaN, instead of failing and losing the run.
+fn finite_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
 /// Version of the JSON record layout; bump on incompatible change.
 pub const RECORD_SCHEMA_VERSION: u32 = 1;
 
@@ -105,7 +112,9 @@ pub struct RunRecord {
     /// Text of the `-f` deck, when one was used.
     pub deck: Option<String>,
     /// Seconds since the epoch.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub began: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub finished: f64,
     pub system: SystemInfo,
     /// User labels (`--tag k=v`, `PARIO_TAGS`).
@@ -135,12 +144,15 @@ pub struct SystemInfo {
     pub fs_type: String,
     pub mount_options: String,
     pub fs_size_bytes: u64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub fs_used_fraction: f64,
     pub fs_inodes: u64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub fs_used_inodes_fraction: f64,
     /// Behaviour-changing environment (MPI, ROMIO, IOR_HINT, PARIO), secrets removed.
     pub environment: BTreeMap<String, String>,
     /// Largest clock correction applied on any rank (seconds).
+    #[serde(deserialize_with = "finite_or_nan")]
     pub clock_skew: f64,
 }
 
@@ -169,9 +181,11 @@ pub struct TestResult {
 pub struct FsUsage {
     pub size_bytes: u64,
     /// 0..1
+    #[serde(deserialize_with = "finite_or_nan")]
     pub used_fraction: f64,
     pub inodes: u64,
     /// 0..1
+    #[serde(deserialize_with = "finite_or_nan")]
     pub used_inodes_fraction: f64,
 }
 
@@ -201,16 +215,23 @@ pub struct PhaseResult {
     /// Operations (transfers, or items for metadata) done by all ranks.
     pub ops: u64,
     /// Seconds: earliest open start to latest open end, and so on.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub open_time: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub xfer_time: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub close_time: f64,
     /// Earliest start to latest end: the denominator of the bandwidth/rate.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub total_time: f64,
     /// Bytes per second: bytes / total_time.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub bandwidth: f64,
     /// Operations per second (ior: transfers over the transfer span; mdtest: the rate).
+    #[serde(deserialize_with = "finite_or_nan")]
     pub iops: f64,
     /// Mean seconds per operation over all ranks.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub latency: f64,
     pub latency_detail: Option<LatencySummary>,
     pub stonewall: Option<Stonewall>,
@@ -223,11 +244,17 @@ pub struct PhaseResult {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     pub count: u64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub min: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub mean: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub p50: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub p90: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub p99: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub max: f64,
 }
 
@@ -235,8 +262,10 @@ pub struct LatencySummary {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stonewall {
     /// The deadline that was set (seconds).
+    #[serde(deserialize_with = "finite_or_nan")]
     pub deadline: f64,
     /// Seconds from the common start until the last rank stopped at the wall.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub time: f64,
     /// Fewest and most operations any rank had done at the wall.
     pub min_ops: u64,
@@ -244,6 +273,7 @@ pub struct Stonewall {
     /// Bytes all ranks had moved at the wall.
     pub bytes_at_wall: u64,
     /// bytes_at_wall / time.
+    #[serde(deserialize_with = "finite_or_nan")]
     pub bandwidth: f64,
     /// Whether ranks then continued to max_ops (wear-out).
     pub wear_out: bool,
@@ -254,11 +284,17 @@ pub struct Stonewall {
 pub struct RankTimes {
     pub rank: u32,
     pub host: String,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub open_start: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub open_end: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub xfer_start: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub xfer_end: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub close_start: f64,
+    #[serde(deserialize_with = "finite_or_nan")]
     pub close_end: f64,
     pub bytes: u64,
     pub ops: u64,

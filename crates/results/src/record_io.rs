@@ -87,6 +87,35 @@ mod tests {
     }
 
     #[test]
+    fn non_finite_figures_are_saved_as_null_and_read_back_as_nan() {
+        let tmp = tempdir();
+        let phase = crate::PhaseResult {
+            operation: Some(crate::Operation::Write),
+            bandwidth: f64::INFINITY,
+            iops: f64::NAN,
+            total_time: 0.0,
+            bytes: 8,
+            ..crate::PhaseResult::default()
+        };
+        let record = RunRecord {
+            run_id: "0002-nan".into(),
+            tests: vec![crate::TestResult {
+                phases: vec![phase],
+                ..crate::TestResult::default()
+            }],
+            ..RunRecord::default()
+        };
+        let path = save_record(&tmp, &record).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"bandwidth\": null"), "{text}");
+        let back: RunRecord = serde_json::from_str(&text).unwrap();
+        let p = &back.tests[0].phases[0];
+        assert!(p.bandwidth.is_nan() && p.iops.is_nan());
+        assert_eq!((p.bytes, p.total_time), (8, 0.0));
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
     fn a_failed_write_names_no_partial_file() {
         let missing = Path::new("/nonexistent-pario-dir/x.json");
         assert!(write_atomically(missing, b"{}").is_err());
