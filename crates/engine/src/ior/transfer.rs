@@ -1,0 +1,634 @@
+//! The transfer loop of one phase on one rank: the plan taken a batch at
+//! a time, one I/O call per transfer (short transfers and EINTR retried
+//! unless `-x`), the latency histogram, the stonewall check, and the
+//! per-transfer extras (per-operation log, delay, verbose ≥ 4 trace).
+//! Backends with a queue go through `run_queued` (submit/complete, several
+//! transfers in flight, or lockstep for collective calls). This is the hot
+//! path: the default case pays one branch per transfer for everything
+//! optional.
+
+use super::trace::Tracer;
+use super::{RankReport, REPORTED_MISMATCHES};
+use crate::latency::Histogram;
+use pario_backends::{AlignedBuffer, BackendError, ErrorKind, FileHandle, IoOp};
+use pario_comm::{Comm, ReduceOp};
+use pario_plan::{Layout, RankPlan};
+use pario_signature::{Filler, Pattern};
+use std::path::Path;
+
+/// Do one transfer completely: retry short transfers and EINTR unless `-x`.
+#[inline]
+fn transfer_all(
+    handle: &mut dyn FileHandle,
+    write: bool,
+    buf: &mut [u8],
+    offset: u64,
+    single_attempt: bool,
+) -> Result<usize, BackendError> {
+    let len = buf.len();
+    let mut done = 0usize;
+    while done < len {
+        let r = if write {
+            handle.write_at(&buf[done..], offset + done as u64)
+        } else {
+            handle.read_at(&mut buf[done..], offset + done as u64)
+        };
+        match r {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind == ErrorKind::Interrupted && !single_attempt => continue,
+            Err(e) => return Err(e),
+        }
+        if single_attempt {
+            break;
+        }
+    }
+    Ok(done)
+}
+
+/// Transfers the loop takes from the plan at a time.
+const PLAN_BATCH: usize = 64;
+
+/// State of the transfer loop of one phase on one rank. The only
+/// per-transfer work is the plan lookup, the pattern (a no-op for the default
+/// packet type), the I/O call and one clock read that serves both the latency
+/// histogram and the stonewall check.
+pub(super) struct TransferLoop<'p> {
+    pub(super) plan: &'p RankPlan,
+    pub(super) write: bool,
+    pub(super) verifies: bool,
+    pub(super) data_rank: u32,
+    pub(super) path: &'p Path,
+    pub(super) pattern: &'p Pattern,
+    pub(super) num_tasks: u32,
+    pub(super) xfer: usize,
+    pub(super) single: bool,
+    pub(super) fsync_per_write: bool,
+    pub(super) clock: pario_comm::Clock,
+    pub(super) wall: Option<f64>,
+    pub(super) filler: Filler,
+    pub(super) hist: Histogram,
+    pub(super) prev: f64,
+    pub(super) bytes: u64,
+    pub(super) wall_hit_at: Option<f64>,
+    /// In lockstep: a rank's error stopped every rank (see `run_queued`).
+    pub(super) halted: bool,
+    /// Transfers through submit/complete (`run_queued`) instead of `run`.
+    pub(super) queue: Option<Queue<'p>>,
+    /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`, the
+    /// verbose ≥ 4 trace); `None` on the default path, which then pays one
+    /// branch per transfer.
+    pub(super) extra: Option<LoopExtra>,
+}
+
+/// What [`TransferLoop::run_queued`] works with.
+pub(super) struct Queue<'p> {
+    /// One buffer per operation in flight, by slot (taken while in flight).
+    pub(super) pool: Vec<Option<AlignedBuffer>>,
+    /// Lockstep over this communicator: one transfer at a time, every rank
+    /// agreeing before each whether to go on.
+    pub(super) lockstep: Option<&'p dyn Comm>,
+}
+
+/// A transfer in flight in [`TransferLoop::run_queued`].
+struct InFlight {
+    offset: u64,
+    writer: Option<u32>,
+    /// When it was submitted (the clock's seconds).
+    submitted: f64,
+    /// Bytes done before the operation now in flight.
+    done: usize,
+    /// The transfer's own buffer while a remainder moves through a spare one.
+    parked: Option<AlignedBuffer>,
+}
+
+/// What [`TransferLoop`] does per transfer beyond the default work.
+pub(super) struct LoopExtra {
+    /// (start since `base`, duration) of every transfer, when logging.
+    pub(super) ops: Option<Vec<(f64, f64)>>,
+    pub(super) base: f64,
+    /// Sleep after each transfer.
+    pub(super) delay: Option<std::time::Duration>,
+    /// Verbose ≥ 4: a line per transfer (and per word checked at 5).
+    pub(super) trace: Option<Tracer>,
+}
+
+impl TransferLoop<'_> {
+    /// Transfers `from..to`; returns how many were completed in all. Stops
+    /// early at the first error (recorded in `report`) or, when
+    /// `stop_at_wall`, at the stonewall.
+    fn run(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop_at_wall: bool,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        buf: &mut [u8],
+    ) -> u64 {
+        let Some(h) = handle.as_deref_mut() else {
+            return from;
+        };
+        let mut i = from;
+        // The plan is computed a batch at a time (cheaper per transfer than
+        // `plan.get(i)`: no division, the segment permutation built once).
+        let plan: &RankPlan = self.plan;
+        let mut upcoming = plan.iter_from(from);
+        let mut batch = [pario_plan::Transfer {
+            offset: 0,
+            file_index: 0,
+            writer: None,
+        }; PLAN_BATCH];
+        let (mut next, mut filled) = (0usize, 0usize);
+        while i < to {
+            if next == filled {
+                let want = usize::try_from(to - i).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
+                filled = upcoming.next_batch(&mut batch[..want]);
+                next = 0;
+                if filled == 0 {
+                    break;
+                }
+            }
+            let tr = batch[next];
+            next += 1;
+            if self.write {
+                self.filler
+                    .prepare(buf, tr.writer.unwrap_or(self.data_rank), tr.offset);
+            }
+            let op_start = match &self.extra {
+                None => 0.0,
+                Some(x) => {
+                    if let Some(t) = &x.trace {
+                        t.transfer(self.verb(), self.path, tr.offset, self.xfer);
+                    }
+                    if x.ops.is_some() {
+                        self.clock.now()
+                    } else {
+                        0.0
+                    }
+                }
+            };
+            match transfer_all(h, self.write, buf, tr.offset, self.single) {
+                Ok(got) => {
+                    self.bytes += got as u64;
+                    if got < self.xfer {
+                        report.error = Some(if self.write {
+                            format!(
+                                "write {}: short write at offset {}: {} of {} bytes",
+                                self.path.display(),
+                                tr.offset,
+                                got,
+                                self.xfer
+                            )
+                        } else {
+                            format!(
+                                "read {}: file too short: offset {} returned {} of {} bytes",
+                                self.path.display(),
+                                tr.offset,
+                                got,
+                                self.xfer
+                            )
+                        });
+                        return i;
+                    }
+                }
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    return i;
+                }
+            }
+            if self.write && self.fsync_per_write {
+                if let Err(e) = h.sync() {
+                    report.error = Some(e.to_string());
+                    return i;
+                }
+            }
+            if let Some(x) = self.extra.as_mut() {
+                if let Some(ops) = x.ops.as_mut() {
+                    ops.push((op_start - x.base, self.clock.now() - op_start));
+                }
+                if let Some(d) = x.delay {
+                    std::thread::sleep(d);
+                }
+            }
+            if self.verifies {
+                self.check(buf, tr.offset, tr.writer, report);
+            }
+            let now = self.clock.now();
+            self.hist.record(now - self.prev);
+            self.prev = now;
+            i += 1;
+            if stop_at_wall && self.wall.is_some_and(|w| now >= w) {
+                self.wall_hit_at = Some(now);
+                return i;
+            }
+        }
+        i
+    }
+
+    /// Transfers `from..to`, stopping at the stonewall, through
+    /// [`run_queued`](Self::run_queued) when the phase has a queue, else
+    /// [`run`](Self::run).
+    fn run_any(
+        &mut self,
+        from: u64,
+        to: u64,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        buf: &mut [u8],
+    ) -> u64 {
+        match self.queue.take() {
+            None => self.run(from, to, true, handle, report, buf),
+            Some(mut q) => {
+                let reached = self.run_queued(from, to, true, handle, report, &mut q);
+                self.queue = Some(q);
+                reached
+            }
+        }
+    }
+
+    /// Transfers `from..to` through [`FileHandle::submit`] and
+    /// [`FileHandle::complete`], keeping up to one operation per pool
+    /// buffer in flight: write buffers are filled just before their
+    /// submission (each buffer with its own [`Filler`], so the cheap
+    /// refills still apply), reads are verified when they complete, and a
+    /// transfer's latency runs from its submission to its completion. A
+    /// short completion is resubmitted for the remainder (through a spare
+    /// buffer; with `-x` it is an error). The stonewall is checked as
+    /// operations complete: past it, nothing new is submitted and what is
+    /// in flight completes (and counts). Returns `from` plus the transfers
+    /// completed; stops submitting at the first error.
+    ///
+    /// Lockstep (`q.lockstep`, a pool of one): before each transfer, and
+    /// once after the last, every rank contributes "I have an error" and
+    /// "I am past the stonewall" to one all-reduce (max), and all stop
+    /// together when any rank says so. So with collective transfers every
+    /// rank issues the same number of calls whatever its own clock or
+    /// errors say (upstream IOR hangs there: hpc/ior issue 210). The
+    /// all-reduce is one small message per transfer, next to a collective
+    /// transfer that synchronises the ranks anyway.
+    #[allow(clippy::too_many_arguments)]
+    fn run_queued(
+        &mut self,
+        from: u64,
+        to: u64,
+        stop_at_wall: bool,
+        handle: &mut Option<Box<dyn FileHandle>>,
+        report: &mut RankReport,
+        q: &mut Queue<'_>,
+    ) -> u64 {
+        let lockstep = q.lockstep;
+        let mut to = to;
+        let Some(h) = handle.as_deref_mut() else {
+            if let (Some(comm), true) = (lockstep, from < to) {
+                // Join the first agreement, which stops every rank.
+                comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                self.halted = true;
+            }
+            return from;
+        };
+        let depth = q.pool.len();
+        let mut fillers: Vec<Filler> = (0..depth).map(|_| Filler::new(*self.pattern)).collect();
+        let mut slots: Vec<Option<InFlight>> = (0..depth).map(|_| None).collect();
+        let mut free: Vec<usize> = (0..depth).rev().filter(|&k| q.pool[k].is_some()).collect();
+        let mut in_flight = 0usize;
+        let mut completed = 0u64;
+        let mut next = from;
+        let mut stop = false;
+        let mut done = Vec::with_capacity(depth);
+        let plan: &RankPlan = self.plan;
+        let mut upcoming = plan.iter_from(from);
+        let mut batch = [pario_plan::Transfer {
+            offset: 0,
+            file_index: 0,
+            writer: None,
+        }; PLAN_BATCH];
+        let (mut taken, mut filled) = (0usize, 0usize);
+        loop {
+            if let Some(comm) = lockstep {
+                let now = self.clock.now();
+                let past = stop_at_wall && self.wall.is_some_and(|w| now >= w);
+                let agreed = comm.all_reduce_u64(
+                    &[u64::from(report.error.is_some() || stop), u64::from(past)],
+                    ReduceOp::Max,
+                );
+                if agreed[0] > 0 {
+                    self.halted = true;
+                    break;
+                }
+                if agreed[1] > 0 {
+                    self.wall_hit_at = Some(now);
+                    break;
+                }
+                if next >= to {
+                    break;
+                }
+            }
+            // Fill the queue.
+            let now = self.clock.now();
+            while !stop && next < to {
+                let Some(&slot) = free.last() else {
+                    break;
+                };
+                if taken == filled {
+                    let want = usize::try_from(to - next).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
+                    filled = upcoming.next_batch(&mut batch[..want]);
+                    taken = 0;
+                    if filled == 0 {
+                        // The plan ends here.
+                        to = next;
+                        break;
+                    }
+                }
+                let tr = batch[taken];
+                let Some(mut buf) = q.pool[slot].take() else {
+                    stop = true;
+                    break;
+                };
+                if self.write {
+                    fillers[slot].prepare(
+                        buf.as_mut_slice(),
+                        tr.writer.unwrap_or(self.data_rank),
+                        tr.offset,
+                    );
+                } else {
+                    fillers[slot].invalidate();
+                }
+                if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
+                    t.transfer(self.verb(), self.path, tr.offset, self.xfer);
+                }
+                let op = IoOp {
+                    write: self.write,
+                    offset: tr.offset,
+                    len: self.xfer.min(buf.len()),
+                    buf,
+                    tag: slot as u64,
+                };
+                match h.submit(op) {
+                    Ok(()) => {
+                        free.pop();
+                        taken += 1;
+                        next += 1;
+                        in_flight += 1;
+                        slots[slot] = Some(InFlight {
+                            offset: tr.offset,
+                            writer: tr.writer,
+                            submitted: now,
+                            done: 0,
+                            parked: None,
+                        });
+                    }
+                    Err((e, op)) => {
+                        q.pool[slot] = Some(op.buf);
+                        report.error.get_or_insert(e.to_string());
+                        stop = true;
+                    }
+                }
+            }
+            if in_flight == 0 {
+                // In lockstep only an agreement ends the loop.
+                if lockstep.is_some() {
+                    continue;
+                }
+                break;
+            }
+            // Wait for at least one completion, then handle all there are.
+            done.clear();
+            if let Err(e) = h.complete(1, &mut done) {
+                // Operations in flight stay with the handle (and their
+                // buffers with them): nothing more can be done here.
+                report.error.get_or_insert(e.to_string());
+                if let Some(comm) = lockstep {
+                    comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                    self.halted = true;
+                }
+                return from + completed;
+            }
+            let now = self.clock.now();
+            for c in done.drain(..) {
+                let slot = c.tag as usize;
+                let Some(mut f) = slots.get_mut(slot).and_then(Option::take) else {
+                    continue;
+                };
+                in_flight -= 1;
+                let mut buf = c.buf;
+                let n = match c.result {
+                    Ok(n) => n,
+                    Err(e) => {
+                        report.error.get_or_insert(e.to_string());
+                        stop = true;
+                        q.pool[slot] = Some(f.parked.take().unwrap_or(buf));
+                        free.push(slot);
+                        continue;
+                    }
+                };
+                if let Some(mut own) = f.parked.take() {
+                    // A remainder completed through a spare buffer.
+                    if !self.write {
+                        let at = f.done;
+                        own.as_mut_slice()[at..at + n].copy_from_slice(&buf.as_slice()[..n]);
+                    }
+                    buf = own;
+                }
+                f.done += n;
+                self.bytes += n as u64;
+                if f.done < self.xfer {
+                    if n == 0 || self.single || stop {
+                        report.error.get_or_insert(short_transfer_error(
+                            self.write, self.path, f.offset, f.done, self.xfer,
+                        ));
+                        stop = true;
+                    } else {
+                        // Resubmit the rest through a spare buffer.
+                        let rest = self.xfer - f.done;
+                        let mut spare = AlignedBuffer::new(rest);
+                        if self.write {
+                            spare
+                                .as_mut_slice()
+                                .copy_from_slice(&buf.as_slice()[f.done..self.xfer]);
+                        }
+                        let op = IoOp {
+                            write: self.write,
+                            offset: f.offset + f.done as u64,
+                            buf: spare,
+                            len: rest,
+                            tag: slot as u64,
+                        };
+                        match h.submit(op) {
+                            Ok(()) => {
+                                f.parked = Some(buf);
+                                slots[slot] = Some(f);
+                                in_flight += 1;
+                                continue;
+                            }
+                            Err((e, _)) => {
+                                report.error.get_or_insert(e.to_string());
+                                stop = true;
+                            }
+                        }
+                    }
+                } else {
+                    completed += 1;
+                    if self.write && self.fsync_per_write {
+                        if let Err(e) = h.sync() {
+                            report.error.get_or_insert(e.to_string());
+                            stop = true;
+                        }
+                    }
+                    if self.verifies {
+                        self.check(buf.as_slice(), f.offset, f.writer, report);
+                    }
+                    self.hist.record(now - f.submitted);
+                    if let Some(x) = self.extra.as_mut() {
+                        if let Some(ops) = x.ops.as_mut() {
+                            ops.push((f.submitted - x.base, now - f.submitted));
+                        }
+                        if let Some(d) = x.delay {
+                            std::thread::sleep(d);
+                        }
+                    }
+                }
+                q.pool[slot] = Some(buf);
+                free.push(slot);
+            }
+            self.prev = now;
+            if lockstep.is_none() && stop_at_wall && !stop && self.wall.is_some_and(|w| now >= w) {
+                self.wall_hit_at = Some(now);
+                stop = true;
+            }
+        }
+        from + completed
+    }
+
+    /// The level-4 trace's verb for this phase.
+    fn verb(&self) -> &'static str {
+        if self.write {
+            "writing"
+        } else if self.verifies {
+            "checking"
+        } else {
+            "reading"
+        }
+    }
+
+    fn check(&self, buf: &[u8], offset: u64, writer: Option<u32>, report: &mut RankReport) {
+        let v = pario_signature::verify(
+            buf,
+            self.pattern,
+            writer,
+            self.num_tasks,
+            offset,
+            REPORTED_MISMATCHES,
+        );
+        if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
+            let against = writer.or(v.writer).unwrap_or(0);
+            t.words(buf, self.pattern, against, offset);
+        }
+        if v.ok() {
+            return;
+        }
+        report.bad_transfers += 1;
+        for m in &v.first {
+            if report.mismatches.len() >= REPORTED_MISMATCHES {
+                break;
+            }
+            report.mismatches.push(format!(
+                "{}: offset {} (transfer at {}, writer rank {}): expected 0x{:016x}, found 0x{:016x}",
+                self.path.display(),
+                m.byte_offset_in_file,
+                offset,
+                writer.map_or("unknown".to_string(), |w| w.to_string()),
+                m.expected,
+                m.found
+            ));
+        }
+    }
+}
+
+/// The error of a transfer that moved `got` of `xfer` bytes at `offset`.
+fn short_transfer_error(write: bool, path: &Path, offset: u64, got: usize, xfer: usize) -> String {
+    if write {
+        format!(
+            "write {}: short write at offset {offset}: {got} of {xfer} bytes",
+            path.display()
+        )
+    } else {
+        format!(
+            "read {}: file too short: offset {offset} returned {got} of {xfer} bytes",
+            path.display()
+        )
+    }
+}
+
+/// Transfers `from..to` of a phase counted over repeated passes of
+/// `per_pass` transfers (a pass restarts at the beginning of the plan).
+/// Returns the count reached; stops early at an error or the stonewall.
+pub(super) fn run_span(
+    lp: &mut TransferLoop<'_>,
+    from: u64,
+    to: u64,
+    per_pass: u64,
+    handle: &mut Option<Box<dyn FileHandle>>,
+    report: &mut RankReport,
+    buf: &mut [u8],
+) -> u64 {
+    let mut done = from;
+    if per_pass == 0 {
+        return done;
+    }
+    while done < to {
+        let start = done % per_pass;
+        let end = per_pass.min(start + (to - done));
+        let reached = lp.run_any(start, end, handle, report, buf);
+        done += reached - start;
+        if reached < end || report.error.is_some() || lp.wall_hit_at.is_some() || lp.halted {
+            break;
+        }
+    }
+    done
+}
+
+/// `randomPrefill`: write the rank's whole region in `chunk`-byte pieces of
+/// 0xff bytes before a random-offset write (IOR's prefill; not counted as
+/// moved data, but inside the transfer time).
+pub(super) fn prefill(
+    layout: &Layout,
+    data_rank: u32,
+    chunk: u64,
+    handle: &mut Option<Box<dyn FileHandle>>,
+    report: &mut RankReport,
+) {
+    let Some(h) = handle.as_deref_mut() else {
+        return;
+    };
+    let Ok(len) = usize::try_from(chunk) else {
+        report.error = Some(format!("randomPrefill {chunk}: too large for memory"));
+        return;
+    };
+    let mut buf = AlignedBuffer::new(len);
+    buf.as_mut_slice().fill(0xff);
+    let per_block = layout.block_size / chunk.max(1);
+    for seg in 0..layout.segment_count {
+        let base = if layout.file_per_proc {
+            seg * layout.block_size
+        } else {
+            (seg * u64::from(layout.num_tasks) + u64::from(data_rank)) * layout.block_size
+        };
+        for j in 0..per_block {
+            match transfer_all(h, true, buf.as_mut_slice(), base + j * chunk, false) {
+                Ok(n) if n == len => {}
+                Ok(n) => {
+                    report.error = Some(format!(
+                        "randomPrefill: short write at offset {}: {n} of {len} bytes",
+                        base + j * chunk
+                    ));
+                    return;
+                }
+                Err(e) => {
+                    report.error = Some(e.to_string());
+                    return;
+                }
+            }
+        }
+    }
+}
