@@ -1,8 +1,8 @@
 //! Finds the system's parallel HDF5 (1.10 or later, built with MPI) and, when
-//! present, links it and sets `cfg(pario_hdf5)`, which builds the HDF5
-//! backend. Looked for in `PARIO_HDF5_LIBDIR`, then through pkg-config
-//! (hdf5-openmpi, hdf5-mpi, hdf5), then in the Debian/Fedora locations.
-//! `PARIO_NO_HDF5=1` leaves the backend out.
+//! present, sets `cfg(pario_hdf5)`, which builds the HDF5 backend. Looked for
+//! in `PARIO_HDF5_LIBDIR`, then through pkg-config (hdf5-openmpi, hdf5-mpi,
+//! hdf5), then in the Debian/Fedora locations. `PARIO_NO_HDF5=1` leaves the
+//! backend out.
 //!
 //! Likewise finds libaio (`libaio.so`: Debian's libaio-dev) and sets
 //! `cfg(pario_aio)`, which builds the AIO backend: looked for in
@@ -15,6 +15,18 @@
 //! Debian/Fedora locations. The library must be built against the MPI pario
 //! uses (Open MPI): one linked against MPICH is left out, with a warning.
 //! `PARIO_NO_PNETCDF=1` leaves it out.
+//!
+//! Only libaio is linked (it is small and needs nothing else). HDF5 and
+//! PnetCDF are not: they pull in some 45 shared libraries (curl, gnutls,
+//! Kerberos, gfortran, ...) that every run would map, so the backends load
+//! them with dlopen when `-a HDF5` / `-a NCMPI` is chosen (src/dynlib.rs).
+//! For each, this script passes to the compiler (`rustc-env`):
+//! `PARIO_<LIB>_LIBRARY`, the real file behind the `-dev` symlink found
+//! above (so the run time needs no -dev package); `PARIO_<LIB>_SONAME`,
+//! that file's ELF soname, read here from its dynamic section (the loader's
+//! fallback when the file has moved, e.g. after an upgrade); and
+//! `PARIO_<LIB>_PACKAGE`, the package holding it (dpkg or rpm), named in the
+//! error when nothing loads. The last two are empty when unknown.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -162,6 +174,130 @@ fn find_pnetcdf() -> Option<PathBuf> {
     Some(dir)
 }
 
+/// Pass the library behind `dev_link` (a `-dev` package's `libX.so`) to the
+/// compiler as `PARIO_<name>_LIBRARY` (its real file), `PARIO_<name>_SONAME`
+/// and `PARIO_<name>_PACKAGE`, for the backend to dlopen at run time. False
+/// (with a warning) when the link leads nowhere.
+fn record_library(name: &str, dev_link: &Path) -> bool {
+    let file = match std::fs::canonicalize(dev_link) {
+        Ok(f) => f,
+        Err(e) => {
+            println!(
+                "cargo::warning={}: {e}: the {name} backend is left out",
+                dev_link.display()
+            );
+            return false;
+        }
+    };
+    let soname = std::fs::read(&file)
+        .ok()
+        .and_then(|bytes| elf_soname(&bytes))
+        .unwrap_or_default();
+    let package = owning_package(&file).unwrap_or_default();
+    println!("cargo::rustc-env=PARIO_{name}_LIBRARY={}", file.display());
+    println!("cargo::rustc-env=PARIO_{name}_SONAME={soname}");
+    println!("cargo::rustc-env=PARIO_{name}_PACKAGE={package}");
+    true
+}
+
+/// The DT_SONAME of an ELF shared object (32- or 64-bit, either byte
+/// order), found through its section headers: the SHT_DYNAMIC section and
+/// the string table its `sh_link` names. None when any of that is missing.
+fn elf_soname(b: &[u8]) -> Option<String> {
+    const SHT_DYNAMIC: u32 = 6;
+    const DT_NULL: u64 = 0;
+    const DT_SONAME: u64 = 14;
+    if b.get(..4)? != b"\x7fELF" {
+        return None;
+    }
+    let wide = match b.get(4)? {
+        1 => false,
+        2 => true,
+        _ => return None,
+    };
+    let big = match b.get(5)? {
+        1 => false,
+        2 => true,
+        _ => return None,
+    };
+    let uint = |at: usize, n: usize| -> Option<u64> {
+        let raw = b.get(at..at.checked_add(n)?)?;
+        Some(raw.iter().enumerate().fold(0u64, |acc, (i, &byte)| {
+            let shift = if big { 8 * (n - 1 - i) } else { 8 * i };
+            acc | (u64::from(byte) << shift)
+        }))
+    };
+    let word = if wide { 8 } else { 4 };
+    let to_usize = |v: u64| usize::try_from(v).ok();
+    // e_shoff, e_shentsize, e_shnum.
+    let (shoff, shentsize, shnum) = if wide {
+        (uint(0x28, 8)?, uint(0x3A, 2)?, uint(0x3C, 2)?)
+    } else {
+        (uint(0x20, 4)?, uint(0x2E, 2)?, uint(0x30, 2)?)
+    };
+    let (shoff, shentsize) = (to_usize(shoff)?, to_usize(shentsize)?);
+    // sh_type, sh_offset, sh_size, sh_link of section `i`.
+    let section = |i: usize| -> Option<(u32, usize, usize, usize)> {
+        let h = shoff.checked_add(i.checked_mul(shentsize)?)?;
+        // Inside the file, so the offsets below cannot overflow.
+        b.get(h..h.checked_add(shentsize)?)?;
+        let (off, size, link) = if wide {
+            (uint(h + 0x18, 8)?, uint(h + 0x20, 8)?, uint(h + 0x28, 4)?)
+        } else {
+            (uint(h + 0x10, 4)?, uint(h + 0x14, 4)?, uint(h + 0x18, 4)?)
+        };
+        Some((
+            u32::try_from(uint(h + 4, 4)?).ok()?,
+            to_usize(off)?,
+            to_usize(size)?,
+            to_usize(link)?,
+        ))
+    };
+    let (dyn_off, dyn_size, strtab) = (0..to_usize(shnum)?)
+        .filter_map(section)
+        .find(|s| s.0 == SHT_DYNAMIC)
+        .map(|(_, off, size, link)| (off, size, link))?;
+    let (_, str_off, str_size, _) = section(strtab)?;
+    let strings = b.get(str_off..str_off.checked_add(str_size)?)?;
+    b.get(dyn_off..dyn_off.checked_add(dyn_size)?)?;
+    let entries = (0..dyn_size / (2 * word)).map(|i| dyn_off + i * 2 * word);
+    for at in entries {
+        let tag = uint(at, word)?;
+        if tag == DT_NULL {
+            break;
+        }
+        if tag == DT_SONAME {
+            let name = strings.get(to_usize(uint(at + word, word)?)?..)?;
+            let end = name.iter().position(|&c| c == 0)?;
+            return String::from_utf8(name[..end].to_vec()).ok();
+        }
+    }
+    None
+}
+
+/// The distribution package that installed `file` (dpkg, then rpm).
+fn owning_package(file: &Path) -> Option<String> {
+    let run = |cmd: &str, args: &[&str]| -> Option<String> {
+        let out = Command::new(cmd).args(args).arg(file).output().ok()?;
+        out.status
+            .success()
+            .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    // "libhdf5-openmpi-103-1:amd64: /usr/lib/...": the name before the arch.
+    let from_dpkg = || {
+        let text = run("dpkg-query", &["-S"])?;
+        let first = text.lines().next()?;
+        let name = first.split(':').next()?.trim();
+        (!name.is_empty()).then(|| name.to_string())
+    };
+    let from_rpm = || {
+        let text = run("rpm", &["-qf", "--queryformat", "%{NAME}"])?;
+        let name = text.trim();
+        (!name.is_empty() && !name.contains(' ')).then(|| name.to_string())
+    };
+    from_dpkg().or_else(from_rpm)
+}
+
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(pario_ncmpi)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_PNETCDF");
@@ -169,12 +305,9 @@ fn main() {
     let no_ncmpi = std::env::var("PARIO_NO_PNETCDF").is_ok_and(|v| !v.is_empty() && v != "0");
     if !no_ncmpi {
         if let Some(dir) = find_pnetcdf() {
-            // As for libaio: system directories are searched anyway.
-            if !AIO_DIRS.iter().any(|d| Path::new(d) == dir) {
-                println!("cargo::rustc-link-search=native={}", dir.display());
+            if record_library("PNETCDF", &dir.join("libpnetcdf.so")) {
+                println!("cargo::rustc-cfg=pario_ncmpi");
             }
-            println!("cargo::rustc-link-lib=dylib=pnetcdf");
-            println!("cargo::rustc-cfg=pario_ncmpi");
         }
     }
     println!("cargo::rustc-check-cfg=cfg(pario_aio)");
@@ -183,8 +316,7 @@ fn main() {
     let no_aio = std::env::var("PARIO_NO_AIO").is_ok_and(|v| !v.is_empty() && v != "0");
     if !no_aio {
         if let Some(dir) = find_aio() {
-            // System directories are searched by the linker anyway; naming
-            // them here could put them before HDF5's own directory.
+            // System directories are searched by the linker anyway.
             if std::env::var_os("PARIO_AIO_LIBDIR").is_some() {
                 println!("cargo::rustc-link-search=native={}", dir.display());
             }
@@ -201,8 +333,8 @@ fn main() {
         return;
     }
     if let Some(dir) = find() {
-        println!("cargo::rustc-link-search=native={}", dir.display());
-        println!("cargo::rustc-link-lib=dylib=hdf5");
-        println!("cargo::rustc-cfg=pario_hdf5");
+        if record_library("HDF5", &dir.join("libhdf5.so")) {
+            println!("cargo::rustc-cfg=pario_hdf5");
+        }
     }
 }

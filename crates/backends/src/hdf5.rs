@@ -1,10 +1,22 @@
 //! HDF5 backend (`-a HDF5`): each file holds a 1-D dataset of bytes
 //! ([`DATASET`]); a transfer at byte offset `o` of length `n` is the
 //! hyperslab `[o, o+n)`. Files are opened through the system's parallel
-//! HDF5 (hand-written FFI, linked by build.rs when found) with the MPI-IO
-//! driver (H5Pset_fapl_mpio): a shared file collectively on the test
-//! communicator the engine passes ([`Backend::open_with`]), a file per
-//! process on MPI_COMM_SELF.
+//! HDF5 with the MPI-IO driver (H5Pset_fapl_mpio): a shared file
+//! collectively on the test communicator the engine passes
+//! ([`Backend::open_with`]), a file per process on MPI_COMM_SELF.
+//!
+//! The library is not linked: it is loaded with dlopen (crate::dynlib) when
+//! the backend is created ([`Hdf5Backend::new`], from `-a HDF5`), so runs
+//! with other backends do not map it and the ~45 libraries it needs. The
+//! file loaded is the one `PARIO_HDF5_LIBRARY` names if set (and only that
+//! one), else the file build.rs found (the real file behind the `-dev`
+//! package's libhdf5.so), else that file's soname, searched by the dynamic
+//! loader. It must export H5Pset_fapl_mpio (a parallel build) and every
+//! function used; otherwise, or when nothing loads, creating the backend
+//! fails with a one-line [`LoadError`] naming the files
+//! tried. The functions and variables used are a table of resolved
+//! pointers (`ffi::Hdf5Lib`) that owns the library handle; the backend,
+//! each open file and each HDF5 identifier hold it through an `Arc`.
 //!
 //! With the planned size known (the engine passes it) the dataset is created
 //! at that size, so no rank ever extends it (an extent change is collective
@@ -28,19 +40,21 @@
 //! error instead of corrupting it (best effort: flock is per node on some
 //! parallel file systems).
 
+use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, BlockView, Hints};
 use crate::posix::flag_value;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
 };
+use ffi::Hdf5Lib;
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{self, IoErrorClass};
-use std::ffi::{CStr, CString};
+use std::ffi::{CStr, CString, OsStr};
 use std::os::fd::AsRawFd;
 use std::os::raw::{c_uint, c_void};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Name of the dataset in each file.
 pub const DATASET: &str = "pario";
@@ -51,7 +65,14 @@ const MAX_CALL_BYTES: usize = 1 << 30;
 
 #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
 mod ffi {
-    //! The HDF5 1.10+ C functions used (declarations from the public headers).
+    //! The HDF5 1.10+ C functions and variables used (declarations from
+    //! the public headers), as a table resolved from the loaded library.
+    //!
+    //! A *table call* (see the SAFETY comments) is a call through a field of
+    //! [`Hdf5Lib`]: the field's type is the C declaration, resolved by that
+    //! name from the library, and the table owns the library handle and is
+    //! reached through an `Arc` the caller holds, so the pointer is valid
+    //! for the call (the library is also never unloaded: RTLD_NODELETE).
     use pario_comm::mpiio::{RawComm, RawInfo};
     use std::os::raw::{c_char, c_int, c_uint, c_void};
 
@@ -88,86 +109,91 @@ mod ffi {
     >;
     pub type H5E_auto2_t = Option<unsafe extern "C" fn(estack: hid_t, data: *mut c_void) -> herr_t>;
 
-    extern "C" {
-        pub static H5P_CLS_FILE_ACCESS_ID_g: hid_t;
-        pub static H5P_CLS_DATASET_CREATE_ID_g: hid_t;
-        pub static H5P_CLS_DATASET_XFER_ID_g: hid_t;
-        pub static H5T_NATIVE_UCHAR_g: hid_t;
+    crate::dynlib::c_library! {
+        /// The loaded parallel HDF5: its functions and the identifiers it
+        /// exports (read after H5open), with the handle that keeps them
+        /// valid.
+        pub struct Hdf5Lib {
+            fn H5open() -> herr_t;
+            fn H5get_libversion(
+                major: *mut c_uint,
+                minor: *mut c_uint,
+                release: *mut c_uint,
+            ) -> herr_t;
+            fn H5Eset_auto2(estack: hid_t, func: H5E_auto2_t, data: *mut c_void) -> herr_t;
+            fn H5Ewalk2(estack: hid_t, dir: c_int, func: H5E_walk2_t, data: *mut c_void) -> herr_t;
 
-        pub fn H5open() -> herr_t;
-        pub fn H5get_libversion(
-            major: *mut c_uint,
-            minor: *mut c_uint,
-            release: *mut c_uint,
-        ) -> herr_t;
-        pub fn H5Eset_auto2(estack: hid_t, func: H5E_auto2_t, data: *mut c_void) -> herr_t;
-        pub fn H5Ewalk2(estack: hid_t, dir: c_int, func: H5E_walk2_t, data: *mut c_void) -> herr_t;
+            fn H5Pcreate(cls: hid_t) -> hid_t;
+            fn H5Pclose(plist: hid_t) -> herr_t;
+            fn H5Pset_fapl_mpio(fapl: hid_t, comm: RawComm, info: RawInfo) -> herr_t;
+            fn H5Pset_dxpl_mpio(dxpl: hid_t, mode: c_int) -> herr_t;
+            fn H5Pset_alignment(fapl: hid_t, threshold: hsize_t, alignment: hsize_t) -> herr_t;
+            fn H5Pset_all_coll_metadata_ops(plist: hid_t, on: bool) -> herr_t;
+            fn H5Pset_coll_metadata_write(plist: hid_t, on: bool) -> herr_t;
+            fn H5Pset_chunk(dcpl: hid_t, ndims: c_int, dims: *const hsize_t) -> herr_t;
+            fn H5Pset_fill_time(dcpl: hid_t, when: c_int) -> herr_t;
 
-        pub fn H5Pcreate(cls: hid_t) -> hid_t;
-        pub fn H5Pclose(plist: hid_t) -> herr_t;
-        pub fn H5Pset_fapl_mpio(fapl: hid_t, comm: RawComm, info: RawInfo) -> herr_t;
-        pub fn H5Pset_dxpl_mpio(dxpl: hid_t, mode: c_int) -> herr_t;
-        pub fn H5Pset_alignment(fapl: hid_t, threshold: hsize_t, alignment: hsize_t) -> herr_t;
-        pub fn H5Pset_all_coll_metadata_ops(plist: hid_t, on: bool) -> herr_t;
-        pub fn H5Pset_coll_metadata_write(plist: hid_t, on: bool) -> herr_t;
-        pub fn H5Pset_chunk(dcpl: hid_t, ndims: c_int, dims: *const hsize_t) -> herr_t;
-        pub fn H5Pset_fill_time(dcpl: hid_t, when: c_int) -> herr_t;
+            fn H5Fcreate(name: *const c_char, flags: c_uint, fcpl: hid_t, fapl: hid_t) -> hid_t;
+            fn H5Fopen(name: *const c_char, flags: c_uint, fapl: hid_t) -> hid_t;
+            fn H5Fclose(file: hid_t) -> herr_t;
+            fn H5Fflush(obj: hid_t, scope: c_int) -> herr_t;
+            fn H5Fget_vfd_handle(file: hid_t, fapl: hid_t, handle: *mut *mut c_void) -> herr_t;
 
-        pub fn H5Fcreate(name: *const c_char, flags: c_uint, fcpl: hid_t, fapl: hid_t) -> hid_t;
-        pub fn H5Fopen(name: *const c_char, flags: c_uint, fapl: hid_t) -> hid_t;
-        pub fn H5Fclose(file: hid_t) -> herr_t;
-        pub fn H5Fflush(obj: hid_t, scope: c_int) -> herr_t;
-        pub fn H5Fget_vfd_handle(file: hid_t, fapl: hid_t, handle: *mut *mut c_void) -> herr_t;
+            fn H5Screate_simple(
+                rank: c_int,
+                dims: *const hsize_t,
+                maxdims: *const hsize_t,
+            ) -> hid_t;
+            fn H5Sselect_hyperslab(
+                space: hid_t,
+                op: c_int,
+                start: *const hsize_t,
+                stride: *const hsize_t,
+                count: *const hsize_t,
+                block: *const hsize_t,
+            ) -> herr_t;
+            fn H5Sget_simple_extent_dims(
+                space: hid_t,
+                dims: *mut hsize_t,
+                maxdims: *mut hsize_t,
+            ) -> c_int;
+            fn H5Sclose(space: hid_t) -> herr_t;
 
-        pub fn H5Screate_simple(
-            rank: c_int,
-            dims: *const hsize_t,
-            maxdims: *const hsize_t,
-        ) -> hid_t;
-        pub fn H5Sselect_hyperslab(
-            space: hid_t,
-            op: c_int,
-            start: *const hsize_t,
-            stride: *const hsize_t,
-            count: *const hsize_t,
-            block: *const hsize_t,
-        ) -> herr_t;
-        pub fn H5Sget_simple_extent_dims(
-            space: hid_t,
-            dims: *mut hsize_t,
-            maxdims: *mut hsize_t,
-        ) -> c_int;
-        pub fn H5Sclose(space: hid_t) -> herr_t;
+            fn H5Dcreate2(
+                loc: hid_t,
+                name: *const c_char,
+                dtype: hid_t,
+                space: hid_t,
+                lcpl: hid_t,
+                dcpl: hid_t,
+                dapl: hid_t,
+            ) -> hid_t;
+            fn H5Dopen2(loc: hid_t, name: *const c_char, dapl: hid_t) -> hid_t;
+            fn H5Dget_space(dset: hid_t) -> hid_t;
+            fn H5Dset_extent(dset: hid_t, size: *const hsize_t) -> herr_t;
+            fn H5Dwrite(
+                dset: hid_t,
+                mem_type: hid_t,
+                mem_space: hid_t,
+                file_space: hid_t,
+                dxpl: hid_t,
+                buf: *const c_void,
+            ) -> herr_t;
+            fn H5Dread(
+                dset: hid_t,
+                mem_type: hid_t,
+                mem_space: hid_t,
+                file_space: hid_t,
+                dxpl: hid_t,
+                buf: *mut c_void,
+            ) -> herr_t;
+            fn H5Dclose(dset: hid_t) -> herr_t;
 
-        pub fn H5Dcreate2(
-            loc: hid_t,
-            name: *const c_char,
-            dtype: hid_t,
-            space: hid_t,
-            lcpl: hid_t,
-            dcpl: hid_t,
-            dapl: hid_t,
-        ) -> hid_t;
-        pub fn H5Dopen2(loc: hid_t, name: *const c_char, dapl: hid_t) -> hid_t;
-        pub fn H5Dget_space(dset: hid_t) -> hid_t;
-        pub fn H5Dset_extent(dset: hid_t, size: *const hsize_t) -> herr_t;
-        pub fn H5Dwrite(
-            dset: hid_t,
-            mem_type: hid_t,
-            mem_space: hid_t,
-            file_space: hid_t,
-            dxpl: hid_t,
-            buf: *const c_void,
-        ) -> herr_t;
-        pub fn H5Dread(
-            dset: hid_t,
-            mem_type: hid_t,
-            mem_space: hid_t,
-            file_space: hid_t,
-            dxpl: hid_t,
-            buf: *mut c_void,
-        ) -> herr_t;
-        pub fn H5Dclose(dset: hid_t) -> herr_t;
+            static H5P_CLS_FILE_ACCESS_ID_g: hid_t;
+            static H5P_CLS_DATASET_CREATE_ID_g: hid_t;
+            static H5P_CLS_DATASET_XFER_ID_g: hid_t;
+            static H5T_NATIVE_UCHAR_g: hid_t;
+        }
     }
 }
 
@@ -264,80 +290,173 @@ fn errno_in(text: &str) -> Option<i32> {
         .ok()
 }
 
-/// Collect the HDF5 error stack (API call first) as one message, and the
-/// errno it names, if any.
-fn error_stack() -> (String, Option<i32>) {
-    unsafe extern "C" fn collect(
-        _n: c_uint,
-        err: *const ffi::H5E_error2_t,
-        data: *mut c_void,
-    ) -> herr_t {
-        // SAFETY: HDF5 passes a valid entry and our `data` pointer back.
-        let (err, out) = unsafe { (&*err, &mut *(data as *mut Vec<String>)) };
-        if !err.desc.is_null() {
-            // SAFETY: `desc` is a NUL-terminated string owned by HDF5.
-            let d = unsafe { CStr::from_ptr(err.desc) };
-            out.push(d.to_string_lossy().into_owned());
+/// The parallel HDF5 this build found (build.rs), loaded at run time.
+const LIBRARY: LibrarySpec = LibrarySpec {
+    api: "HDF5",
+    what: "parallel HDF5",
+    env: "PARIO_HDF5_LIBRARY",
+    built: env!("PARIO_HDF5_LIBRARY"),
+    soname: env!("PARIO_HDF5_SONAME"),
+    package: env!("PARIO_HDF5_PACKAGE"),
+    marker: "H5Pset_fapl_mpio",
+    marker_missing: "not a parallel HDF5: no H5Pset_fapl_mpio (a serial build?)",
+};
+
+impl Hdf5Lib {
+    /// Load the library named by `PARIO_HDF5_LIBRARY`, else the one this
+    /// build found (its file, then its soname).
+    pub fn load() -> Result<Arc<Hdf5Lib>, LoadError> {
+        Self::load_with(std::env::var_os(LIBRARY.env).as_deref())
+    }
+
+    /// As [`Hdf5Lib::load`], with the override given instead of read from
+    /// the environment.
+    pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<Hdf5Lib>, LoadError> {
+        let opened = LIBRARY.open(override_file)?;
+        // SAFETY: a library exporting H5Pset_fapl_mpio is parallel HDF5;
+        // the table's declarations are those of its 1.10+ headers (64-bit
+        // hid_t). An older one lacks H5Pset_all_coll_metadata_ops (new in
+        // 1.10), so it fails here, before any call.
+        let table = unsafe { Hdf5Lib::resolve(opened) };
+        table.map(Arc::new).map_err(|(symbol, opened)| {
+            LoadError::unusable(
+                &LIBRARY,
+                &opened,
+                LoadErrorKind::MissingSymbol,
+                format!("lacks {symbol}, which pario calls (HDF5 1.10 or later needed)"),
+            )
+        })
+    }
+
+    /// Collect the HDF5 error stack (API call first) as one message, and
+    /// the errno it names, if any.
+    fn error_stack(&self) -> (String, Option<i32>) {
+        unsafe extern "C" fn collect(
+            _n: c_uint,
+            err: *const ffi::H5E_error2_t,
+            data: *mut c_void,
+        ) -> herr_t {
+            // SAFETY: HDF5 passes a valid entry and our `data` pointer back.
+            let (err, out) = unsafe { (&*err, &mut *(data as *mut Vec<String>)) };
+            if !err.desc.is_null() {
+                // SAFETY: `desc` is a NUL-terminated string owned by HDF5.
+                let d = unsafe { CStr::from_ptr(err.desc) };
+                out.push(d.to_string_lossy().into_owned());
+            }
+            0
         }
-        0
+        let mut parts: Vec<String> = Vec::new();
+        // SAFETY: table call (see `ffi`); walks the default error stack
+        // with a callback that only reads the entries and pushes into
+        // `parts`, which outlives the call.
+        unsafe {
+            (self.H5Ewalk2)(
+                ffi::H5E_DEFAULT,
+                ffi::H5E_WALK_DOWNWARD,
+                Some(collect),
+                (&mut parts as *mut Vec<String>).cast(),
+            );
+        }
+        let errno = parts.iter().find_map(|p| errno_in(p));
+        parts.dedup();
+        let msg = match (parts.first(), parts.last()) {
+            (Some(a), Some(b)) if a != b => format!("{a}: {b}"),
+            (Some(a), _) => a.clone(),
+            _ => "HDF5 call failed".to_string(),
+        };
+        (msg, errno)
     }
-    let mut parts: Vec<String> = Vec::new();
-    // SAFETY: walks the default error stack with a callback that only reads
-    // the entries and pushes into `parts`, which outlives the call.
-    unsafe {
-        ffi::H5Ewalk2(
-            ffi::H5E_DEFAULT,
-            ffi::H5E_WALK_DOWNWARD,
-            Some(collect),
-            (&mut parts as *mut Vec<String>).cast(),
-        );
+
+    fn error(&self, op: &'static str, call: &str, path: &Path) -> BackendError {
+        let (msg, errno) = self.error_stack();
+        let detail = format!("{call}: {msg}");
+        match errno {
+            Some(e) if e != 0 => {
+                let mut b = BackendError::from_io(op, path, &std::io::Error::from_raw_os_error(e));
+                b.detail = detail;
+                b
+            }
+            _ => {
+                let kind = if std::fs::symlink_metadata(path).is_err() {
+                    ErrorKind::NotFound
+                } else {
+                    ErrorKind::Other
+                };
+                BackendError::new(kind, op, path, detail)
+            }
+        }
     }
-    let errno = parts.iter().find_map(|p| errno_in(p));
-    parts.dedup();
-    let msg = match (parts.first(), parts.last()) {
-        (Some(a), Some(b)) if a != b => format!("{a}: {b}"),
-        (Some(a), _) => a.clone(),
-        _ => "HDF5 call failed".to_string(),
-    };
-    (msg, errno)
+
+    fn check(
+        &self,
+        rc: herr_t,
+        op: &'static str,
+        call: &str,
+        path: &Path,
+    ) -> Result<(), BackendError> {
+        if rc < 0 {
+            Err(self.error(op, call, path))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Initialise the library and silence its automatic error printing
+    /// (errors are returned, with the stack's text). Returns the library
+    /// version.
+    fn init(&self, path: &Path) -> Result<(u32, u32, u32), BackendError> {
+        let (mut a, mut b, mut c) = (0, 0, 0);
+        // SAFETY: table calls (see `ffi`). H5open may be called any number
+        // of times; H5Eset_auto2 with a null function only disables
+        // printing; H5get_libversion writes 3 ints.
+        unsafe {
+            self.check((self.H5open)(), "open", "H5open", path)?;
+            (self.H5Eset_auto2)(ffi::H5E_DEFAULT, None, std::ptr::null_mut());
+            (self.H5get_libversion)(&mut a, &mut b, &mut c);
+        }
+        Ok((a, b, c))
+    }
+
+    /// The library version ("1.10.8").
+    fn version(&self) -> Result<String, String> {
+        self.init(Path::new("."))
+            .map(|(a, b, c)| format!("{a}.{b}.{c}"))
+            .map_err(|e| e.to_string())
+    }
+
+    /// One of HDF5's exported identifiers; H5open (called by `init` before
+    /// any use) sets them and nothing writes them afterwards.
+    fn global(&self, g: Global) -> hid_t {
+        let symbol = match g {
+            Global::FileAccess => self.H5P_CLS_FILE_ACCESS_ID_g,
+            Global::DatasetCreate => self.H5P_CLS_DATASET_CREATE_ID_g,
+            Global::DatasetXfer => self.H5P_CLS_DATASET_XFER_ID_g,
+            Global::NativeUchar => self.H5T_NATIVE_UCHAR_g,
+        };
+        // SAFETY: the address of an `hid_t` the library exports (dlsym, the
+        // library kept loaded by `self`), set by H5open before any caller
+        // gets here and not written afterwards.
+        unsafe { symbol.read() }
+    }
 }
 
-fn h5_error(op: &'static str, call: &str, path: &Path) -> BackendError {
-    let (msg, errno) = error_stack();
-    let detail = format!("{call}: {msg}");
-    match errno {
-        Some(e) if e != 0 => {
-            let mut b = BackendError::from_io(op, path, &std::io::Error::from_raw_os_error(e));
-            b.detail = detail;
-            b
-        }
-        _ => {
-            let kind = if std::fs::symlink_metadata(path).is_err() {
-                ErrorKind::NotFound
-            } else {
-                ErrorKind::Other
-            };
-            BackendError::new(kind, op, path, detail)
-        }
-    }
-}
-
-fn check(rc: herr_t, op: &'static str, call: &str, path: &Path) -> Result<(), BackendError> {
-    if rc < 0 {
-        Err(h5_error(op, call, path))
-    } else {
-        Ok(())
-    }
+/// The version of the HDF5 library `PARIO_HDF5_LIBRARY` names, or this
+/// build's ("1.10.8"), or why it cannot be loaded.
+pub fn library_version() -> Result<String, String> {
+    Hdf5Lib::load().map_err(|e| e.to_string())?.version()
 }
 
 /// An HDF5 identifier closed on drop with its own close function.
 struct Id {
     id: hid_t,
     close: unsafe extern "C" fn(hid_t) -> herr_t,
+    /// The library `close` comes from, kept loaded while the id lives.
+    lib: Arc<Hdf5Lib>,
 }
 
 impl Id {
     fn new(
+        lib: &Arc<Hdf5Lib>,
         id: hid_t,
         close: unsafe extern "C" fn(hid_t) -> herr_t,
         op: &'static str,
@@ -345,18 +464,23 @@ impl Id {
         path: &Path,
     ) -> Result<Id, BackendError> {
         if id < 0 {
-            Err(h5_error(op, call, path))
+            Err(lib.error(op, call, path))
         } else {
-            Ok(Id { id, close })
+            Ok(Id {
+                id,
+                close,
+                lib: Arc::clone(lib),
+            })
         }
     }
 
     /// Close now, reporting the error.
     fn close(mut self, op: &'static str, call: &str, path: &Path) -> Result<(), BackendError> {
         let id = std::mem::replace(&mut self.id, -1);
-        // SAFETY: a live identifier of the kind `close` expects, closed once
-        // (Drop sees -1 afterwards).
-        check(unsafe { (self.close)(id) }, op, call, path)
+        // SAFETY: a live identifier of the kind `close` expects (a function
+        // of the library `self.lib` keeps loaded), closed once (Drop sees -1
+        // afterwards).
+        self.lib.check(unsafe { (self.close)(id) }, op, call, path)
     }
 }
 
@@ -372,47 +496,13 @@ impl Drop for Id {
     }
 }
 
-/// Initialise the library and silence its automatic error printing (errors
-/// are returned, with the stack's text). Returns the library version.
-fn lib_init(path: &Path) -> Result<(u32, u32, u32), BackendError> {
-    let (mut a, mut b, mut c) = (0, 0, 0);
-    // SAFETY: H5open may be called any number of times; H5Eset_auto2 with a
-    // null function only disables printing; H5get_libversion writes 3 ints.
-    unsafe {
-        check(ffi::H5open(), "open", "H5open", path)?;
-        ffi::H5Eset_auto2(ffi::H5E_DEFAULT, None, std::ptr::null_mut());
-        ffi::H5get_libversion(&mut a, &mut b, &mut c);
-    }
-    Ok((a, b, c))
-}
-
-/// The HDF5 library version ("1.10.8"), or why it cannot be loaded.
-pub fn library_version() -> Result<String, String> {
-    lib_init(Path::new("."))
-        .map(|(a, b, c)| format!("{a}.{b}.{c}"))
-        .map_err(|e| e.to_string())
-}
-
-/// HDF5's exported identifiers; H5open (called by lib_init before any use)
-/// sets them and nothing writes them afterwards.
+/// HDF5's exported identifiers used (see [`Hdf5Lib::global`]).
 #[derive(Clone, Copy)]
 enum Global {
     FileAccess,
     DatasetCreate,
     DatasetXfer,
     NativeUchar,
-}
-
-fn global(g: Global) -> hid_t {
-    // SAFETY: plain reads of identifiers HDF5 exports (see [`Global`]).
-    unsafe {
-        match g {
-            Global::FileAccess => ffi::H5P_CLS_FILE_ACCESS_ID_g,
-            Global::DatasetCreate => ffi::H5P_CLS_DATASET_CREATE_ID_g,
-            Global::DatasetXfer => ffi::H5P_CLS_DATASET_XFER_ID_g,
-            Global::NativeUchar => ffi::H5T_NATIVE_UCHAR_g,
-        }
-    }
 }
 
 fn c_path(path: &Path) -> Result<CString, BackendError> {
@@ -425,15 +515,20 @@ pub struct Hdf5Backend {
     pub options: Hdf5Options,
     pub hints: Hints,
     notes: Mutex<Vec<String>>,
+    /// The loaded library; every file and identifier holds it too.
+    lib: Arc<Hdf5Lib>,
 }
 
 impl Hdf5Backend {
-    pub fn new(options: Hdf5Options, hints: Hints) -> Self {
-        Hdf5Backend {
+    /// A backend with the HDF5 library loaded (see the module doc for which
+    /// file): fails, without touching the process, when it cannot be.
+    pub fn new(options: Hdf5Options, hints: Hints) -> Result<Self, LoadError> {
+        Ok(Hdf5Backend {
             options,
             hints,
             notes: Mutex::new(Vec::new()),
-        }
+            lib: Hdf5Lib::load()?,
+        })
     }
 
     /// Options plus hints from the process environment and hints file.
@@ -441,22 +536,26 @@ impl Hdf5Backend {
         let (options, mut notes) = Hdf5Options::parse(opts)?;
         let (hints, hint_notes) = collect_hints(std::env::vars(), options.hints_file.as_deref())?;
         notes.extend(hint_notes);
-        Ok((Hdf5Backend::new(options, hints), notes))
+        let backend = Hdf5Backend::new(options, hints).map_err(|e| e.to_string())?;
+        Ok((backend, notes))
     }
 
     fn fapl(&self, path: &Path, comm: Option<&MpiComm>) -> Result<Id, BackendError> {
-        let class = global(Global::FileAccess);
-        // SAFETY: creating a property list of a class H5open initialised.
+        let class = self.lib.global(Global::FileAccess);
+        // SAFETY: table call (see `ffi`); creating a property list of a class
+        // H5open initialised.
         let fapl = Id::new(
-            unsafe { ffi::H5Pcreate(class) },
-            ffi::H5Pclose,
+            &self.lib,
+            unsafe { (self.lib.H5Pcreate)(class) },
+            self.lib.H5Pclose,
             "open",
             "H5Pcreate",
             path,
         )?;
         let rc = mpiio::with_raw_handles(comm, &self.hints, |comm, info| {
-            // SAFETY: a live fapl and valid MPI handles; HDF5 duplicates them.
-            unsafe { ffi::H5Pset_fapl_mpio(fapl.id, comm, info) }
+            // SAFETY: table call (see `ffi`); a live fapl and valid MPI
+            // handles; HDF5 duplicates them.
+            unsafe { (self.lib.H5Pset_fapl_mpio)(fapl.id, comm, info) }
         })
         .map_err(|e| {
             let kind = match e.class {
@@ -465,28 +564,28 @@ impl Hdf5Backend {
             };
             BackendError::new(kind, "open", path, e.to_string())
         })?;
-        check(rc, "open", "H5Pset_fapl_mpio", path)?;
+        self.lib.check(rc, "open", "H5Pset_fapl_mpio", path)?;
         if self.options.set_alignment > 1 {
             let a = self.options.set_alignment;
-            // SAFETY: a live fapl.
-            check(
-                unsafe { ffi::H5Pset_alignment(fapl.id, a, a) },
+            // SAFETY: table call (see `ffi`); a live fapl.
+            self.lib.check(
+                unsafe { (self.lib.H5Pset_alignment)(fapl.id, a, a) },
                 "open",
                 "H5Pset_alignment",
                 path,
             )?;
         }
         if self.options.collective_metadata {
-            // SAFETY: a live fapl.
+            // SAFETY: table call (see `ffi`); a live fapl.
             unsafe {
-                check(
-                    ffi::H5Pset_all_coll_metadata_ops(fapl.id, true),
+                self.lib.check(
+                    (self.lib.H5Pset_all_coll_metadata_ops)(fapl.id, true),
                     "open",
                     "H5Pset_all_coll_metadata_ops",
                     path,
                 )?;
-                check(
-                    ffi::H5Pset_coll_metadata_write(fapl.id, true),
+                self.lib.check(
+                    (self.lib.H5Pset_coll_metadata_write)(fapl.id, true),
                     "open",
                     "H5Pset_coll_metadata_write",
                     path,
@@ -508,19 +607,23 @@ impl Hdf5Backend {
     ) -> Result<Id, BackendError> {
         let dims = [size];
         let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
-        // SAFETY: one-element arrays for a rank-1 space.
+        // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
+        // space.
         let space = Id::new(
-            unsafe { ffi::H5Screate_simple(1, dims.as_ptr(), max.as_ptr()) },
-            ffi::H5Sclose,
+            &self.lib,
+            unsafe { (self.lib.H5Screate_simple)(1, dims.as_ptr(), max.as_ptr()) },
+            self.lib.H5Sclose,
             "open",
             "H5Screate_simple",
             path,
         )?;
-        let class = global(Global::DatasetCreate);
-        // SAFETY: a property list of a class H5open initialised.
+        let class = self.lib.global(Global::DatasetCreate);
+        // SAFETY: table call (see `ffi`); a property list of a class H5open
+        // initialised.
         let dcpl = Id::new(
-            unsafe { ffi::H5Pcreate(class) },
-            ffi::H5Pclose,
+            &self.lib,
+            unsafe { (self.lib.H5Pcreate)(class) },
+            self.lib.H5Pclose,
             "open",
             "H5Pcreate",
             path,
@@ -535,18 +638,19 @@ impl Hdf5Backend {
                 chunk = chunk.min(size).max(1);
             }
             let chunk = [chunk];
-            // SAFETY: a live dcpl and a one-element array for rank 1.
-            check(
-                unsafe { ffi::H5Pset_chunk(dcpl.id, 1, chunk.as_ptr()) },
+            // SAFETY: table call (see `ffi`); a live dcpl and a one-element
+            // array for rank 1.
+            self.lib.check(
+                unsafe { (self.lib.H5Pset_chunk)(dcpl.id, 1, chunk.as_ptr()) },
                 "open",
                 "H5Pset_chunk",
                 path,
             )?;
         }
         if self.options.no_fill {
-            // SAFETY: a live dcpl.
-            check(
-                unsafe { ffi::H5Pset_fill_time(dcpl.id, ffi::H5D_FILL_TIME_NEVER) },
+            // SAFETY: table call (see `ffi`); a live dcpl.
+            self.lib.check(
+                unsafe { (self.lib.H5Pset_fill_time)(dcpl.id, ffi::H5D_FILL_TIME_NEVER) },
                 "open",
                 "H5Pset_fill_time",
                 path,
@@ -560,11 +664,13 @@ impl Hdf5Backend {
                 "NUL in a dataset name",
             )
         })?;
-        let uchar = global(Global::NativeUchar);
-        // SAFETY: live file, space and dcpl ids and a NUL-terminated name.
+        let uchar = self.lib.global(Global::NativeUchar);
+        // SAFETY: table call (see `ffi`); live file, space and dcpl ids and a
+        // NUL-terminated name.
         Id::new(
+            &self.lib,
             unsafe {
-                ffi::H5Dcreate2(
+                (self.lib.H5Dcreate2)(
                     file.id,
                     name.as_ptr(),
                     uchar,
@@ -574,7 +680,7 @@ impl Hdf5Backend {
                     ffi::H5P_DEFAULT,
                 )
             },
-            ffi::H5Dclose,
+            self.lib.H5Dclose,
             "open",
             "H5Dcreate2",
             path,
@@ -583,9 +689,10 @@ impl Hdf5Backend {
 
     fn show_hints(&self, file: &Id, fapl: &Id, path: &Path) -> Result<(), BackendError> {
         let mut handle: *mut c_void = std::ptr::null_mut();
-        // SAFETY: live file and fapl; HDF5 writes the VFD's handle pointer.
-        check(
-            unsafe { ffi::H5Fget_vfd_handle(file.id, fapl.id, &mut handle) },
+        // SAFETY: table call (see `ffi`); live file and fapl; HDF5 writes the
+        // VFD's handle pointer.
+        self.lib.check(
+            unsafe { (self.lib.H5Fget_vfd_handle)(file.id, fapl.id, &mut handle) },
             "open",
             "H5Fget_vfd_handle",
             path,
@@ -623,6 +730,8 @@ struct Hdf5File {
     view: Option<BlockView>,
     path: PathBuf,
     queue: CompletionQueue,
+    /// The library every call goes to (each [`Id`] holds it too).
+    lib: Arc<Hdf5Lib>,
 }
 
 impl Hdf5File {
@@ -630,20 +739,21 @@ impl Hdf5File {
     /// space of `len` bytes.
     fn spaces(&self, op: &'static str, offset: u64, len: usize) -> Result<(Id, Id), BackendError> {
         let p = &self.path;
-        // SAFETY: a live dataset.
+        // SAFETY: table call (see `ffi`); a live dataset.
         let file_space = Id::new(
-            unsafe { ffi::H5Dget_space(self.dsets[self.active].id) },
-            ffi::H5Sclose,
+            &self.lib,
+            unsafe { (self.lib.H5Dget_space)(self.dsets[self.active].id) },
+            self.lib.H5Sclose,
             op,
             "H5Dget_space",
             p,
         )?;
         let (start, count) = ([offset], [len as hsize_t]);
-        // SAFETY: a live rank-1 space and one-element arrays; null stride
-        // and block mean 1.
-        check(
+        // SAFETY: table call (see `ffi`); a live rank-1 space and one-element
+        // arrays; null stride and block mean 1.
+        self.lib.check(
             unsafe {
-                ffi::H5Sselect_hyperslab(
+                (self.lib.H5Sselect_hyperslab)(
                     file_space.id,
                     ffi::H5S_SELECT_SET,
                     start.as_ptr(),
@@ -656,10 +766,12 @@ impl Hdf5File {
             "H5Sselect_hyperslab",
             p,
         )?;
-        // SAFETY: a one-element array; null maxdims = fixed size.
+        // SAFETY: table call (see `ffi`); a one-element array; null maxdims =
+        // fixed size.
         let mem_space = Id::new(
-            unsafe { ffi::H5Screate_simple(1, count.as_ptr(), std::ptr::null()) },
-            ffi::H5Sclose,
+            &self.lib,
+            unsafe { (self.lib.H5Screate_simple)(1, count.as_ptr(), std::ptr::null()) },
+            self.lib.H5Sclose,
             op,
             "H5Screate_simple",
             p,
@@ -718,9 +830,10 @@ impl FileHandle for Hdf5File {
         }
         if end > self.extent {
             let dims = [end];
-            // SAFETY: a live, extendible rank-1 dataset.
-            check(
-                unsafe { ffi::H5Dset_extent(self.dsets[self.active].id, dims.as_ptr()) },
+            // SAFETY: table call (see `ffi`); a live, extendible rank-1
+            // dataset.
+            self.lib.check(
+                unsafe { (self.lib.H5Dset_extent)(self.dsets[self.active].id, dims.as_ptr()) },
                 "write",
                 "H5Dset_extent",
                 &self.path,
@@ -728,12 +841,12 @@ impl FileHandle for Hdf5File {
             self.extent = end;
         }
         let (fs, ms) = self.spaces("write", offset, buf.len())?;
-        let uchar = global(Global::NativeUchar);
-        // SAFETY: live ids; the memory space holds exactly `buf.len()` bytes,
-        // which `buf` provides.
-        check(
+        let uchar = self.lib.global(Global::NativeUchar);
+        // SAFETY: table call (see `ffi`); live ids; the memory space holds
+        // exactly `buf.len()` bytes, which `buf` provides.
+        self.lib.check(
             unsafe {
-                ffi::H5Dwrite(
+                (self.lib.H5Dwrite)(
                     self.dsets[self.active].id,
                     uchar,
                     ms.id,
@@ -756,12 +869,12 @@ impl FileHandle for Hdf5File {
         }
         let n = ((self.extent - offset).min(buf.len() as u64) as usize).min(MAX_CALL_BYTES);
         let (fs, ms) = self.spaces("read", offset, n)?;
-        let uchar = global(Global::NativeUchar);
-        // SAFETY: live ids; the memory space holds `n` bytes and `buf` has
-        // at least `n` writable bytes.
-        check(
+        let uchar = self.lib.global(Global::NativeUchar);
+        // SAFETY: table call (see `ffi`); live ids; the memory space holds `n`
+        // bytes and `buf` has at least `n` writable bytes.
+        self.lib.check(
             unsafe {
-                ffi::H5Dread(
+                (self.lib.H5Dread)(
                     self.dsets[self.active].id,
                     uchar,
                     ms.id,
@@ -778,9 +891,9 @@ impl FileHandle for Hdf5File {
     }
 
     fn sync(&mut self) -> Result<(), BackendError> {
-        // SAFETY: a live file.
-        check(
-            unsafe { ffi::H5Fflush(self.file.id, ffi::H5F_SCOPE_LOCAL) },
+        // SAFETY: table call (see `ffi`); a live file.
+        self.lib.check(
+            unsafe { (self.lib.H5Fflush)(self.file.id, ffi::H5F_SCOPE_LOCAL) },
             "fsync",
             "H5Fflush",
             &self.path,
@@ -848,27 +961,29 @@ fn lock_for_write(path: &Path, create: bool) -> Result<std::fs::File, BackendErr
 fn open_dataset(file: &Id, path: &Path, name: &str) -> Result<(Id, u64), BackendError> {
     let cname = CString::new(name)
         .map_err(|_| BackendError::new(ErrorKind::InvalidInput, "open", path, "NUL in a name"))?;
-    // SAFETY: a live file and a NUL-terminated name.
+    // SAFETY: table call (see `ffi`); a live file and a NUL-terminated name.
     let dset = Id::new(
-        unsafe { ffi::H5Dopen2(file.id, cname.as_ptr(), ffi::H5P_DEFAULT) },
-        ffi::H5Dclose,
+        &file.lib,
+        unsafe { (file.lib.H5Dopen2)(file.id, cname.as_ptr(), ffi::H5P_DEFAULT) },
+        file.lib.H5Dclose,
         "open",
         "H5Dopen2",
         path,
     )?;
-    // SAFETY: a live dataset.
+    // SAFETY: table call (see `ffi`); a live dataset.
     let space = Id::new(
-        unsafe { ffi::H5Dget_space(dset.id) },
-        ffi::H5Sclose,
+        &file.lib,
+        unsafe { (file.lib.H5Dget_space)(dset.id) },
+        file.lib.H5Sclose,
         "open",
         "H5Dget_space",
         path,
     )?;
     let mut dims = [0 as hsize_t];
-    // SAFETY: a rank-1 space (ours) and room for one dimension; null
-    // maxdims is allowed.
+    // SAFETY: table call (see `ffi`); a rank-1 space (ours) and room for one
+    // dimension; null maxdims is allowed.
     let rank = unsafe {
-        ffi::H5Sget_simple_extent_dims(space.id, dims.as_mut_ptr(), std::ptr::null_mut())
+        (file.lib.H5Sget_simple_extent_dims)(space.id, dims.as_mut_ptr(), std::ptr::null_mut())
     };
     if rank != 1 {
         return Err(BackendError::new(
@@ -903,7 +1018,7 @@ impl Backend for Hdf5Backend {
         mode: OpenMode,
         ctx: &OpenContext<'_>,
     ) -> Result<Box<dyn FileHandle>, BackendError> {
-        lib_init(path)?;
+        self.lib.init(path)?;
         let cpath = c_path(path)?;
         let comm = open_comm(ctx, path)?;
         let shared = comm.is_some();
@@ -915,17 +1030,19 @@ impl Backend for Hdf5Backend {
         let fapl = self.fapl(path, comm)?;
         let new_file = mode.write && (mode.create || mode.truncate);
         let file = if new_file {
-            // SAFETY: a NUL-terminated path and a live fapl.
+            // SAFETY: table call (see `ffi`); a NUL-terminated path and a live
+            // fapl.
             Id::new(
+                &self.lib,
                 unsafe {
-                    ffi::H5Fcreate(
+                    (self.lib.H5Fcreate)(
                         cpath.as_ptr(),
                         ffi::H5F_ACC_TRUNC,
                         ffi::H5P_DEFAULT,
                         fapl.id,
                     )
                 },
-                ffi::H5Fclose,
+                self.lib.H5Fclose,
                 "open",
                 "H5Fcreate",
                 path,
@@ -936,10 +1053,11 @@ impl Backend for Hdf5Backend {
             } else {
                 ffi::H5F_ACC_RDONLY
             };
-            // SAFETY: as above.
+            // SAFETY: table call (see `ffi`); as above.
             Id::new(
-                unsafe { ffi::H5Fopen(cpath.as_ptr(), flags, fapl.id) },
-                ffi::H5Fclose,
+                &self.lib,
+                unsafe { (self.lib.H5Fopen)(cpath.as_ptr(), flags, fapl.id) },
+                self.lib.H5Fclose,
                 "open",
                 "H5Fopen",
                 path,
@@ -979,11 +1097,13 @@ impl Backend for Hdf5Backend {
             }
             dsets.push(dset);
         }
-        let class = global(Global::DatasetXfer);
-        // SAFETY: a property list of a class H5open initialised.
+        let class = self.lib.global(Global::DatasetXfer);
+        // SAFETY: table call (see `ffi`); a property list of a class H5open
+        // initialised.
         let dxpl = Id::new(
-            unsafe { ffi::H5Pcreate(class) },
-            ffi::H5Pclose,
+            &self.lib,
+            unsafe { (self.lib.H5Pcreate)(class) },
+            self.lib.H5Pclose,
             "open",
             "H5Pcreate",
             path,
@@ -993,9 +1113,9 @@ impl Backend for Hdf5Backend {
         } else {
             ffi::H5FD_MPIO_INDEPENDENT
         };
-        // SAFETY: a live dxpl.
-        check(
-            unsafe { ffi::H5Pset_dxpl_mpio(dxpl.id, xfer_mode) },
+        // SAFETY: table call (see `ffi`); a live dxpl.
+        self.lib.check(
+            unsafe { (self.lib.H5Pset_dxpl_mpio)(dxpl.id, xfer_mode) },
             "open",
             "H5Pset_dxpl_mpio",
             path,
@@ -1011,6 +1131,7 @@ impl Backend for Hdf5Backend {
             view,
             path: path.to_path_buf(),
             queue: CompletionQueue::default(),
+            lib: Arc::clone(&self.lib),
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
@@ -1033,7 +1154,8 @@ impl Backend for Hdf5Backend {
             .unwrap_or_default()
     }
     fn api_version(&self) -> String {
-        library_version()
+        self.lib
+            .version()
             .map(|v| format!("HDF5 {v}"))
             .unwrap_or_default()
     }
@@ -1071,12 +1193,36 @@ mod tests {
         let (major, minor) = (parts.next().unwrap(), parts.next().unwrap());
         assert!((major, minor) >= (1, 10), "{v}");
         let dir = tempfile::tempdir().unwrap();
-        let b = Hdf5Backend::new(Hdf5Options::default(), Vec::new());
+        let b = Hdf5Backend::new(Hdf5Options::default(), Vec::new()).unwrap();
         let e = b
             .open(&dir.path().join("f.h5"), OpenMode::WRITE_CREATE)
             .err()
             .unwrap();
         assert_eq!(e.kind, ErrorKind::NotSupported, "{e}");
+        // Loaded from the file build.rs found, or else its soname.
+        assert!(
+            [LIBRARY.built, LIBRARY.soname].contains(&b.lib.file.as_str()),
+            "{}",
+            b.lib.file
+        );
+    }
+
+    #[test]
+    fn a_library_that_cannot_be_loaded_is_a_one_line_error() {
+        let missing = OsStr::new("/nonexistent/libhdf5.so");
+        let e = Hdf5Lib::load_with(Some(missing)).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::NotLoaded);
+        let text = e.to_string();
+        assert!(
+            text.starts_with("-a HDF5: cannot load parallel HDF5 (/nonexistent/libhdf5.so"),
+            "{text}"
+        );
+        assert!(text.contains("PARIO_HDF5_LIBRARY"), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+        // A library that is not HDF5 at all (the C library) is refused.
+        let e = Hdf5Lib::load_with(Some(OsStr::new("libc.so.6"))).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::MissingSymbol, "{e}");
+        assert!(e.to_string().contains("not a parallel HDF5"), "{e}");
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //!
 //! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`),
 //! HDF5 and NCMPI (built when build.rs finds a parallel HDF5 / PnetCDF; see
-//! [`available_apis`]),
+//! [`available_apis`]; their libraries are loaded with dlopen only when the
+//! backend is created, see `dynlib`),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! built when build.rs finds it).
 //!
@@ -71,6 +72,8 @@ mod asyncfile;
 pub mod buffer;
 pub mod conformance;
 pub mod dummy;
+#[cfg(any(pario_hdf5, pario_ncmpi))]
+mod dynlib;
 pub mod error;
 pub mod faulty;
 #[cfg(pario_hdf5)]
@@ -84,6 +87,8 @@ pub mod registry;
 pub mod uring;
 
 pub use buffer::{AlignedBuffer, BUFFER_ALIGN};
+#[cfg(any(pario_hdf5, pario_ncmpi))]
+pub use dynlib::{LoadError, LoadErrorKind};
 pub use error::{BackendError, ErrorKind};
 pub use registry::{available_apis, create_backend};
 

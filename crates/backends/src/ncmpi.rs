@@ -1,6 +1,18 @@
-//! NCMPI backend (`-a NCMPI`): files through PnetCDF (hand-written FFI to
-//! the system's libpnetcdf, linked by build.rs when found, built against
-//! Open MPI like pario).
+//! NCMPI backend (`-a NCMPI`): files through PnetCDF (the system's
+//! libpnetcdf, built against Open MPI like pario).
+//!
+//! The library is not linked: it is loaded with dlopen (crate::dynlib) when
+//! the backend is created ([`NcmpiBackend::new`], from `-a NCMPI`), so runs
+//! with other backends do not map it and what it needs (libmpi_cxx,
+//! gfortran, ...). The file loaded is the one `PARIO_PNETCDF_LIBRARY` names
+//! if set (and only that one; it must be built against Open MPI), else the
+//! file build.rs found (the real file behind libpnetcdf-dev's
+//! libpnetcdf.so), else that file's soname, searched by the dynamic loader.
+//! When nothing loads, or the file lacks a function used, creating the
+//! backend fails with a one-line [`LoadError`] naming the
+//! files tried. The functions used are a table of resolved pointers
+//! (`ffi::NcmpiLib`) that owns the library handle; the backend and each
+//! open file hold it through an `Arc`.
 //!
 //! Each file is a CDF-5 file (NC_64BIT_DATA, so files and dimensions above
 //! 4 GiB work) holding one byte variable [`VARIABLE`] of four dimensions,
@@ -27,17 +39,19 @@
 //! reported as not applied (PnetCDF has no preallocation);
 //! `useFileView` and `useStridedDatatype` are refused (MPI-IO options).
 
+use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, Hints};
 use crate::posix::flag_value;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
 };
+use ffi::NcmpiLib;
 use pario_comm::mpiio::{self, IoErrorClass};
-use std::ffi::{CStr, CString};
+use std::ffi::{CStr, CString, OsStr};
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Name of the variable in each file.
 pub const VARIABLE: &str = "data";
@@ -48,7 +62,14 @@ const MAX_CALL_BYTES: u64 = 1 << 30;
 
 #[allow(non_camel_case_types)]
 mod ffi {
-    //! The PnetCDF 1.x C functions used (declarations from pnetcdf.h).
+    //! The PnetCDF 1.x C functions used (declarations from pnetcdf.h), as a
+    //! table resolved from the loaded library.
+    //!
+    //! A *table call* (see the SAFETY comments) is a call through a field of
+    //! [`NcmpiLib`]: the field's type is the C declaration, resolved by that
+    //! name from the library, and the table owns the library handle and is
+    //! reached through an `Arc` the caller holds, so the pointer is valid
+    //! for the call (the library is also never unloaded: RTLD_NODELETE).
     use pario_comm::mpiio::{RawComm, RawInfo};
     use std::os::raw::{c_char, c_int, c_uchar};
 
@@ -69,75 +90,79 @@ mod ffi {
     pub const NC_ENOENT: c_int = -220;
     pub const NC_ENO_SPACE: c_int = -224;
 
-    extern "C" {
-        pub fn ncmpi_strerror(err: c_int) -> *const c_char;
-        pub fn ncmpi_inq_libvers() -> *const c_char;
-        pub fn ncmpi_create(
-            comm: RawComm,
-            path: *const c_char,
-            cmode: c_int,
-            info: RawInfo,
-            ncidp: *mut c_int,
-        ) -> c_int;
-        pub fn ncmpi_open(
-            comm: RawComm,
-            path: *const c_char,
-            omode: c_int,
-            info: RawInfo,
-            ncidp: *mut c_int,
-        ) -> c_int;
-        pub fn ncmpi_inq_file_info(ncid: c_int, info_used: *mut RawInfo) -> c_int;
-        pub fn ncmpi_def_dim(
-            ncid: c_int,
-            name: *const c_char,
-            len: MPI_Offset,
-            idp: *mut c_int,
-        ) -> c_int;
-        pub fn ncmpi_def_var(
-            ncid: c_int,
-            name: *const c_char,
-            xtype: nc_type,
-            ndims: c_int,
-            dimidsp: *const c_int,
-            varidp: *mut c_int,
-        ) -> c_int;
-        pub fn ncmpi_enddef(ncid: c_int) -> c_int;
-        pub fn ncmpi_begin_indep_data(ncid: c_int) -> c_int;
-        pub fn ncmpi_end_indep_data(ncid: c_int) -> c_int;
-        pub fn ncmpi_sync(ncid: c_int) -> c_int;
-        pub fn ncmpi_close(ncid: c_int) -> c_int;
-        pub fn ncmpi_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int;
-        pub fn ncmpi_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int;
-        pub fn ncmpi_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int;
-        pub fn ncmpi_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut MPI_Offset) -> c_int;
-        pub fn ncmpi_put_vara_uchar(
-            ncid: c_int,
-            varid: c_int,
-            start: *const MPI_Offset,
-            count: *const MPI_Offset,
-            op: *const c_uchar,
-        ) -> c_int;
-        pub fn ncmpi_put_vara_uchar_all(
-            ncid: c_int,
-            varid: c_int,
-            start: *const MPI_Offset,
-            count: *const MPI_Offset,
-            op: *const c_uchar,
-        ) -> c_int;
-        pub fn ncmpi_get_vara_uchar(
-            ncid: c_int,
-            varid: c_int,
-            start: *const MPI_Offset,
-            count: *const MPI_Offset,
-            ip: *mut c_uchar,
-        ) -> c_int;
-        pub fn ncmpi_get_vara_uchar_all(
-            ncid: c_int,
-            varid: c_int,
-            start: *const MPI_Offset,
-            count: *const MPI_Offset,
-            ip: *mut c_uchar,
-        ) -> c_int;
+    crate::dynlib::c_library! {
+        /// The loaded PnetCDF: its functions, with the handle that keeps
+        /// them valid.
+        pub struct NcmpiLib {
+            fn ncmpi_strerror(err: c_int) -> *const c_char;
+            fn ncmpi_inq_libvers() -> *const c_char;
+            fn ncmpi_create(
+                comm: RawComm,
+                path: *const c_char,
+                cmode: c_int,
+                info: RawInfo,
+                ncidp: *mut c_int,
+            ) -> c_int;
+            fn ncmpi_open(
+                comm: RawComm,
+                path: *const c_char,
+                omode: c_int,
+                info: RawInfo,
+                ncidp: *mut c_int,
+            ) -> c_int;
+            fn ncmpi_inq_file_info(ncid: c_int, info_used: *mut RawInfo) -> c_int;
+            fn ncmpi_def_dim(
+                ncid: c_int,
+                name: *const c_char,
+                len: MPI_Offset,
+                idp: *mut c_int,
+            ) -> c_int;
+            fn ncmpi_def_var(
+                ncid: c_int,
+                name: *const c_char,
+                xtype: nc_type,
+                ndims: c_int,
+                dimidsp: *const c_int,
+                varidp: *mut c_int,
+            ) -> c_int;
+            fn ncmpi_enddef(ncid: c_int) -> c_int;
+            fn ncmpi_begin_indep_data(ncid: c_int) -> c_int;
+            fn ncmpi_end_indep_data(ncid: c_int) -> c_int;
+            fn ncmpi_sync(ncid: c_int) -> c_int;
+            fn ncmpi_close(ncid: c_int) -> c_int;
+            fn ncmpi_inq_varid(ncid: c_int, name: *const c_char, varidp: *mut c_int) -> c_int;
+            fn ncmpi_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int;
+            fn ncmpi_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int;
+            fn ncmpi_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut MPI_Offset) -> c_int;
+            fn ncmpi_put_vara_uchar(
+                ncid: c_int,
+                varid: c_int,
+                start: *const MPI_Offset,
+                count: *const MPI_Offset,
+                op: *const c_uchar,
+            ) -> c_int;
+            fn ncmpi_put_vara_uchar_all(
+                ncid: c_int,
+                varid: c_int,
+                start: *const MPI_Offset,
+                count: *const MPI_Offset,
+                op: *const c_uchar,
+            ) -> c_int;
+            fn ncmpi_get_vara_uchar(
+                ncid: c_int,
+                varid: c_int,
+                start: *const MPI_Offset,
+                count: *const MPI_Offset,
+                ip: *mut c_uchar,
+            ) -> c_int;
+            fn ncmpi_get_vara_uchar_all(
+                ncid: c_int,
+                varid: c_int,
+                start: *const MPI_Offset,
+                count: *const MPI_Offset,
+                ip: *mut c_uchar,
+            ) -> c_int;
+        }
     }
 }
 
@@ -197,49 +222,99 @@ impl NcmpiOptions {
     }
 }
 
-/// The text of a PnetCDF error code.
-fn error_text(code: c_int) -> String {
-    // SAFETY: ncmpi_strerror returns a pointer to a static NUL-terminated
-    // string for any code (or null, handled).
-    let p = unsafe { ffi::ncmpi_strerror(code) };
-    if p.is_null() {
-        return format!("PnetCDF error {code}");
+/// The PnetCDF this build found (build.rs), loaded at run time.
+const LIBRARY: LibrarySpec = LibrarySpec {
+    api: "NCMPI",
+    what: "PnetCDF",
+    env: "PARIO_PNETCDF_LIBRARY",
+    built: env!("PARIO_PNETCDF_LIBRARY"),
+    soname: env!("PARIO_PNETCDF_SONAME"),
+    package: env!("PARIO_PNETCDF_PACKAGE"),
+    marker: "ncmpi_create",
+    marker_missing: "not PnetCDF: no ncmpi_create",
+};
+
+impl NcmpiLib {
+    /// Load the library named by `PARIO_PNETCDF_LIBRARY`, else the one this
+    /// build found (its file, then its soname).
+    pub fn load() -> Result<Arc<NcmpiLib>, LoadError> {
+        Self::load_with(std::env::var_os(LIBRARY.env).as_deref())
     }
-    // SAFETY: non-null, NUL-terminated, static.
-    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+
+    /// As [`NcmpiLib::load`], with the override given instead of read from
+    /// the environment.
+    pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<NcmpiLib>, LoadError> {
+        let opened = LIBRARY.open(override_file)?;
+        // SAFETY: a library exporting ncmpi_create is PnetCDF; the table's
+        // declarations are those of its pnetcdf.h (1.x).
+        let table = unsafe { NcmpiLib::resolve(opened) };
+        table.map(Arc::new).map_err(|(symbol, opened)| {
+            LoadError::unusable(
+                &LIBRARY,
+                &opened,
+                LoadErrorKind::MissingSymbol,
+                format!("lacks {symbol}, which pario calls"),
+            )
+        })
+    }
+
+    /// The text of a PnetCDF error code.
+    fn error_text(&self, code: c_int) -> String {
+        // SAFETY: table call (see `ffi`); returns a pointer to a static
+        // NUL-terminated string for any code (or null, handled).
+        let p = unsafe { (self.ncmpi_strerror)(code) };
+        if p.is_null() {
+            return format!("PnetCDF error {code}");
+        }
+        // SAFETY: non-null, NUL-terminated, static.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+
+    fn error(&self, code: c_int, op: &'static str, call: &str, path: &Path) -> BackendError {
+        let kind = match code {
+            ffi::NC_ENOENT | ffi::NC_ENOTFOUND => ErrorKind::NotFound,
+            ffi::NC_EEXIST => ErrorKind::AlreadyExists,
+            ffi::NC_EACCESS | ffi::NC_EPERM => ErrorKind::PermissionDenied,
+            ffi::NC_ENO_SPACE => ErrorKind::NoSpace,
+            ffi::NC_ENOTVAR => ErrorKind::InvalidInput,
+            _ if op == "open" && std::fs::symlink_metadata(path).is_err() => ErrorKind::NotFound,
+            _ => ErrorKind::Other,
+        };
+        BackendError::new(kind, op, path, format!("{call}: {}", self.error_text(code)))
+    }
+
+    fn check(
+        &self,
+        code: c_int,
+        op: &'static str,
+        call: &str,
+        path: &Path,
+    ) -> Result<(), BackendError> {
+        if code == ffi::NC_NOERR {
+            Ok(())
+        } else {
+            Err(self.error(code, op, call, path))
+        }
+    }
+
+    /// The library version ("1.12.3").
+    fn version(&self) -> String {
+        // SAFETY: table call (see `ffi`); returns a pointer to a static
+        // NUL-terminated string.
+        let p = unsafe { (self.ncmpi_inq_libvers)() };
+        if p.is_null() {
+            return String::new();
+        }
+        // SAFETY: non-null, NUL-terminated, static.
+        let v = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
+        v.split_whitespace().next().unwrap_or("").to_string()
+    }
 }
 
-fn nc_error(code: c_int, op: &'static str, call: &str, path: &Path) -> BackendError {
-    let kind = match code {
-        ffi::NC_ENOENT | ffi::NC_ENOTFOUND => ErrorKind::NotFound,
-        ffi::NC_EEXIST => ErrorKind::AlreadyExists,
-        ffi::NC_EACCESS | ffi::NC_EPERM => ErrorKind::PermissionDenied,
-        ffi::NC_ENO_SPACE => ErrorKind::NoSpace,
-        ffi::NC_ENOTVAR => ErrorKind::InvalidInput,
-        _ if op == "open" && std::fs::symlink_metadata(path).is_err() => ErrorKind::NotFound,
-        _ => ErrorKind::Other,
-    };
-    BackendError::new(kind, op, path, format!("{call}: {}", error_text(code)))
-}
-
-fn check(code: c_int, op: &'static str, call: &str, path: &Path) -> Result<(), BackendError> {
-    if code == ffi::NC_NOERR {
-        Ok(())
-    } else {
-        Err(nc_error(code, op, call, path))
-    }
-}
-
-/// The PnetCDF library version ("1.12.3").
-pub fn library_version() -> String {
-    // SAFETY: returns a pointer to a static NUL-terminated string.
-    let p = unsafe { ffi::ncmpi_inq_libvers() };
-    if p.is_null() {
-        return String::new();
-    }
-    // SAFETY: non-null, NUL-terminated, static.
-    let v = unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    v.split_whitespace().next().unwrap_or("").to_string()
+/// The version of the PnetCDF library `PARIO_PNETCDF_LIBRARY` names, or
+/// this build's ("1.12.3"), or why it cannot be loaded.
+pub fn library_version() -> Result<String, String> {
+    Ok(NcmpiLib::load().map_err(|e| e.to_string())?.version())
 }
 
 /// The variable's shape for a test layout: (segments, tasks, transfers per
@@ -272,15 +347,20 @@ pub struct NcmpiBackend {
     pub options: NcmpiOptions,
     pub hints: Hints,
     notes: Mutex<Vec<String>>,
+    /// The loaded library; every open file holds it too.
+    lib: Arc<NcmpiLib>,
 }
 
 impl NcmpiBackend {
-    pub fn new(options: NcmpiOptions, hints: Hints) -> Self {
-        NcmpiBackend {
+    /// A backend with PnetCDF loaded (see the module doc for which file):
+    /// fails, without touching the process, when it cannot be.
+    pub fn new(options: NcmpiOptions, hints: Hints) -> Result<Self, LoadError> {
+        Ok(NcmpiBackend {
             options,
             hints,
             notes: Mutex::new(Vec::new()),
-        }
+            lib: NcmpiLib::load()?,
+        })
     }
 
     /// Options plus hints from the process environment and hints file.
@@ -288,14 +368,16 @@ impl NcmpiBackend {
         let (options, mut notes) = NcmpiOptions::parse(opts)?;
         let (hints, hint_notes) = collect_hints(std::env::vars(), options.hints_file.as_deref())?;
         notes.extend(hint_notes);
-        Ok((NcmpiBackend::new(options, hints), notes))
+        let backend = NcmpiBackend::new(options, hints).map_err(|e| e.to_string())?;
+        Ok((backend, notes))
     }
 
     fn record_hints(&self, ncid: c_int, path: &Path) -> Result<(), BackendError> {
         let mut raw = std::mem::MaybeUninit::<mpiio::RawInfo>::uninit();
-        // SAFETY: an open file; PnetCDF writes a new info handle we own.
-        check(
-            unsafe { ffi::ncmpi_inq_file_info(ncid, raw.as_mut_ptr()) },
+        // SAFETY: table call (see `ffi`); an open file; PnetCDF writes a new
+        // info handle we own.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_inq_file_info)(ncid, raw.as_mut_ptr()) },
             "open",
             "ncmpi_inq_file_info",
             path,
@@ -324,6 +406,8 @@ struct NcmpiFile {
     collective: bool,
     path: PathBuf,
     queue: CompletionQueue,
+    /// The library every call goes to.
+    lib: Arc<NcmpiLib>,
 }
 
 impl NcmpiFile {
@@ -352,7 +436,8 @@ impl NcmpiFile {
             let n = in_row.min((len - done) as u64).min(MAX_CALL_BYTES);
             let start = index.map(|v| v as i64);
             let count = [1, 1, 1, n as i64];
-            check(f(&start, &count, done), op, call, &self.path)?;
+            self.lib
+                .check(f(&start, &count, done), op, call, &self.path)?;
             done += n as usize;
         }
         Ok(done)
@@ -387,11 +472,12 @@ impl FileHandle for NcmpiFile {
             buf.len(),
             |start, count, done| {
                 let p = buf[done..].as_ptr();
-                // SAFETY: an open file and variable; start/count are 4-element
-                // arrays selecting `count[3]` bytes, which `buf[done..]` holds.
+                // SAFETY: table call (see `ffi`); an open file and variable;
+                // start/count are 4-element arrays selecting `count[3]` bytes,
+                // which `buf[done..]` holds.
                 unsafe {
                     if collective {
-                        ffi::ncmpi_put_vara_uchar_all(
+                        (self.lib.ncmpi_put_vara_uchar_all)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -399,7 +485,13 @@ impl FileHandle for NcmpiFile {
                             p,
                         )
                     } else {
-                        ffi::ncmpi_put_vara_uchar(ncid, varid, start.as_ptr(), count.as_ptr(), p)
+                        (self.lib.ncmpi_put_vara_uchar)(
+                            ncid,
+                            varid,
+                            start.as_ptr(),
+                            count.as_ptr(),
+                            p,
+                        )
                     }
                 }
             },
@@ -427,12 +519,13 @@ impl FileHandle for NcmpiFile {
             len,
             |start, count, done| {
                 let p = base.wrapping_add(done);
-                // SAFETY: an open file and variable; the selection is
-                // `count[3]` bytes and `buf[done..]` has at least that many
-                // writable bytes (done + count <= len <= buf.len()).
+                // SAFETY: table call (see `ffi`); an open file and variable;
+                // the selection is `count[3]` bytes and `buf[done..]` has at
+                // least that many writable bytes (done + count <= len <=
+                // buf.len()).
                 unsafe {
                     if collective {
-                        ffi::ncmpi_get_vara_uchar_all(
+                        (self.lib.ncmpi_get_vara_uchar_all)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -440,7 +533,13 @@ impl FileHandle for NcmpiFile {
                             p,
                         )
                     } else {
-                        ffi::ncmpi_get_vara_uchar(ncid, varid, start.as_ptr(), count.as_ptr(), p)
+                        (self.lib.ncmpi_get_vara_uchar)(
+                            ncid,
+                            varid,
+                            start.as_ptr(),
+                            count.as_ptr(),
+                            p,
+                        )
                     }
                 }
             },
@@ -450,9 +549,9 @@ impl FileHandle for NcmpiFile {
 
     fn sync(&mut self) -> Result<(), BackendError> {
         let ncid = self.id("fsync")?;
-        // SAFETY: an open file.
-        check(
-            unsafe { ffi::ncmpi_sync(ncid) },
+        // SAFETY: table call (see `ffi`); an open file.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_sync)(ncid) },
             "fsync",
             "ncmpi_sync",
             &self.path,
@@ -473,17 +572,19 @@ impl FileHandle for NcmpiFile {
         };
         let mut first = Ok(());
         if !self.collective {
-            // SAFETY: an open file in independent data mode.
-            first = check(
-                unsafe { ffi::ncmpi_end_indep_data(ncid) },
+            // SAFETY: table call (see `ffi`); an open file in independent data
+            // mode.
+            first = self.lib.check(
+                unsafe { (self.lib.ncmpi_end_indep_data)(ncid) },
                 "close",
                 "ncmpi_end_indep_data",
                 &self.path,
             );
         }
-        // SAFETY: an open file, closed once (ncid taken above).
-        let closed = check(
-            unsafe { ffi::ncmpi_close(ncid) },
+        // SAFETY: table call (see `ffi`); an open file, closed once (ncid
+        // taken above).
+        let closed = self.lib.check(
+            unsafe { (self.lib.ncmpi_close)(ncid) },
             "close",
             "ncmpi_close",
             &self.path,
@@ -496,13 +597,14 @@ impl Drop for NcmpiFile {
     fn drop(&mut self) {
         if let Some(ncid) = self.ncid.take() {
             if mpiio::is_ready() {
-                // SAFETY: a file still open (not closed by `close`); closed
-                // once. Errors on this path are not reportable.
+                // SAFETY: table call (see `ffi`); a file still open (not
+                // closed by `close`); closed once. Errors on this path are not
+                // reportable.
                 unsafe {
                     if !self.collective {
-                        ffi::ncmpi_end_indep_data(ncid);
+                        (self.lib.ncmpi_end_indep_data)(ncid);
                     }
-                    ffi::ncmpi_close(ncid);
+                    (self.lib.ncmpi_close)(ncid);
                 }
             }
         }
@@ -561,13 +663,14 @@ impl Backend for NcmpiBackend {
         };
         let mut ncid: c_int = -1;
         let rc = mpiio::with_raw_handles(comm, &self.hints, |c, info| {
-            // SAFETY: valid MPI handles (PnetCDF duplicates what it keeps),
-            // a NUL-terminated path and an int we own for the id.
+            // SAFETY: table call (see `ffi`); valid MPI handles (PnetCDF
+            // duplicates what it keeps), a NUL-terminated path and an int we
+            // own for the id.
             unsafe {
                 if new_file {
-                    ffi::ncmpi_create(c, cpath.as_ptr(), omode, info, &mut ncid)
+                    (self.lib.ncmpi_create)(c, cpath.as_ptr(), omode, info, &mut ncid)
                 } else {
-                    ffi::ncmpi_open(c, cpath.as_ptr(), omode, info, &mut ncid)
+                    (self.lib.ncmpi_open)(c, cpath.as_ptr(), omode, info, &mut ncid)
                 }
             }
         })
@@ -583,7 +686,7 @@ impl Backend for NcmpiBackend {
         } else {
             "ncmpi_open"
         };
-        check(rc, "open", call, path)?;
+        self.lib.check(rc, "open", call, path)?;
         let collective = ctx.collective || self.options.collective;
         // From here on the file is open: `h` closes it on every error path.
         let mut h = NcmpiFile {
@@ -594,6 +697,7 @@ impl Backend for NcmpiBackend {
             collective: true,
             path: path.to_path_buf(),
             queue: CompletionQueue::default(),
+            lib: Arc::clone(&self.lib),
         };
         let cvar = c_str(VARIABLE, path)?;
         if let Some(dims) = shape {
@@ -603,19 +707,20 @@ impl Backend for NcmpiBackend {
                 let len = i64::try_from(len).map_err(|_| {
                     BackendError::new(ErrorKind::InvalidInput, "open", path, "dimension too long")
                 })?;
-                // SAFETY: a file in define mode, a NUL-terminated name and an
-                // int we own for the id.
-                check(
-                    unsafe { ffi::ncmpi_def_dim(ncid, cname.as_ptr(), len, &mut ids[i]) },
+                // SAFETY: table call (see `ffi`); a file in define mode, a
+                // NUL-terminated name and an int we own for the id.
+                self.lib.check(
+                    unsafe { (self.lib.ncmpi_def_dim)(ncid, cname.as_ptr(), len, &mut ids[i]) },
                     "open",
                     "ncmpi_def_dim",
                     path,
                 )?;
             }
-            // SAFETY: as above; `ids` holds the four dimension ids.
-            check(
+            // SAFETY: table call (see `ffi`); as above; `ids` holds the four
+            // dimension ids.
+            self.lib.check(
                 unsafe {
-                    ffi::ncmpi_def_var(
+                    (self.lib.ncmpi_def_var)(
                         ncid,
                         cvar.as_ptr(),
                         ffi::NC_UBYTE,
@@ -628,26 +733,28 @@ impl Backend for NcmpiBackend {
                 "ncmpi_def_var",
                 path,
             )?;
-            // SAFETY: a file in define mode.
-            check(
-                unsafe { ffi::ncmpi_enddef(ncid) },
+            // SAFETY: table call (see `ffi`); a file in define mode.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_enddef)(ncid) },
                 "open",
                 "ncmpi_enddef",
                 path,
             )?;
             h.dims = dims;
         } else {
-            // SAFETY: an open file, a NUL-terminated name, an int we own.
-            check(
-                unsafe { ffi::ncmpi_inq_varid(ncid, cvar.as_ptr(), &mut h.varid) },
+            // SAFETY: table call (see `ffi`); an open file, a NUL-terminated
+            // name, an int we own.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_inq_varid)(ncid, cvar.as_ptr(), &mut h.varid) },
                 "open",
                 "ncmpi_inq_varid",
                 path,
             )?;
             let mut ndims: c_int = 0;
-            // SAFETY: an open file and variable; one int we own.
-            check(
-                unsafe { ffi::ncmpi_inq_varndims(ncid, h.varid, &mut ndims) },
+            // SAFETY: table call (see `ffi`); an open file and variable; one
+            // int we own.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_inq_varndims)(ncid, h.varid, &mut ndims) },
                 "open",
                 "ncmpi_inq_varndims",
                 path,
@@ -661,18 +768,20 @@ impl Backend for NcmpiBackend {
                 ));
             }
             let mut ids = [0 as c_int; 4];
-            // SAFETY: the variable has 4 dimensions, `ids` has room for 4.
-            check(
-                unsafe { ffi::ncmpi_inq_vardimid(ncid, h.varid, ids.as_mut_ptr()) },
+            // SAFETY: table call (see `ffi`); the variable has 4 dimensions,
+            // `ids` has room for 4.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_inq_vardimid)(ncid, h.varid, ids.as_mut_ptr()) },
                 "open",
                 "ncmpi_inq_vardimid",
                 path,
             )?;
             for (i, id) in ids.iter().enumerate() {
                 let mut len: i64 = 0;
-                // SAFETY: a dimension id of this file; one MPI_Offset we own.
-                check(
-                    unsafe { ffi::ncmpi_inq_dimlen(ncid, *id, &mut len) },
+                // SAFETY: table call (see `ffi`); a dimension id of this file;
+                // one MPI_Offset we own.
+                self.lib.check(
+                    unsafe { (self.lib.ncmpi_inq_dimlen)(ncid, *id, &mut len) },
                     "open",
                     "ncmpi_inq_dimlen",
                     path,
@@ -684,9 +793,10 @@ impl Backend for NcmpiBackend {
             self.record_hints(ncid, path)?;
         }
         if !collective {
-            // SAFETY: an open file in data mode (collective over its comm).
-            check(
-                unsafe { ffi::ncmpi_begin_indep_data(ncid) },
+            // SAFETY: table call (see `ffi`); an open file in data mode
+            // (collective over its comm).
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_begin_indep_data)(ncid) },
                 "open",
                 "ncmpi_begin_indep_data",
                 path,
@@ -715,7 +825,7 @@ impl Backend for NcmpiBackend {
             .unwrap_or_default()
     }
     fn api_version(&self) -> String {
-        format!("PnetCDF {}", library_version())
+        format!("PnetCDF {}", self.lib.version())
     }
 }
 
@@ -775,7 +885,30 @@ mod tests {
 
     #[test]
     fn library_version_is_named() {
-        let v = library_version();
+        let v = library_version().unwrap();
         assert!(v.starts_with("1."), "{v}");
+        let lib = NcmpiLib::load().unwrap();
+        assert!(
+            [LIBRARY.built, LIBRARY.soname].contains(&lib.file.as_str()),
+            "{}",
+            lib.file
+        );
+    }
+
+    #[test]
+    fn a_library_that_cannot_be_loaded_is_a_one_line_error() {
+        let missing = OsStr::new("/nonexistent/libpnetcdf.so");
+        let e = NcmpiLib::load_with(Some(missing)).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::NotLoaded);
+        let text = e.to_string();
+        assert!(
+            text.starts_with("-a NCMPI: cannot load PnetCDF (/nonexistent/libpnetcdf.so"),
+            "{text}"
+        );
+        assert!(text.contains("PARIO_PNETCDF_LIBRARY"), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+        let e = NcmpiLib::load_with(Some(OsStr::new("libc.so.6"))).unwrap_err();
+        assert_eq!(e.kind, LoadErrorKind::MissingSymbol, "{e}");
+        assert!(e.to_string().contains("not PnetCDF"), "{e}");
     }
 }

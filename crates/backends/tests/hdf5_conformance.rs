@@ -20,7 +20,7 @@ fn hdf5_backend_under_mpi() {
     let world = MpiWorld::init().expect("MPI initialises once in this binary");
     let dir = tempfile::tempdir().unwrap();
 
-    let plain = Hdf5Backend::new(Hdf5Options::default(), Vec::new());
+    let plain = Hdf5Backend::new(Hdf5Options::default(), Vec::new()).unwrap();
     let failures = run_all(&plain, dir.path(), HDF5);
     assert!(failures.is_empty(), "{failures:#?}");
     let tuned = Hdf5Backend::new(
@@ -32,7 +32,8 @@ fn hdf5_backend_under_mpi() {
             ..Hdf5Options::default()
         },
         Vec::new(),
-    );
+    )
+    .unwrap();
     let failures = run_all(&tuned, dir.path(), HDF5);
     assert!(failures.is_empty(), "{failures:#?}");
 
@@ -143,7 +144,8 @@ fn hdf5_backend_under_mpi() {
             ..Hdf5Options::default()
         },
         Vec::new(),
-    );
+    )
+    .unwrap();
     let two = FileLayout {
         num_tasks: 2,
         data_rank: 1,
@@ -174,5 +176,18 @@ fn hdf5_backend_under_mpi() {
     assert_eq!(got, a[..4096]);
     f.close().unwrap();
     assert!(per_rank.api_version().starts_with("HDF5 1."));
+
+    // A library that cannot be loaded (PARIO_HDF5_LIBRARY naming a missing
+    // file) fails the backend's creation with one line naming the file,
+    // even with HDF5 already loaded in this process.
+    std::env::set_var("PARIO_HDF5_LIBRARY", "/nonexistent/libhdf5.so");
+    let e = Hdf5Backend::from_options(&Vec::new()).err().unwrap();
+    assert!(e.starts_with("-a HDF5: cannot load parallel HDF5"), "{e}");
+    assert!(e.contains("/nonexistent/libhdf5.so"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    let e = create_backend("HDF5", &[], 0).err().unwrap();
+    assert!(e.contains("/nonexistent/libhdf5.so"), "{e}");
+    std::env::remove_var("PARIO_HDF5_LIBRARY");
+    assert!(create_backend("HDF5", &[], 0).is_ok());
     drop(world);
 }

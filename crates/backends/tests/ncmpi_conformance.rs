@@ -27,7 +27,7 @@ fn ncmpi_backend_under_mpi() {
             planned_size: Some(layout.file_size()),
             layout: Some(layout),
         };
-        let b = NcmpiBackend::new(NcmpiOptions::default(), Vec::new());
+        let b = NcmpiBackend::new(NcmpiOptions::default(), Vec::new()).unwrap();
         let path = dir.path().join(format!("f{collective}.nc"));
         let mut f = b.open_with(&path, OpenMode::WRITE_CREATE, &ctx).unwrap();
         assert_eq!(
@@ -62,7 +62,7 @@ fn ncmpi_backend_under_mpi() {
     }
 
     // A new file needs a layout; a missing file is NotFound.
-    let b = NcmpiBackend::new(NcmpiOptions::default(), Vec::new());
+    let b = NcmpiBackend::new(NcmpiOptions::default(), Vec::new()).unwrap();
     let e = b
         .open(&dir.path().join("x.nc"), OpenMode::WRITE_CREATE)
         .err()
@@ -99,5 +99,14 @@ fn ncmpi_backend_under_mpi() {
         notes.iter().any(|l| l == "\tpario_nc_hint = 3"),
         "{notes:#?}"
     );
+
+    // A library that cannot be loaded fails the backend's creation with
+    // one line naming the file.
+    std::env::set_var("PARIO_PNETCDF_LIBRARY", "/nonexistent/libpnetcdf.so");
+    let e = create_backend("NCMPI", &[], 0).err().unwrap();
+    assert!(e.starts_with("-a NCMPI: cannot load PnetCDF"), "{e}");
+    assert!(e.contains("/nonexistent/libpnetcdf.so"), "{e}");
+    std::env::remove_var("PARIO_PNETCDF_LIBRARY");
+    assert!(create_backend("NCMPI", &[], 0).is_ok());
     drop(world);
 }

@@ -186,12 +186,17 @@ fn collective_transfers_stop_together_at_the_stonewall() {
 /// One run that must be refused (exit status 1, or 2 for options refused
 /// before anything runs) with one error line naming `needle`.
 fn refused(args: &[&str], needle: &str) {
+    refused_env(args, &[], needle);
+}
+
+/// As [`refused`], with `env` added to the run's environment.
+fn refused_env(args: &[&str], env: &[(&str, &str)], needle: &str) {
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("r").display().to_string();
     let mut a = vec!["-w", "-t", "4k", "-b", "32k"];
     a.extend(args);
     a.extend(["-o", &o]);
-    let r = ior(2, dir.path(), &a);
+    let r = ior_env(2, dir.path(), &a, env);
     assert!(matches!(r.status, Some(1 | 2)), "{a:?}\n{}", r.both());
     let errors: Vec<&str> = r
         .stderr
@@ -230,5 +235,30 @@ fn unsupported_combinations_are_refused_in_one_line() {
         refused(&["-a", "NCMPI", "-V"], "useFileView is an MPI-IO option");
     } else {
         refused(&["-a", "NCMPI"], "libpnetcdf-dev");
+    }
+}
+
+/// HDF5 and PnetCDF are loaded when their backend is created: a library
+/// that cannot be loaded is one error line naming the file, not a crash.
+#[test]
+fn a_library_that_cannot_be_loaded_is_refused_in_one_line() {
+    for (api, var, what, file) in [
+        (
+            "HDF5",
+            "PARIO_HDF5_LIBRARY",
+            "parallel HDF5",
+            "/nonexistent/libhdf5.so",
+        ),
+        (
+            "NCMPI",
+            "PARIO_PNETCDF_LIBRARY",
+            "PnetCDF",
+            "/nonexistent/libpnetcdf.so",
+        ),
+    ] {
+        if built(api) {
+            let needle = format!("-a {api}: cannot load {what} ({file}");
+            refused_env(&["-a", api], &[(var, file)], &needle);
+        }
     }
 }
