@@ -65,14 +65,30 @@ impl FaultPlan {
         Ok(plan)
     }
 
-    /// The plan from [`FAULTS_ENV`], if set, for the given rank.
+    /// The plan from [`FAULTS_ENV`], if set, for the given rank. A rank the
+    /// plan's `rank=` leaves out gets an inert plan (no faults) rather than
+    /// none: every rank then wraps its backend alike, so the agreement a
+    /// collective open needs (see [`FaultyBackend`]) involves all ranks.
     pub fn from_env(rank: u32) -> Result<Option<FaultPlan>, String> {
         match std::env::var(FAULTS_ENV) {
             Ok(s) if !s.trim().is_empty() => {
                 let plan = FaultPlan::parse(&s)?;
-                Ok(plan.rank.is_none_or(|r| r == rank).then_some(plan))
+                Ok(Some(plan.for_rank(rank)))
             }
             _ => Ok(None),
+        }
+    }
+
+    /// This plan as seen by `rank`: itself, or no faults when `rank=` names
+    /// another rank.
+    pub fn for_rank(self, rank: u32) -> FaultPlan {
+        if self.rank.is_none_or(|r| r == rank) {
+            self
+        } else {
+            FaultPlan {
+                rank: self.rank,
+                ..FaultPlan::default()
+            }
         }
     }
 }
@@ -182,12 +198,24 @@ impl Backend for FaultyBackend {
         mode: OpenMode,
         ctx: &OpenContext<'_>,
     ) -> Result<Box<dyn FileHandle>, BackendError> {
-        if self.plan.fail_open {
+        let mut fail = self.plan.fail_open;
+        if let (true, Some(comm)) = (self.inner.capabilities().collective_open, ctx.comm) {
+            // A collective open (MPI-IO's) fails on every rank or on none:
+            // the ranks agree, as the MPI library would, instead of leaving
+            // the others waiting in the open for the injected rank.
+            fail = comm.any_true(fail);
+        }
+        if fail {
+            let detail = if self.plan.fail_open {
+                "Permission denied (os error 13) [injected]"
+            } else {
+                "collective open failed on another rank [injected]"
+            };
             return Err(BackendError::new(
                 ErrorKind::PermissionDenied,
                 "open",
                 path,
-                "Permission denied (os error 13) [injected]",
+                detail,
             ));
         }
         let inner = self.inner.open_with(path, mode, ctx)?;
@@ -254,5 +282,20 @@ mod tests {
             .unwrap_err()
             .contains("explode"));
         assert!(FaultPlan::parse("enospc_after=lots").is_err());
+    }
+
+    #[test]
+    fn ranks_left_out_get_an_inert_plan() {
+        let p = FaultPlan::parse("fail_open=1,eio_after=4k,rank=1").unwrap();
+        assert_eq!(p.clone().for_rank(1), p);
+        let inert = p.for_rank(0);
+        assert!(!inert.fail_open && inert.eio_after.is_none());
+        assert_eq!(
+            inert,
+            FaultPlan {
+                rank: Some(1),
+                ..FaultPlan::default()
+            }
+        );
     }
 }

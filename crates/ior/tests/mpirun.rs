@@ -267,6 +267,38 @@ fn a_rank_that_dies_ends_the_job_instead_of_hanging() {
 }
 
 #[test]
+fn a_collective_open_failing_on_one_rank_ends_the_job() {
+    // MPI-IO opens a shared file collectively: the open fails on every rank
+    // or none, and the job ends with the path in the message, no hang.
+    for collective in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = dir.path().join("t").display().to_string();
+        let mut args = vec!["-a", "MPIIO", "-w", "-r", "-t", "4k", "-b", "64k", "-o", &o];
+        if collective {
+            args.push("-c");
+        }
+        let r = ior_env(
+            2,
+            dir.path(),
+            &args,
+            &[("PARIO_FAULTS", "fail_open=1,rank=1")],
+        );
+        assert_ne!(r.status, Some(124), "job hung\n{}", r.both());
+        assert_eq!(r.status, Some(1), "{}", r.both());
+        assert!(
+            r.stderr.contains(&o) && r.stderr.contains("Permission denied"),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            files_in(dir.path()).is_empty(),
+            "no stray files: {:?}",
+            files_in(dir.path())
+        );
+    }
+}
+
+#[test]
 fn json_summary_is_valid_and_alone_on_stdout() {
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("t").display().to_string();
