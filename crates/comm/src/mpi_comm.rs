@@ -183,7 +183,46 @@ impl Comm for MpiComm {
     }
     fn library_version(&self) -> String {
         mpi::environment::library_version()
-            .map(|v| v.lines().next().unwrap_or("").trim().to_string())
+            .map(|v| version_line(&v))
             .unwrap_or_else(|_| "unknown MPI".to_string())
+    }
+}
+
+/// The first line of `MPI_Get_library_version`'s text, with NULs dropped and
+/// each run of blanks made one space. Open MPI counts the terminating NUL in
+/// the length it returns; MPICH's first line is `MPICH Version:<TAB>4.0.2`.
+fn version_line(raw: &str) -> String {
+    let first = raw.split(['\n', '\r']).next().unwrap_or("");
+    first
+        .split(|c: char| c == '\0' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_line;
+
+    #[test]
+    fn open_mpi_trailing_nul_is_dropped() {
+        let raw = "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022\0";
+        assert_eq!(
+            version_line(raw),
+            "Open MPI v4.1.4, package: Debian OpenMPI, ident: 4.1.4, repo rev: v4.1.4, May 26, 2022"
+        );
+    }
+
+    #[test]
+    fn mpich_first_line_without_tab() {
+        let raw =
+            "MPICH Version:\t4.0.2\nMPICH Release date:\tThu Mar  3 2022\nMPICH ABI:\t14:2:2\n";
+        assert_eq!(version_line(raw), "MPICH Version: 4.0.2");
+    }
+
+    #[test]
+    fn empty_stays_empty() {
+        assert_eq!(version_line(""), "");
+        assert_eq!(version_line("\0"), "");
     }
 }
