@@ -12,9 +12,15 @@
 //! Likewise finds PnetCDF (`libpnetcdf.so`: Debian's libpnetcdf-dev) and sets
 //! `cfg(pario_ncmpi)`, which builds the NCMPI backend: looked for in
 //! `PARIO_PNETCDF_LIBDIR`, then where the C compiler finds it, then in the
-//! Debian/Fedora locations. The library must be built against the MPI pario
-//! uses (Open MPI): one linked against MPICH is left out, with a warning.
-//! `PARIO_NO_PNETCDF=1` leaves it out.
+//! Debian/Fedora locations. `PARIO_NO_PNETCDF=1` leaves it out.
+//!
+//! HDF5 and PnetCDF must be built against the MPI this build uses: two MPI
+//! libraries in one process abort at the first call ("Invalid
+//! communicator"). The build's MPI is found as rsmpi's probe finds it
+//! (`MPI_PKG_CONFIG`'s name, else `$MPICC -show`, default `mpicc`), the
+//! library's with `ldd`; when they differ the backend is left out, with a
+//! warning. For HDF5 the build's own flavour is looked for first
+//! (pkg-config `hdf5-openmpi` or `hdf5-mpich`).
 //!
 //! Only libaio is linked (it is small and needs nothing else). HDF5 and
 //! PnetCDF are not: they pull in some 45 shared libraries (curl, gnutls,
@@ -41,7 +47,93 @@ const KNOWN: &[(&str, &str)] = &[
         "/usr/include/hdf5/openmpi",
     ),
     ("/usr/lib64/openmpi/lib", "/usr/include/openmpi-x86_64"),
+    (
+        "/usr/lib/x86_64-linux-gnu/hdf5/mpich",
+        "/usr/include/hdf5/mpich",
+    ),
+    (
+        "/usr/lib/aarch64-linux-gnu/hdf5/mpich",
+        "/usr/include/hdf5/mpich",
+    ),
+    ("/usr/lib64/mpich/lib", "/usr/include/mpich-x86_64"),
 ];
+
+/// The MPI implementations whose libraries can be told apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mpi {
+    OpenMpi,
+    Mpich,
+}
+
+impl Mpi {
+    fn name(self) -> &'static str {
+        match self {
+            Mpi::OpenMpi => "Open MPI",
+            Mpi::Mpich => "MPICH",
+        }
+    }
+    /// The word in pkg-config names and install paths ("openmpi", "mpich").
+    fn word(self) -> &'static str {
+        match self {
+            Mpi::OpenMpi => "openmpi",
+            Mpi::Mpich => "mpich",
+        }
+    }
+    /// Which MPI a link line or `ldd` listing names, if one.
+    fn named_in(text: &str) -> Option<Mpi> {
+        if text.contains("libmpich") || text.contains("-lmpich") {
+            Some(Mpi::Mpich)
+        } else if text.contains("libmpi.so") || text.split_whitespace().any(|w| w == "-lmpi") {
+            Some(Mpi::OpenMpi)
+        } else {
+            None
+        }
+    }
+}
+
+/// The MPI this build links, found the way rsmpi's build probe finds it:
+/// the pkg-config package `MPI_PKG_CONFIG` names, else `$MPICC -show`
+/// (default `mpicc`). None when it cannot be told.
+fn build_mpi() -> Option<Mpi> {
+    println!("cargo::rerun-if-env-changed=MPI_PKG_CONFIG");
+    println!("cargo::rerun-if-env-changed=MPICC");
+    if let Ok(pkg) = std::env::var("MPI_PKG_CONFIG") {
+        if pkg.contains("mpich") {
+            return Some(Mpi::Mpich);
+        }
+        if let Some(libs) = pkg_config(&["--libs", &pkg]) {
+            return Mpi::named_in(&libs).or(Some(Mpi::OpenMpi).filter(|_| pkg.contains("ompi")));
+        }
+    }
+    let mpicc = std::env::var("MPICC").unwrap_or_else(|_| "mpicc".into());
+    let out = Command::new(&mpicc).arg("-show").output().ok()?;
+    Mpi::named_in(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The MPI the shared library `lib` is linked against (by `ldd`), if any.
+fn library_mpi(lib: &Path) -> Option<Mpi> {
+    let out = Command::new("ldd").arg(lib).output().ok()?;
+    Mpi::named_in(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// True when `lib` may be loaded into this build's processes: its MPI and
+/// the build's are the same, or one of them cannot be told. Otherwise a
+/// warning says why `what` is left out.
+fn same_mpi(lib: &Path, build: Option<Mpi>, what: &str) -> bool {
+    match (library_mpi(lib), build) {
+        (Some(l), Some(b)) if l != b => {
+            println!(
+                "cargo::warning={} is built against {}, this build uses {}: \
+                 the {what} backend is left out",
+                lib.display(),
+                l.name(),
+                b.name()
+            );
+            false
+        }
+        _ => true,
+    }
+}
 
 fn pkg_config(args: &[&str]) -> Option<String> {
     let out = Command::new("pkg-config").args(args).output().ok()?;
@@ -79,13 +171,18 @@ fn usable_headers(include: &Path) -> bool {
     parallel && version_ok
 }
 
-fn find() -> Option<PathBuf> {
+fn find(build: Option<Mpi>) -> Option<PathBuf> {
     let has_lib = |d: &Path| d.join("libhdf5.so").exists();
     if let Ok(dir) = std::env::var("PARIO_HDF5_LIBDIR") {
         let dir = PathBuf::from(dir);
         return has_lib(&dir).then_some(dir);
     }
-    for pkg in ["hdf5-openmpi", "hdf5-mpi", "hdf5"] {
+    // The build's own flavour first; a mismatch is caught by `same_mpi`.
+    let mut pkgs = vec!["hdf5-openmpi", "hdf5-mpich", "hdf5-mpi", "hdf5"];
+    if build == Some(Mpi::Mpich) {
+        pkgs.swap(0, 1);
+    }
+    for pkg in pkgs {
         let (Some(libs), Some(cflags)) = (
             pkg_config(&["--libs-only-L", pkg]),
             pkg_config(&["--cflags-only-I", pkg]),
@@ -100,8 +197,13 @@ fn find() -> Option<PathBuf> {
             return Some(dir);
         }
     }
-    KNOWN
-        .iter()
+    let mut known: Vec<&(&str, &str)> = KNOWN.iter().collect();
+    if let Some(b) = build {
+        // Stable: the build's flavour first, the order otherwise kept.
+        known.sort_by_key(|(lib, _)| !lib.contains(b.word()));
+    }
+    known
+        .into_iter()
         .map(|(lib, inc)| (PathBuf::from(lib), PathBuf::from(inc)))
         .find(|(lib, inc)| has_lib(lib) && usable_headers(inc))
         .map(|(lib, _)| lib)
@@ -143,7 +245,7 @@ const PNETCDF_DIRS: &[&str] = &[
     "/usr/lib",
 ];
 
-/// The directory holding a linkable PnetCDF built against Open MPI.
+/// The directory holding a linkable PnetCDF.
 fn find_pnetcdf() -> Option<PathBuf> {
     let has_lib = |d: &Path| d.join("libpnetcdf.so").exists();
     let dir = if let Ok(dir) = std::env::var("PARIO_PNETCDF_LIBDIR") {
@@ -159,18 +261,6 @@ fn find_pnetcdf() -> Option<PathBuf> {
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .or_else(|| PNETCDF_DIRS.iter().map(PathBuf::from).find(|d| has_lib(d)))
     }?;
-    // Which MPI the library was linked against: mixing MPI ABIs crashes.
-    if let Ok(out) = Command::new("ldd").arg(dir.join("libpnetcdf.so")).output() {
-        let text = String::from_utf8_lossy(&out.stdout);
-        if text.contains("libmpich") {
-            println!(
-                "cargo::warning=PnetCDF in {} is built against MPICH, not Open MPI: \
-                 the NCMPI backend is left out",
-                dir.display()
-            );
-            return None;
-        }
-    }
     Some(dir)
 }
 
@@ -299,13 +389,15 @@ fn owning_package(file: &Path) -> Option<String> {
 }
 
 fn main() {
+    let build = build_mpi();
     println!("cargo::rustc-check-cfg=cfg(pario_ncmpi)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_PNETCDF");
     println!("cargo::rerun-if-env-changed=PARIO_PNETCDF_LIBDIR");
     let no_ncmpi = std::env::var("PARIO_NO_PNETCDF").is_ok_and(|v| !v.is_empty() && v != "0");
     if !no_ncmpi {
         if let Some(dir) = find_pnetcdf() {
-            if record_library("PNETCDF", &dir.join("libpnetcdf.so")) {
+            let lib = dir.join("libpnetcdf.so");
+            if same_mpi(&lib, build, "NCMPI") && record_library("PNETCDF", &lib) {
                 println!("cargo::rustc-cfg=pario_ncmpi");
             }
         }
@@ -332,8 +424,9 @@ fn main() {
     if off {
         return;
     }
-    if let Some(dir) = find() {
-        if record_library("HDF5", &dir.join("libhdf5.so")) {
+    if let Some(dir) = find(build) {
+        let lib = dir.join("libhdf5.so");
+        if same_mpi(&lib, build, "HDF5") && record_library("HDF5", &lib) {
             println!("cargo::rustc-cfg=pario_hdf5");
         }
     }

@@ -246,7 +246,7 @@ impl<T: Copy> DataSymbol<T> {
 
 /// Declare a table of symbols resolved from a loaded C library:
 ///
-/// ```ignore
+/// ```text
 /// c_library! {
 ///     /// Doc.
 ///     pub struct Lib {
