@@ -252,12 +252,9 @@ pub fn keep_run_with(record: &RunRecord, target: &KeepTarget) -> KeepOutcome {
         Ok(Some(url)) => {
             let location = url.to_string();
             let opened = match url {
-                DbUrl::Sqlite(p) => DbStore::sqlite(
-                    p,
-                    &SqliteOptions {
-                        busy_timeout: target.sqlite_busy_timeout,
-                    },
-                ),
+                DbUrl::Sqlite(p) => {
+                    DbStore::sqlite(p, &SqliteOptions::writer(target.sqlite_busy_timeout))
+                }
                 other => DbStore::open(other),
             };
             let kept = match opened.and_then(|mut db| db.insert_run(&record)) {

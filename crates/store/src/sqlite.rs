@@ -22,12 +22,34 @@ use std::time::Duration;
 pub struct SqliteOptions {
     /// How long a writer waits for the lock before failing with a transient error.
     pub busy_timeout: Duration,
+    /// Page cache in KiB. Queries over many runs (`pario compare`) want a
+    /// big one; a benchmark storing its one record wants a small one.
+    pub cache_kib: u32,
+    /// Bytes of the database file read through a memory map (0 = none).
+    /// Mapped pages count in the process's resident memory, so a
+    /// benchmark's writer maps nothing: its peak memory must not grow with
+    /// the database.
+    pub mmap_bytes: u64,
 }
 
 impl Default for SqliteOptions {
     fn default() -> Self {
         SqliteOptions {
             busy_timeout: Duration::from_secs(30),
+            cache_kib: 65_536,
+            mmap_bytes: 256 << 20,
+        }
+    }
+}
+
+impl SqliteOptions {
+    /// For a benchmark storing its run (rank 0 of ior/mdtest): a small
+    /// page cache and no memory map.
+    pub fn writer(busy_timeout: Duration) -> Self {
+        SqliteOptions {
+            busy_timeout,
+            cache_kib: 256,
+            mmap_bytes: 0,
         }
     }
 }
@@ -84,10 +106,15 @@ impl SqliteConn {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        // Compare reads whole result sets: a 64 MiB page cache and memory-
-        // mapped reads (no copy through pread) keep 10,000-run queries fast.
-        conn.pragma_update(None, "cache_size", -65_536)?;
-        conn.pragma_update(None, "mmap_size", 268_435_456_i64)?;
+        // Compare reads whole result sets: by default a 64 MiB page cache
+        // and memory-mapped reads (no copy through pread) keep 10,000-run
+        // queries fast; a benchmark's writer asks for little of either.
+        conn.pragma_update(None, "cache_size", -i64::from(opts.cache_kib))?;
+        conn.pragma_update(
+            None,
+            "mmap_size",
+            i64::try_from(opts.mmap_bytes).unwrap_or(i64::MAX),
+        )?;
         Ok(SqliteConn { conn })
     }
 }

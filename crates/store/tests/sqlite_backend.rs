@@ -81,9 +81,7 @@ fn locked_database_gives_a_transient_error_and_sync_recovers_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let db_path = dir.path().join("r.sqlite");
     let results = dir.path().join("results");
-    let opts = SqliteOptions {
-        busy_timeout: Duration::from_millis(50),
-    };
+    let opts = SqliteOptions::writer(Duration::from_millis(50));
     let mut store = DbStore::sqlite(&db_path, &opts).unwrap();
 
     // Another process holds the write lock.
