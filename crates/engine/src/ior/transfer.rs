@@ -49,6 +49,48 @@ fn transfer_all(
 /// Transfers the loop takes from the plan at a time.
 const PLAN_BATCH: usize = 64;
 
+/// A rank's transfers from some index on, computed [`PLAN_BATCH`] at a time:
+/// cheaper per transfer than `plan.get(i)` (no division, each segment's
+/// permutation built once, the Feistel rounds of a batch side by side).
+struct PlanCursor<'p> {
+    upcoming: pario_plan::Iter<'p>,
+    batch: [pario_plan::Transfer; PLAN_BATCH],
+    next: usize,
+    filled: usize,
+}
+
+impl<'p> PlanCursor<'p> {
+    fn new(plan: &'p RankPlan, from: u64) -> Self {
+        PlanCursor {
+            upcoming: plan.iter_from(from),
+            batch: [pario_plan::Transfer {
+                offset: 0,
+                file_index: 0,
+                writer: None,
+            }; PLAN_BATCH],
+            next: 0,
+            filled: 0,
+        }
+    }
+
+    /// The next transfer, `left` being how many the caller may still take
+    /// (no more than that is computed); None when the plan is over.
+    #[inline]
+    fn take(&mut self, left: u64) -> Option<pario_plan::Transfer> {
+        if self.next == self.filled {
+            let want = usize::try_from(left).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
+            self.filled = self.upcoming.next_batch(&mut self.batch[..want]);
+            self.next = 0;
+            if self.filled == 0 {
+                return None;
+            }
+        }
+        let t = self.batch[self.next];
+        self.next += 1;
+        Some(t)
+    }
+}
+
 /// State of the transfer loop of one phase on one rank. The only
 /// per-transfer work is the plan lookup, the pattern (a no-op for the default
 /// packet type), the I/O call and one clock read that serves both the latency
@@ -130,27 +172,11 @@ impl TransferLoop<'_> {
             return from;
         };
         let mut i = from;
-        // The plan is computed a batch at a time (cheaper per transfer than
-        // `plan.get(i)`: no division, the segment permutation built once).
-        let plan: &RankPlan = self.plan;
-        let mut upcoming = plan.iter_from(from);
-        let mut batch = [pario_plan::Transfer {
-            offset: 0,
-            file_index: 0,
-            writer: None,
-        }; PLAN_BATCH];
-        let (mut next, mut filled) = (0usize, 0usize);
+        let mut cursor = PlanCursor::new(self.plan, from);
         while i < to {
-            if next == filled {
-                let want = usize::try_from(to - i).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
-                filled = upcoming.next_batch(&mut batch[..want]);
-                next = 0;
-                if filled == 0 {
-                    break;
-                }
-            }
-            let tr = batch[next];
-            next += 1;
+            let Some(tr) = cursor.take(to - i) else {
+                break;
+            };
             if self.write {
                 self.filler
                     .prepare(buf, tr.writer.unwrap_or(self.data_rank), tr.offset);
@@ -296,14 +322,7 @@ impl TransferLoop<'_> {
         let mut next = from;
         let mut stop = false;
         let mut done = Vec::with_capacity(depth);
-        let plan: &RankPlan = self.plan;
-        let mut upcoming = plan.iter_from(from);
-        let mut batch = [pario_plan::Transfer {
-            offset: 0,
-            file_index: 0,
-            writer: None,
-        }; PLAN_BATCH];
-        let (mut taken, mut filled) = (0usize, 0usize);
+        let mut cursor = PlanCursor::new(self.plan, from);
         loop {
             if let Some(comm) = lockstep {
                 let now = self.clock.now();
@@ -330,17 +349,13 @@ impl TransferLoop<'_> {
                 let Some(&slot) = free.last() else {
                     break;
                 };
-                if taken == filled {
-                    let want = usize::try_from(to - next).map_or(PLAN_BATCH, |n| n.min(PLAN_BATCH));
-                    filled = upcoming.next_batch(&mut batch[..want]);
-                    taken = 0;
-                    if filled == 0 {
-                        // The plan ends here.
-                        to = next;
-                        break;
-                    }
-                }
-                let tr = batch[taken];
+                let Some(tr) = cursor.take(to - next) else {
+                    // The plan ends here.
+                    to = next;
+                    break;
+                };
+                // (Taken even if the submission below fails: then nothing
+                // more is submitted.)
                 let Some(mut buf) = q.pool[slot].take() else {
                     stop = true;
                     break;
@@ -367,7 +382,6 @@ impl TransferLoop<'_> {
                 match h.submit(op) {
                     Ok(()) => {
                         free.pop();
-                        taken += 1;
                         next += 1;
                         in_flight += 1;
                         slots[slot] = Some(InFlight {
