@@ -38,27 +38,9 @@ if [ "$want_test" = 1 ]; then
   pkgs+=(chromium)
 fi
 
-missing=()
-for p in "${pkgs[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "setup.sh: all system packages present"
-else
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1; then SUDO=sudo; else
-      echo "setup.sh: need root or sudo to install: ${missing[*]}" >&2; exit 1
-    fi
-  fi
-  echo "setup.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# shellcheck source=scripts/lib/packages.sh
+source "$(dirname "$0")/lib/packages.sh"
+ensure_packages setup.sh "${pkgs[@]}"
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup.sh: cargo not found; install the stable Rust toolchain (rustup) first" >&2

@@ -154,7 +154,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
     (
         "Output",
         &[
-            ("-v", "more detail; repeat for more (-vvv)"),
+            (
+                "-v",
+                "more detail (repeat); -vvvv each transfer, -vvvvv each word",
+            ),
             (
                 "--tag KEY=VALUE",
                 "label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)",
