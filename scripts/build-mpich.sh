@@ -55,21 +55,9 @@ need_root() {
 
 # 1. Packages.
 pkgs=(mpich libmpich-dev build-essential pkg-config libclang-dev clang)
-missing=()
-for p in "${pkgs[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "build-mpich.sh: MPICH and the build tools are installed"
-else
-  need_root "install: ${missing[*]}"
-  echo "build-mpich.sh: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+# shellcheck source=scripts/lib/packages.sh
+source scripts/lib/packages.sh
+ensure_packages build-mpich.sh "${pkgs[@]}"
 
 # 2. The system-wide MPI stays Open MPI.
 for group in $(update-alternatives --get-selections 2>/dev/null |
