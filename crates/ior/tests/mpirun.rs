@@ -252,6 +252,39 @@ fn full_disk_on_one_rank_ends_the_job_cleanly() {
 }
 
 #[test]
+fn a_really_full_file_system_ends_the_job_cleanly() {
+    // 256 KiB of tmpfs for 2 x 1 MiB of writes: a real ENOSPC (after a
+    // short write). Where mounting is not allowed, the same job runs in a
+    // scratch directory with ENOSPC injected after 256 KiB on every rank.
+    let fs = SmallTmpfs::mount("size=256k");
+    let scratch = tempfile::tempdir().unwrap();
+    let (dir, env): (&std::path::Path, &[(&str, &str)]) = match &fs {
+        Some(fs) => (fs.path(), &[]),
+        None => (scratch.path(), &[("PARIO_FAULTS", "enospc_after=256k")]),
+    };
+    let o = dir.join("full").display().to_string();
+    for shared in [false, true] {
+        let mut args = vec!["-w", "-t", "64k", "-b", "1m", "-e", "-o", &o];
+        if !shared {
+            args.push("-F");
+        }
+        let r = ior_env(2, dir, &args, env);
+        assert_eq!(r.status, Some(1), "shared={shared}\n{}", r.both());
+        assert!(
+            r.stderr.contains("No space left on device") && r.stderr.contains(&o),
+            "shared={shared}\n{}",
+            r.stderr
+        );
+        assert!(!r.both().contains("panicked"), "{}", r.both());
+        assert!(
+            files_in(dir).is_empty(),
+            "shared={shared}: the partial files are removed: {:?}",
+            files_in(dir)
+        );
+    }
+}
+
+#[test]
 fn a_rank_that_dies_ends_the_job_instead_of_hanging() {
     let dir = tempfile::tempdir().unwrap();
     let o = dir.path().join("t").display().to_string();

@@ -182,3 +182,42 @@ pub fn files_in(dir: &Path) -> Vec<PathBuf> {
     out.sort();
     out
 }
+
+/// A small tmpfs mounted on a temporary directory for the life of the
+/// value (unmounted on drop, even when the test fails): a real full file
+/// system. Mounting needs root (the suite normally runs as root, as the
+/// OMPI_ALLOW_RUN_AS_ROOT variables in `mpirun_cmd` say).
+pub struct SmallTmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl SmallTmpfs {
+    /// `options` as for `mount -o`, e.g. `size=256k`; None (with the
+    /// reason on stderr) when this machine does not let us mount.
+    pub fn mount(options: &str) -> Option<SmallTmpfs> {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", options, "pario-test"])
+            .arg(dir.path())
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!(
+                "note: cannot mount a tmpfs here ({})",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        Some(SmallTmpfs { dir })
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
