@@ -96,7 +96,24 @@ impl SqliteConn {
         if wal {
             // Persistent once set; when another process holds the database,
             // the busy handler waits for it.
-            let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+            // Switching to WAL needs the database to itself, and SQLite
+            // answers BUSY at once, without its busy handler, while another
+            // connection (a concurrent run opening a new database) holds
+            // it: retry until the busy timeout.
+            let start = std::time::Instant::now();
+            let mut pause = Duration::from_millis(2);
+            let mode: String = loop {
+                match conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0)) {
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == rusqlite::ErrorCode::DatabaseBusy
+                            && start.elapsed() < opts.busy_timeout =>
+                    {
+                        std::thread::sleep(pause);
+                        pause = (pause * 2).min(Duration::from_millis(100));
+                    }
+                    other => break other?,
+                }
+            };
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(StoreError::Decode {
                     column: "journal_mode".into(),
