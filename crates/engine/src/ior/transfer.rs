@@ -198,23 +198,9 @@ impl TransferLoop<'_> {
                 Ok(got) => {
                     self.bytes += got as u64;
                     if got < self.xfer {
-                        report.error = Some(if self.write {
-                            format!(
-                                "write {}: short write at offset {}: {} of {} bytes",
-                                self.path.display(),
-                                tr.offset,
-                                got,
-                                self.xfer
-                            )
-                        } else {
-                            format!(
-                                "read {}: file too short: offset {} returned {} of {} bytes",
-                                self.path.display(),
-                                tr.offset,
-                                got,
-                                self.xfer
-                            )
-                        });
+                        report.error = Some(short_transfer_error(
+                            self.write, self.path, tr.offset, got, self.xfer,
+                        ));
                         return i;
                     }
                 }
