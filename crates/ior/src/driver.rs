@@ -415,7 +415,8 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                         if !path.is_empty() {
                             s += &ior_text::task_file_line(r as u32, operation, path);
                         }
-                        if let Some(t) = ranks.iter().find(|t| t.rank as usize == r) {
+                        // Both lists are in rank order (one gather).
+                        if let Some(t) = ranks.get(r).filter(|t| t.rank as usize == r) {
                             let timers = [
                                 t.open_start,
                                 t.open_end,
