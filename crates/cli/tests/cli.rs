@@ -2,7 +2,7 @@
 //! temporary databases and results directories, fed by the real `ior` and
 //! `mdtest` binaries under `mpirun` (DUMMY backend, `--dummy.delay-xfer`
 //! making one "build" measurably slower and one faster), by every file of
-//! shared/reference and by legacy IOR 3.0 / mdtest 1.8 logs; the HTML
+//! tests/fixtures/upstream and by legacy IOR 3.0 / mdtest 1.8 logs; the HTML
 //! report is loaded in a real headless Chromium.
 //!
 //! `ior` and `mdtest` are found beside `pario` in the target directory:
@@ -108,7 +108,7 @@ impl Site {
 }
 
 fn reference() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/upstream")
 }
 
 fn fixture(name: &str) -> String {

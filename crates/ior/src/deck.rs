@@ -210,7 +210,7 @@ mod tests {
     }
 
     /// In the spirit of IOR's testing/test_comments.ior (shown run in
-    /// shared/reference/ior/output/ior-script.txt): leading blanks and tabs,
+    /// tests/fixtures/upstream/ior/output/ior-script.txt): leading blanks and tabs,
     /// comments everywhere, lowercase keywords, a module option, and a second
     /// test started by settings after the last RUN.
     const COMMENTS_DECK: &str = "# test to ensure that leading whitespace is ignored\n\

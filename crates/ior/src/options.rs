@@ -2305,7 +2305,7 @@ mod tests {
 
     #[test]
     fn reference_command_lines() {
-        // Real IOR 4.1 runs (shared/reference/ior/output) and NERSC acceptance.
+        // Real IOR 4.1 runs (tests/fixtures/upstream/ior/output) and NERSC acceptance.
         let p = one("-w -r -C -e -F -t 1m -b 4m -s 2 -i 2 -o /scratch/ior/t");
         assert!(p.write_file && p.read_file && p.reorder_tasks && p.fsync && p.file_per_proc);
         assert_eq!(

@@ -2,7 +2,7 @@
 //! as a singleton, in temporary directories (on /dev/shm when it exists).
 //!
 //! Text layouts are compared with the real mdtest 4.1 outputs in
-//! /work/shared/reference/mdtest line by line, numbers, dates, paths and
+//! tests/fixtures/upstream/mdtest line by line, numbers, dates, paths and
 //! the version masked. Item counts are checked with a directory walk.
 //! Every `mpirun` runs under `timeout`, so a hang fails the test instead
 //! of stalling it.
@@ -115,7 +115,7 @@ fn walk(dir: &Path) -> (u64, u64) {
 
 fn reference(name: &str) -> String {
     let path = format!(
-        "{}/../../../shared/reference/mdtest/{name}",
+        "{}/../../tests/fixtures/upstream/mdtest/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))

@@ -1,5 +1,5 @@
 //! Golden tests: the IOR renderers against the real IOR 4.1 outputs in
-//! /work/shared/reference/ior/output (beside the repository).
+//! tests/fixtures/upstream/ior/output (recorded upstream output).
 //!
 //! Each test builds the RunRecord of one reference run by hand, with the
 //! numbers that run printed, renders it and compares with the reference
@@ -27,7 +27,7 @@ const MIB: u64 = 1 << 20;
 
 fn reference(name: &str) -> String {
     let path = format!(
-        "{}/../../../shared/reference/ior/output/{name}",
+        "{}/../../tests/fixtures/upstream/ior/output/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))

@@ -1,5 +1,5 @@
 //! Interoperability with files written by upstream IOR 4 (see
-//! /work/shared/reference/README.md): each verifies with 0 bad words, and a
+//! tests/fixtures/upstream/README.md): each verifies with 0 bad words, and a
 //! flipped byte anywhere is reported at the right file offset.
 
 use pario_signature::{verify, PacketType, Pattern};
@@ -15,7 +15,7 @@ fn data_dir() -> PathBuf {
     match std::env::var_os("PARIO_IOR_REFERENCE_DATA") {
         Some(d) => PathBuf::from(d),
         None => {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/reference/ior/data")
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/upstream/ior/data")
         }
     }
 }

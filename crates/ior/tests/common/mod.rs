@@ -117,7 +117,7 @@ pub fn ior_alone(dir: &Path, args: &[&str]) -> Run {
 
 pub fn reference(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/reference")
+        .join("../../tests/fixtures/upstream")
         .join(rel)
 }
 

@@ -438,7 +438,7 @@ mod tests {
 
     fn reference(name: &str) -> String {
         let path = format!(
-            "{}/../../../shared/reference/mdtest/{name}",
+            "{}/../../tests/fixtures/upstream/mdtest/{name}",
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
