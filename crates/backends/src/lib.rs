@@ -29,7 +29,6 @@
 //! file size and the test's [`FileLayout`]); backends that need none of it
 //! implement [`Backend::open`] only.
 
-#[cfg(pario_aio)]
 /// The namespace operations of a backend whose files live in the local
 /// POSIX namespace: stat, mkdir, rmdir, rename and statfs go through the
 /// POSIX backend; `posix_namespace!(files)` adds delete and create_empty.
@@ -67,6 +66,7 @@ macro_rules! posix_namespace {
     };
 }
 
+#[cfg(pario_aio)]
 pub mod aio;
 mod asyncfile;
 pub mod buffer;
