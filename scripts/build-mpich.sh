@@ -45,14 +45,6 @@ done
 cd "$(dirname "$0")/.."
 die() { echo "build-mpich.sh: $*" >&2; exit 1; }
 
-SUDO=""
-need_root() {
-  if [ "$(id -u)" != 0 ] && [ -z "$SUDO" ]; then
-    command -v sudo >/dev/null 2>&1 || die "need root or sudo to $1"
-    SUDO=sudo
-  fi
-}
-
 # 1. Packages.
 pkgs=(mpich libmpich-dev build-essential pkg-config libclang-dev clang)
 # shellcheck source=scripts/lib/packages.sh
@@ -60,21 +52,7 @@ source scripts/lib/packages.sh
 ensure_packages build-mpich.sh "${pkgs[@]}"
 
 # 2. The system-wide MPI stays Open MPI.
-for group in $(update-alternatives --get-selections 2>/dev/null |
-               awk '$1 == "mpi" || $1 == "mpirun" || $1 ~ /^mpi-/ { print $1 }'); do
-  want=$(update-alternatives --list "$group" 2>/dev/null | grep -m1 openmpi || true)
-  now=$(update-alternatives --query "$group" | sed -n 's/^Value: //p')
-  if [ -z "$want" ]; then
-    echo "build-mpich.sh: alternative $group -> $now (no Open MPI choice: left alone)"
-  elif [ "$now" = "$want" ]; then
-    echo "build-mpich.sh: alternative $group -> $now (Open MPI)"
-  else
-    echo "build-mpich.sh: alternative $group points to $now, not Open MPI: setting it back to $want" >&2
-    need_root "set the alternative $group back to Open MPI"
-    $SUDO update-alternatives --set "$group" "$want" ||
-      die "could not set alternative $group back to $want"
-  fi
-done
+keep_open_mpi_default build-mpich.sh || die "could not keep Open MPI the default MPI"
 
 # 3. Build.
 mpicc=${PARIO_MPICH_MPICC:-mpicc.mpich}

@@ -2,7 +2,8 @@
 # Second command of the README (and what CI runs): install what the tests
 # need, check formatting and lints, and run the whole test suite, including
 # the integration tests that start the binaries under mpirun with 1, 2 and 4
-# ranks.
+# ranks; then build and test the second configuration, MPICH without any of
+# the optional I/O libraries (scripts/test-mpich-minimal.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -18,3 +19,5 @@ cargo build --workspace --bins
 # PostgreSQL and MariaDB run as throwaway servers on loopback for the
 # store's tests; the same test functions run against SQLite, both servers.
 bash scripts/test-db-servers.sh cargo test --workspace
+# The same code built against MPICH, without libaio, HDF5 or PnetCDF.
+bash scripts/test-mpich-minimal.sh

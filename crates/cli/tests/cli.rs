@@ -95,7 +95,9 @@ impl Site {
         for (k, v) in extra_env {
             c.env(k, v);
         }
-        c.args([LIMIT, "mpirun", "--oversubscribe", "-np", "2"])
+        c.arg(LIMIT)
+            .args(pario_testkit::launcher())
+            .args(["-np", "2"])
             .arg(sibling(tool))
             .args(args);
         finish(&mut c)

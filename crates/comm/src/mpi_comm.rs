@@ -58,6 +58,16 @@ fn system_op(op: ReduceOp) -> SystemOperation {
     }
 }
 
+/// u64 -> i64 keeping the order: 0 maps to i64::MIN, u64::MAX to i64::MAX.
+fn flip_order(v: u64) -> i64 {
+    (v ^ (1 << 63)) as i64
+}
+
+/// The inverse of [`flip_order`].
+fn unflip_order(v: i64) -> u64 {
+    (v as u64) ^ (1 << 63)
+}
+
 impl Comm for MpiComm {
     fn rank(&self) -> u32 {
         self.comm.rank() as u32
@@ -84,10 +94,21 @@ impl Comm for MpiComm {
         out
     }
     fn all_reduce_u64(&self, values: &[u64], op: ReduceOp) -> Vec<u64> {
-        let mut out = vec![0u64; values.len()];
+        if op == ReduceOp::Sum {
+            let mut out = vec![0u64; values.len()];
+            self.comm
+                .all_reduce_into(values, &mut out[..], system_op(op));
+            return out;
+        }
+        // Min and max go through i64 with the top bit flipped, an
+        // order-preserving map of u64 onto i64: MPICH 4.0 (Debian 12)
+        // compares MPI_UINT64_T as signed, so the max of 2^64-501 and 0 came
+        // back as 0 there. Signed 64-bit reductions are right in every MPI.
+        let flipped: Vec<i64> = values.iter().map(|&v| flip_order(v)).collect();
+        let mut out = vec![0i64; values.len()];
         self.comm
-            .all_reduce_into(values, &mut out[..], system_op(op));
-        out
+            .all_reduce_into(&flipped[..], &mut out[..], system_op(op));
+        out.into_iter().map(unflip_order).collect()
     }
     fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
         // Every contribution carries one leading marker byte: Open MPI 4.1

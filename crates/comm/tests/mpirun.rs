@@ -6,7 +6,6 @@
 
 use pario_comm::mpi_comm::MpiWorld;
 use pario_comm::{ClockSync, Comm, ReduceOp};
-use std::process::Command;
 
 fn check(cond: bool, what: &str, failures: &mut Vec<String>) {
     if !cond {
@@ -27,6 +26,22 @@ fn rank_main() -> i32 {
     );
     let mx = comm.all_reduce_f64(&[rank as f64], ReduceOp::Max)[0];
     check(mx == (size - 1) as f64, "max reduction", &mut f);
+    // u64 extremes across ranks, above i64::MAX on rank 0 (MPICH 4.0 compares
+    // MPI_UINT64_T as signed: the max of 2^64-501 and 0 came back as 0).
+    let big = if rank == 0 {
+        u64::MAX - 500
+    } else {
+        u64::from(rank)
+    };
+    let mm = comm.all_reduce_u64(&[big, big], ReduceOp::Max);
+    check(
+        mm == [u64::MAX - 500; 2],
+        "u64 max reduction above i64::MAX",
+        &mut f,
+    );
+    let lo = comm.all_reduce_u64(&[big], ReduceOp::Min)[0];
+    let want = if size == 1 { u64::MAX - 500 } else { 1 };
+    check(lo == want, "u64 min reduction above i64::MAX", &mut f);
     // Gather with empty contributions from odd ranks (Open MPI rejects
     // zero-byte Gatherv contributions; the layer must hide that).
     let mine = if rank % 2 == 1 {
@@ -113,12 +128,8 @@ fn main() {
     let exe = std::env::current_exe().unwrap();
     let (mut passed, mut failed) = (0, 0);
     for (np, per_node) in [(1, None), (2, None), (4, None), (4, Some("2"))] {
-        let mut c = Command::new("timeout");
-        c.args(["120", "mpirun", "--oversubscribe", "-np", &np.to_string()])
-            .arg(&exe)
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env_remove("PARIO_TASKS_PER_NODE");
+        let mut c = pario_testkit::mpirun(120, np);
+        c.arg(&exe);
         if let Some(k) = per_node {
             c.env("PARIO_TASKS_PER_NODE", k);
         }

@@ -55,15 +55,17 @@ fn mpi_env(cmd: &mut Command, keep: &Path) {
         .env("PARIO_DB", keep.join("results.sqlite"));
 }
 
-/// `timeout 120 mpirun --oversubscribe -np N mdtest ARGS`, with `env` set.
+/// `timeout 120 <launcher> -np N mdtest ARGS`, with `env` set (see
+/// `pario_testkit` for the launcher).
 fn mpirun(np: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
     let keep = tempfile::tempdir().unwrap();
     let mut cmd = Command::new("timeout");
     mpi_env(&mut cmd, keep.path());
-    cmd.args([LIMIT, "mpirun", "--oversubscribe", "-np", &np.to_string()]);
+    cmd.arg(LIMIT)
+        .args(pario_testkit::launcher())
+        .args(["-np", &np.to_string()]);
     for (k, v) in env {
         cmd.env(k, v);
-        cmd.args(["-x", k]);
     }
     cmd.arg(BIN).args(args).stdin(Stdio::null());
     finish(cmd.output().expect("run mpirun"))
@@ -519,7 +521,9 @@ fn a_rank_that_dies_ends_the_job_without_hanging() {
     let keep = tempfile::tempdir().unwrap();
     let mut cmd = Command::new("timeout");
     mpi_env(&mut cmd, keep.path());
-    cmd.args([LIMIT, "mpirun", "--oversubscribe", "-np", "2", BIN])
+    cmd.arg(LIMIT)
+        .args(pario_testkit::launcher())
+        .args(["-np", "2", BIN])
         .args([
             "-a",
             "DUMMY",

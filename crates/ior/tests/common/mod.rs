@@ -45,20 +45,9 @@ pub fn isolate(c: &mut Command, keep: &Path) {
 }
 
 pub fn mpirun_cmd(np: u32, keep: &Path) -> Command {
-    let mut c = Command::new("timeout");
+    let limit = LIMIT_SECONDS.parse().expect("LIMIT_SECONDS is a number");
+    let mut c = pario_testkit::mpirun(limit, np);
     isolate(&mut c, keep);
-    c.args([
-        LIMIT_SECONDS,
-        "mpirun",
-        "--oversubscribe",
-        "-np",
-        &np.to_string(),
-    ]);
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TASKS_PER_NODE");
     c
 }
 
@@ -86,18 +75,29 @@ pub fn ior_per_rank(np: u32, dir: &Path, args: &[&str]) -> (Run, Vec<String>) {
     let keep = tempfile::tempdir().expect("temporary directory");
     let split = keep.path().join("per-rank");
     let mut c = mpirun_cmd(np, keep.path());
-    c.arg("--output-filename")
-        .arg(&split)
-        .arg(IOR)
-        .args(args)
-        .current_dir(dir);
-    let run = finish(c.output().expect("mpirun starts"));
-    let per_rank = (0..np)
+    let open_mpi = pario_testkit::launcher_is_open_mpi();
+    if open_mpi {
+        c.arg("--output-filename").arg(&split);
+    } else {
+        // MPICH's Hydra: each rank's stdout to its own file (not also merged).
+        std::fs::create_dir_all(&split).expect("per-rank directory");
+        c.arg("-outfile-pattern").arg(split.join("rank.%r.stdout"));
+    }
+    c.arg(IOR).args(args).current_dir(dir);
+    let mut run = finish(c.output().expect("mpirun starts"));
+    let per_rank: Vec<String> = (0..np)
         .map(|r| {
-            let f = split.join("1").join(format!("rank.{r}")).join("stdout");
+            let f = if open_mpi {
+                split.join("1").join(format!("rank.{r}")).join("stdout")
+            } else {
+                split.join(format!("rank.{r}.stdout"))
+            };
             std::fs::read_to_string(&f).unwrap_or_default()
         })
         .collect();
+    if !open_mpi {
+        run.stdout = per_rank.concat();
+    }
     (run, per_rank)
 }
 

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""List Rust functions longer than a limit (default 80 lines).
+
+    scripts/long-functions.py [--max N] [--check] [DIR ...]
+
+DIRs default to the crates whose functions the architecture keeps to about
+one screen: crates/{engine,plan,comm,backends}/src. Test modules
+(`#[cfg(test)]` to the end of the file) are not counted. A function's length
+runs from its `fn` line to its closing brace. With --check the exit status is
+1 when any function is over the limit (CI uses this); otherwise it is 0.
+"""
+import argparse
+import os
+import re
+import sys
+
+DEFAULT_DIRS = [f"crates/{c}/src" for c in ("engine", "plan", "comm", "backends")]
+FN = re.compile(r"^\s*(pub(\([^)]*\))?\s+)?((const|unsafe|async|extern\s+\"C\")\s+)*fn\s+(\w+)")
+
+
+def code_only(line):
+    """The line without string/char literals and // comments, for brace counting."""
+    line = re.sub(r'"(\\.|[^"\\])*"', '""', line)
+    line = re.sub(r"'(\\.|[^'\\])'", "''", line)
+    return line.split("//", 1)[0]
+
+
+def functions(path):
+    """(name, first line, length) of every function in the file, outer and nested."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().split("\n")
+    end = next((i for i, l in enumerate(lines) if re.match(r"\s*#\[cfg\(test\)\]", l)), len(lines))
+    found = []
+    for start in range(end):
+        m = FN.match(lines[start])
+        if not m or lines[start].rstrip().endswith(";"):
+            continue
+        depth, opened = 0, False
+        for i in range(start, end):
+            text = code_only(lines[i])
+            if not opened and ";" in text and "{" not in text:
+                break  # a declaration without a body (trait method)
+            depth += text.count("{") - text.count("}")
+            opened = opened or "{" in text
+            if opened and depth <= 0:
+                found.append((m.group(5), start + 1, i - start + 1))
+                break
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--max", type=int, default=80)
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("dirs", nargs="*", default=DEFAULT_DIRS)
+    args = ap.parse_args()
+    long = []
+    for top in args.dirs:
+        if not os.path.isdir(top):
+            print(f"long-functions.py: {top}: no such directory", file=sys.stderr)
+            return 2
+        for dirpath, _, files in os.walk(top):
+            for name in sorted(files):
+                if name.endswith(".rs"):
+                    path = os.path.join(dirpath, name)
+                    long += [(n, path, s, k) for n, s, k in functions(path) if k > args.max]
+    for name, path, start, length in sorted(long, key=lambda t: -t[3]):
+        print(f"{length:5} lines  {name}  {path}:{start}")
+    print(f"{len(long)} function(s) over {args.max} lines in {', '.join(args.dirs)}")
+    return 1 if (args.check and long) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The second configuration CI tests: pario built against MPICH instead of
+# Open MPI, and with none of the optional I/O libraries (libaio, parallel
+# HDF5, PnetCDF; io_uring needs no library, only a kernel that allows it).
+#
+#   scripts/test-mpich-minimal.sh        install MPICH if missing, build, test
+#
+# One build covers both, because Debian's parallel HDF5 and PnetCDF are built
+# against Open MPI and cannot be loaded into an MPICH process anyway. The
+# build script is told the libraries are absent (PARIO_NO_AIO, PARIO_NO_HDF5,
+# PARIO_NO_PNETCDF), which is what it concludes on a machine that lacks them,
+# so this is the build such a machine gets. The target directory is
+# target/mpich-minimal: mpi-sys does not probe again when MPICC changes, so
+# MPICH builds need a directory of their own.
+#
+# Tested here: the unit tests of the crates with optional parts (backends,
+# engine), and the mpirun integration tests of comm, ior and mdtest started
+# with MPICH's launcher (PARIO_MPIRUN=mpirun.mpich, read by pario-testkit).
+# PARIO_LEFT_OUT tells the backend-matrix test which backends this build
+# leaves out on purpose, so that only those may be missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+for arg in "$@"; do
+  case "$arg" in
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "test-mpich-minimal.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+# shellcheck source=scripts/lib/packages.sh
+source scripts/lib/packages.sh
+ensure_packages test-mpich-minimal.sh mpich libmpich-dev
+keep_open_mpi_default test-mpich-minimal.sh
+
+unset MPI_PKG_CONFIG CRAY_MPICH_DIR
+export MPICC=mpicc.mpich
+export CARGO_TARGET_DIR=${PARIO_MPICH_TARGET_DIR:-$PWD/target/mpich-minimal}
+export PARIO_NO_AIO=1 PARIO_NO_HDF5=1 PARIO_NO_PNETCDF=1
+export PARIO_LEFT_OUT=AIO,HDF5,NCMPI
+export PARIO_MPIRUN=mpirun.mpich
+if [ "$(id -u)" = 0 ]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+command -v mpirun.mpich >/dev/null || { echo "test-mpich-minimal.sh: mpirun.mpich not found" >&2; exit 1; }
+
+echo "test-mpich-minimal.sh: MPICH, no libaio/HDF5/PnetCDF, target $CARGO_TARGET_DIR"
+cargo build --workspace --bins
+# The binaries must link MPICH and nothing of Open MPI, and none of the
+# optional libraries.
+for b in ior mdtest; do
+  libs=$(ldd "$CARGO_TARGET_DIR/debug/$b")
+  grep -q 'libmpich\.so' <<<"$libs" || { echo "test-mpich-minimal.sh: $b does not link MPICH" >&2; exit 1; }
+  if grep -qE 'libmpi\.so|libopen-(pal|rte)|libaio|libhdf5|libpnetcdf' <<<"$libs"; then
+    echo "test-mpich-minimal.sh: $b links a library this build leaves out:" >&2
+    grep -E 'libmpi\.so|libopen-|libaio|libhdf5|libpnetcdf' <<<"$libs" >&2
+    exit 1
+  fi
+done
+cargo test -p pario-backends -p pario-engine -p pario-comm -p pario-ior -p pario-mdtest
