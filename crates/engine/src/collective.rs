@@ -292,4 +292,54 @@ mod tests {
         let e = gather_reports(&comm, &r).unwrap_err();
         assert!(e.contains("rank 0"), "{e}");
     }
+
+    use pario_comm::ThreadComm;
+
+    #[test]
+    fn every_rank_learns_the_same_summary() {
+        let out = ThreadComm::run(6, |c| {
+            let mine = match c.rank() {
+                1 | 3 => Some("disk full".to_string()),
+                4 => Some("EIO".to_string()),
+                _ => None,
+            };
+            (
+                agree_on_errors(c, mine.clone()),
+                agree_on_first_error(c, mine),
+                agree_on_errors(c, None),
+            )
+        });
+        for (summary, first, none) in out {
+            assert_eq!(summary, Err("ranks 1,3: disk full\nrank 4: EIO".into()));
+            assert_eq!(first, Err("disk full".into()));
+            assert_eq!(none, Ok(()));
+        }
+    }
+
+    #[test]
+    fn reports_are_gathered_in_rank_order_at_rank_0() {
+        let out = ThreadComm::run(5, |c| {
+            let r = Report {
+                bytes: u64::from(c.rank()) * 10,
+                ratio: 1.0,
+            };
+            gather_reports_agreed(c, &r)
+        });
+        let all = out[0].as_ref().unwrap().as_ref().unwrap();
+        let bytes: Vec<u64> = all.iter().map(|r| r.bytes).collect();
+        assert_eq!(bytes, [0, 10, 20, 30, 40]);
+        assert!(out[1..].iter().all(|o| o == &Ok(None)));
+    }
+
+    #[test]
+    fn a_lost_report_is_an_error_on_every_rank() {
+        let out = ThreadComm::run(4, |c| {
+            let ratio = if c.rank() == 2 { f64::NAN } else { 1.0 };
+            gather_reports_agreed(c, &Report { bytes: 1, ratio })
+        });
+        for o in &out {
+            let e = o.as_ref().unwrap_err();
+            assert!(e.starts_with("rank 2: its report was lost"), "{e}");
+        }
+    }
 }
