@@ -37,6 +37,8 @@
 //! some waiting in a collective call.
 
 pub mod files;
+#[cfg(test)]
+mod threaded_tests;
 mod trace;
 mod transfer;
 
