@@ -151,6 +151,18 @@ struct InFlight {
     parked: Option<AlignedBuffer>,
 }
 
+impl LoopExtra {
+    /// After a transfer that ran from `start` to `end`: log it, then sleep.
+    fn after(&mut self, start: f64, end: f64) {
+        if let Some(ops) = self.ops.as_mut() {
+            ops.push((start - self.base, end - start));
+        }
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+    }
+}
+
 /// The bookkeeping of one [`TransferLoop::run_queued`] call.
 struct QueueState<'p> {
     /// One filler per pool buffer.
@@ -230,16 +242,7 @@ impl TransferLoop<'_> {
             }
             let op_start = match &self.extra {
                 None => 0.0,
-                Some(x) => {
-                    if let Some(t) = &x.trace {
-                        t.transfer(self.verb(), self.path, tr.offset, self.xfer);
-                    }
-                    if x.ops.is_some() {
-                        self.clock.now()
-                    } else {
-                        0.0
-                    }
-                }
+                Some(x) => self.extra_before(x, tr.offset),
             };
             match transfer_all(h, self.write, buf, tr.offset, self.single) {
                 Ok(got) => {
@@ -263,12 +266,7 @@ impl TransferLoop<'_> {
                 }
             }
             if let Some(x) = self.extra.as_mut() {
-                if let Some(ops) = x.ops.as_mut() {
-                    ops.push((op_start - x.base, self.clock.now() - op_start));
-                }
-                if let Some(d) = x.delay {
-                    std::thread::sleep(d);
-                }
+                x.after(op_start, self.clock.now());
             }
             if self.verifies {
                 self.check(buf, tr.offset, tr.writer, report);
@@ -283,6 +281,19 @@ impl TransferLoop<'_> {
             }
         }
         i
+    }
+
+    /// Before a transfer with extras: the trace line; returns the start
+    /// time when transfers are logged (else 0).
+    fn extra_before(&self, x: &LoopExtra, offset: u64) -> f64 {
+        if let Some(t) = &x.trace {
+            t.transfer(self.verb(), self.path, offset, self.xfer);
+        }
+        if x.ops.is_some() {
+            self.clock.now()
+        } else {
+            0.0
+        }
     }
 
     /// Transfers `from..to`, stopping at the stonewall, through
@@ -612,12 +623,7 @@ impl TransferLoop<'_> {
         }
         self.hist.record(now - f.submitted);
         if let Some(x) = self.extra.as_mut() {
-            if let Some(ops) = x.ops.as_mut() {
-                ops.push((f.submitted - x.base, now - f.submitted));
-            }
-            if let Some(d) = x.delay {
-                std::thread::sleep(d);
-            }
+            x.after(f.submitted, now);
         }
     }
 
