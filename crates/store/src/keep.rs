@@ -18,6 +18,7 @@
 use crate::db::Store;
 use crate::error::StoreError;
 use crate::json_dir::write_record_json;
+use crate::open::{OpenOptions, DEFAULT_DB_TIMEOUT};
 use crate::rows::InsertOutcome;
 use crate::sqlite::SqliteOptions;
 use crate::url::{redact, resolve_db_url, DbUrl, DB_ENV};
@@ -206,6 +207,8 @@ pub struct KeepTarget {
     /// The database; `Ok(None)`: disabled.
     pub db: Result<Option<DbUrl>, String>,
     pub sqlite_busy_timeout: Duration,
+    /// Deadline of every server operation (`PARIO_DB_TIMEOUT`).
+    pub deadline: Duration,
 }
 
 impl KeepTarget {
@@ -215,14 +218,16 @@ impl KeepTarget {
         let disabled = std::env::var(DB_ENV)
             .map(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "none" | "off"))
             .unwrap_or(false);
+        let deadline = OpenOptions::from_env().map(|o| o.deadline);
         KeepTarget {
             results_dir: results_dir(None).map_err(|e| e.to_string()),
-            db: if disabled {
-                Ok(None)
-            } else {
-                resolve_db_url(None).map(Some).map_err(|e| e.to_string())
+            db: match (disabled, &deadline) {
+                (true, _) => Ok(None),
+                (false, Err(e)) => Err(e.to_string()),
+                (false, Ok(_)) => resolve_db_url(None).map(Some).map_err(|e| e.to_string()),
             },
             sqlite_busy_timeout: KEEP_BUSY_TIMEOUT,
+            deadline: deadline.unwrap_or(DEFAULT_DB_TIMEOUT),
         }
     }
 }
@@ -251,12 +256,12 @@ pub fn keep_run_with(record: &RunRecord, target: &KeepTarget) -> KeepOutcome {
         ),
         Ok(Some(url)) => {
             let location = url.to_string();
-            let opened = match url {
-                DbUrl::Sqlite(p) => {
-                    DbStore::sqlite(p, &SqliteOptions::writer(target.sqlite_busy_timeout))
-                }
-                other => DbStore::open(other),
+            let opts = OpenOptions {
+                deadline: target.deadline,
+                sqlite: SqliteOptions::writer(target.sqlite_busy_timeout),
+                ..OpenOptions::default()
             };
+            let opened = DbStore::open_with(url, &opts);
             let kept = match opened.and_then(|mut db| db.insert_run(&record)) {
                 Ok(InsertOutcome::Inserted) => DbKept::Inserted,
                 Ok(InsertOutcome::AlreadyPresent) => DbKept::AlreadyPresent,
@@ -361,6 +366,7 @@ mod tests {
             results_dir: Ok(tmp.path().join("runs")),
             db: Ok(Some(DbUrl::Sqlite(db.clone()))),
             sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&rec("k1"), &target);
         assert_eq!(out.db, DbKept::Inserted);
@@ -382,6 +388,7 @@ mod tests {
             results_dir: Ok(tmp.path().join("runs")),
             db: Ok(Some(DbUrl::Sqlite(blocker))),
             sqlite_busy_timeout: Duration::from_millis(100),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&rec("k2"), &target);
         assert!(matches!(out.db, DbKept::Failed { .. }), "{out:?}");
@@ -411,6 +418,7 @@ mod tests {
             results_dir: Ok(tmp.path().to_path_buf()),
             db: Ok(None),
             sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&r, &target);
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();

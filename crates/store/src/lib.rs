@@ -35,6 +35,7 @@ pub mod json_dir;
 pub mod keep;
 #[cfg(feature = "mysql")]
 mod my;
+pub mod open;
 #[cfg(feature = "postgres")]
 mod pg;
 pub mod rows;
@@ -45,12 +46,13 @@ pub mod sync;
 pub mod url;
 
 pub use db::{DbStore, Store};
-pub use error::StoreError;
+pub use error::{StoreError, DB_TIMEOUT_ENV};
 pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
 pub use keep::{
     keep_run, keep_run_with, parse_tag, parse_tag_list, results_dir, run_tags, run_tags_from_env,
     DbKept, KeepOutcome, KeepTarget, RESULTS_DIR_ENV, TAGS_ENV,
 };
+pub use open::{db_timeout_from, OpenOptions, DEFAULT_DB_TIMEOUT};
 pub use rows::{
     display_command_line, InsertOutcome, RankTimeRow, ResultRow, RunFilter, RunSummary,
     WorkloadFilter, WORKLOAD_COLUMNS,
