@@ -308,13 +308,9 @@ pub fn build_spec(
     })
 }
 
-/// A unique, time-ordered run id: epoch milliseconds and rank 0's pid, in hex.
+/// A unique, time-ordered run id (rank 0's, broadcast): see `pario_store::run_id`.
 fn new_run_id(comm: &dyn Comm, began: f64) -> String {
-    let local = format!(
-        "{:012x}-{:08x}",
-        (began * 1000.0) as u64,
-        std::process::id()
-    );
+    let local = pario_store::new_run_id(began);
     let mut bytes = local.into_bytes();
     comm.broadcast_bytes(0, &mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()

@@ -39,6 +39,7 @@ pub mod open;
 #[cfg(feature = "postgres")]
 mod pg;
 pub mod rows;
+pub mod run_id;
 pub mod schema;
 mod sql;
 pub mod sqlite;
@@ -57,6 +58,7 @@ pub use rows::{
     display_command_line, InsertOutcome, RankTimeRow, ResultRow, RunFilter, RunSummary,
     WorkloadFilter, WORKLOAD_COLUMNS,
 };
+pub use run_id::new_run_id;
 pub use schema::SCHEMA_VERSION;
 pub use sqlite::SqliteOptions;
 pub use sync::{sync, SyncFailure, SyncReport};
