@@ -285,14 +285,34 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `record` with passwords in URL-valued environment variables replaced
-/// by `***` (borrowed unchanged when there are none).
+/// Parts of a variable name that mark it as a secret (case-insensitive,
+/// anywhere in the name): such variables are never kept with a run.
+pub const SECRET_NAME_MARKERS: &[&str] = &[
+    "PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN", "PASSWORD",
+];
+
+/// True when an environment variable named `name` may hold a secret
+/// (`PARIO_DB_PASS`, `S3_AUTH`, `SSH_PRIVATE`, `AWS_CREDS`, `API_KEY`, ...).
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_NAME_MARKERS.iter().any(|m| upper.contains(m))
+}
+
+/// `record` as it may be kept: environment variables whose name marks a
+/// secret ([`is_secret_name`]) removed, and passwords in the values of the
+/// others (URLs, `?password=`, libpq `password=`) replaced by `***`
+/// (borrowed unchanged when there is nothing to hide). Applied to every
+/// record [`keep_run`] writes, whatever captured the environment.
 pub fn sanitized(record: &RunRecord) -> Cow<'_, RunRecord> {
     let env = &record.system.environment;
-    if env.values().all(|v| redact(v) == *v) {
+    if env
+        .iter()
+        .all(|(k, v)| !is_secret_name(k) && redact(v) == *v)
+    {
         return Cow::Borrowed(record);
     }
     let mut r = record.clone();
+    r.system.environment.retain(|k, _| !is_secret_name(k));
     for v in r.system.environment.values_mut() {
         *v = redact(v);
     }
@@ -424,5 +444,45 @@ mod tests {
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
         assert!(!text.contains("hunter2"));
         assert!(text.contains("postgres://bob:***@db/x"));
+    }
+
+    #[test]
+    fn secret_variables_and_every_password_form_stay_out_of_the_record() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = rec("k5");
+        for (k, v) in [
+            ("PARIO_DB_PASS", "s1"),
+            ("SLURM_AUTH", "s2"),
+            ("PARIO_PRIVATE", "s3"),
+            ("PARIO_S3_CREDS", "s4"),
+            ("OMPI_MCA_pass", "s5"),
+            ("pario_api_key", "s6"),
+            ("PARIO_TOKEN_FILE", "s7"),
+            ("PARIO_SECRET", "s8"),
+        ] {
+            r.system.environment.insert(k.into(), v.into());
+        }
+        r.system
+            .environment
+            .insert("PARIO_DB".into(), "postgres://bob@db/x?password=s9".into());
+        r.system
+            .environment
+            .insert("PARIO_OTHER".into(), "mysql://bob:s/10@db/x".into());
+        r.system
+            .environment
+            .insert("OMPI_MCA_btl".into(), "self,vader".into());
+        let target = KeepTarget {
+            results_dir: Ok(tmp.path().to_path_buf()),
+            db: Ok(None),
+            sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
+        };
+        let out = keep_run_with(&r, &target);
+        let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
+        for s in ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s/10"] {
+            assert!(!text.contains(&format!("\"{s}")), "{s} leaked: {text}");
+        }
+        assert!(text.contains("self,vader"), "{text}");
+        assert!(!is_secret_name("OMPI_MCA_btl") && !is_secret_name("PWD"));
     }
 }
