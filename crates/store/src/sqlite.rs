@@ -164,6 +164,11 @@ impl SqliteConn {
             }
             std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
         }
+        // Not SQLite at all (a text file, /proc/version): say so before
+        // SQLite takes a zero-length read for an empty database.
+        if let Some(why) = diagnose(path, read_only).filter(|w| w.starts_with("not a SQLite")) {
+            return Err(StoreError::Foreign(shown, why));
+        }
         let flags = if read_only {
             OpenFlags::SQLITE_OPEN_READ_ONLY
         } else {
