@@ -45,6 +45,7 @@ mod sql;
 pub mod sqlite;
 pub mod sync;
 pub mod url;
+pub mod workload;
 
 pub use db::{DbStore, Store};
 pub use error::{StoreError, DB_TIMEOUT_ENV};
@@ -63,6 +64,7 @@ pub use schema::SCHEMA_VERSION;
 pub use sqlite::SqliteOptions;
 pub use sync::{sync, SyncFailure, SyncReport};
 pub use url::{default_sqlite_path, resolve_db_url, resolve_db_url_from, Backend, DbUrl, DB_ENV};
+pub use workload::{ior_workload, mdtest_workload, IorKey, MdtestKey};
 
 /// Open the database named by `url` (a URL or a SQLite path; see [`url`]).
 pub fn open(url: &str) -> Result<DbStore, StoreError> {
