@@ -77,11 +77,12 @@ pub struct Filter {
     /// sizes take k/m/g/t suffixes (transfer_size=1m)
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Runs started at or after: YYYY-MM-DD[THH:MM[:SS]] (UTC), epoch seconds, or an age (7d, 12h)
-    #[arg(long, value_name = "WHEN")]
+    /// Runs started at or after: YYYY-MM-DD[THH:MM[:SS]] (UTC), epoch seconds, or an age (7d, 12h;
+    /// -7d means the same)
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub since: Option<String>,
     /// Runs started before (same forms as --since)
-    #[arg(long, value_name = "WHEN")]
+    #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
 }
 
@@ -190,11 +191,21 @@ pub struct Selection {
     /// Filters applied to both sides
     #[command(flatten)]
     pub filter: Filter,
-    /// Tolerance in percent: changes smaller than this are acceptable
-    #[arg(long, default_value = "5", value_name = "PERCENT")]
+    /// Tolerance in percent (more than 0, less than 100): changes smaller than this are acceptable
+    #[arg(
+        long,
+        default_value = "5",
+        value_name = "PERCENT",
+        allow_hyphen_values = true
+    )]
     pub tolerance: String,
-    /// Confidence of the intervals, in percent
-    #[arg(long, default_value = "95", value_name = "PERCENT")]
+    /// Confidence of the intervals: a percentage from 50 to below 100 (95) or a fraction (0.95)
+    #[arg(
+        long,
+        default_value = "95",
+        value_name = "LEVEL",
+        allow_hyphen_values = true
+    )]
     pub confidence: String,
     #[arg(long, value_enum, default_value = "welch")]
     pub method: MethodArg,

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 pub fn sync(ctx: &Ctx) -> Result<i32, CliError> {
     let dir = ctx.results_dir()?;
-    let mut store = ctx.open()?;
+    let mut store = ctx.open_for_write()?;
     let rep = pario_store::sync(&dir, &mut store)?;
     let mut s = format!(
         "{}: {} file(s), {} loaded, {} already present, {} failed\n",

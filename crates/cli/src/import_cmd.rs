@@ -16,7 +16,11 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<i32, CliError> {
         .iter()
         .map(|t| pario_store::parse_tag(t).map_err(CliError::Usage))
         .collect::<Result<_, _>>()?;
-    let mut store = if a.dry_run { None } else { Some(ctx.open()?) };
+    let mut store = if a.dry_run {
+        None
+    } else {
+        Some(ctx.open_for_write()?)
+    };
     let dir = if a.dry_run {
         None
     } else {

@@ -27,7 +27,7 @@ pub mod show;
 pub mod textable;
 pub mod time;
 
-use pario_store::{DbStore, StoreError};
+use pario_store::{DbStore, OpenOptions, StoreError};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -58,10 +58,34 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Open the database (`--db`, `PARIO_DB`, or the default SQLite file).
+    /// Open the database (`--db`, `PARIO_DB`, or the default SQLite file)
+    /// to read it: nothing is created or migrated, a writer holding a
+    /// SQLite file is waited for a few seconds at most, and a missing
+    /// database is an error naming it.
     pub fn open(&self) -> Result<DbStore, CliError> {
         let url = pario_store::resolve_db_url(self.db.as_deref())?;
-        Ok(DbStore::open(&url)?)
+        let o = OpenOptions::from_env()?.reader();
+        Ok(DbStore::open_with(&url, &o)?)
+    }
+
+    /// Open the database to write to it (`import`, `db sync`): created when
+    /// missing, but only the default location gets missing directories; a
+    /// `--db`/`PARIO_DB` file under a directory that does not exist is an
+    /// error (a typo must not scatter databases).
+    pub fn open_for_write(&self) -> Result<DbStore, CliError> {
+        let url = pario_store::resolve_db_url(self.db.as_deref())?;
+        let default = pario_store::resolve_db_url_from(
+            None,
+            None,
+            std::env::var_os("XDG_DATA_HOME").as_deref(),
+            std::env::var_os("HOME").as_deref(),
+        )
+        .ok();
+        let o = OpenOptions {
+            create_dirs: default.as_ref() == Some(&url),
+            ..OpenOptions::from_env()?
+        };
+        Ok(DbStore::open_with(&url, &o)?)
     }
 
     /// The results directory (`--results-dir`, `PARIO_RESULTS_DIR`, default).

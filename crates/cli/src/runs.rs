@@ -43,7 +43,11 @@ pub fn table(runs: &[RunSummary]) -> String {
     for r in runs {
         t.row(
             vec![
-                r.run_id.clone(),
+                if r.tags.contains_key(crate::import::SUSPECT_TAG) {
+                    format!("{} (suspect)", r.run_id)
+                } else {
+                    r.run_id.clone()
+                },
                 format_utc(r.began),
                 r.tool.map_or("?", |t| t.name()).to_string(),
                 r.num_tasks.to_string(),

@@ -84,13 +84,15 @@ pub fn workload_matches(f: &WorkloadFilter, w: &Workload) -> bool {
 
 /// Resolve run ids or unique prefixes against the store.
 pub fn resolve_ids(store: &mut DbStore, given: &[String]) -> Result<Vec<String>, CliError> {
-    let given: Vec<&str> = given
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-        .collect();
+    let given: Vec<&str> = given.iter().map(|s| s.trim()).collect();
     if given.is_empty() {
         return Ok(Vec::new());
+    }
+    if given.iter().any(|s| s.is_empty()) {
+        return Err(CliError::Usage(format!(
+            "run ids '{}': an empty id (expected comma-separated run ids or unique prefixes)",
+            given.join(",")
+        )));
     }
     let all = store.run_ids()?;
     let mut out = Vec::new();
@@ -208,18 +210,43 @@ pub fn samples(
         .collect())
 }
 
-/// "5", "5%" or "2.5" (percent) as a fraction.
-fn percent_arg(name: &str, s: &str) -> Result<f64, CliError> {
-    let v: f64 =
-        s.trim().trim_end_matches('%').parse().map_err(|_| {
-            CliError::Usage(format!("--{name} {s}: expected a percentage such as 5"))
-        })?;
+/// `--tolerance`: a percentage, more than 0 and less than 100 ("5",
+/// "5%", "2.5"), as a fraction.
+pub fn tolerance_arg(s: &str) -> Result<f64, CliError> {
+    let v: f64 = s.trim().trim_end_matches('%').parse().map_err(|_| {
+        CliError::Usage(format!(
+            "--tolerance '{s}': expected a percentage such as 5 (meaning 5%)"
+        ))
+    })?;
     if !(v > 0.0 && v < 100.0) {
         return Err(CliError::Usage(format!(
-            "--{name} {s}: must be between 0 and 100"
+            "--tolerance '{s}': expected a percentage more than 0 and less than 100, such as 5 (meaning 5%)"
         )));
     }
     Ok(v / 100.0)
+}
+
+/// `--confidence`: a fraction from 0.5 to below 1 ("0.95") or a percentage
+/// from 50 to below 100 ("95", "95%"), as a fraction. Anything else is
+/// refused: 0.95 is never read as 0.95%.
+pub fn confidence_arg(s: &str) -> Result<f64, CliError> {
+    let t = s.trim();
+    let (num, pct) = match t.strip_suffix('%') {
+        Some(n) => (n.trim(), true),
+        None => (t, false),
+    };
+    let expected =
+        "expected a fraction from 0.5 to below 1 (0.95) or a percentage from 50 to below 100 (95)";
+    let v: f64 = num
+        .parse()
+        .map_err(|_| CliError::Usage(format!("--confidence '{s}': {expected}")))?;
+    if !pct && (0.5..1.0).contains(&v) {
+        return Ok(v);
+    }
+    if (50.0..100.0).contains(&v) {
+        return Ok(v / 100.0);
+    }
+    Err(CliError::Usage(format!("--confidence '{s}': {expected}")))
 }
 
 /// An operation by IOR or mdtest name ("write", "file-create", "File creation").
@@ -245,8 +272,8 @@ pub fn parse_op(s: &str) -> Option<Operation> {
 /// The comparison settings of the options.
 pub fn set_options(sel: &Selection) -> Result<SetOptions, CliError> {
     let stats = CompareOptions {
-        tolerance: percent_arg("tolerance", &sel.tolerance)?,
-        confidence: percent_arg("confidence", &sel.confidence)?,
+        tolerance: tolerance_arg(&sel.tolerance)?,
+        confidence: confidence_arg(&sel.confidence)?,
         method: match sel.method {
             MethodArg::Welch => Method::Welch,
             MethodArg::Bootstrap => Method::Bootstrap,
@@ -341,8 +368,25 @@ mod tests {
         assert_eq!(parse_op("nope"), None);
         assert_eq!(parse_size("1m"), Some(1 << 20));
         assert_eq!(parse_size("4096"), Some(4096));
-        assert!((percent_arg("t", "5%").unwrap() - 0.05).abs() < 1e-12);
-        assert!(percent_arg("t", "0").is_err());
+        assert!((tolerance_arg("5%").unwrap() - 0.05).abs() < 1e-12);
+        assert!(tolerance_arg("0").is_err());
+        assert!(tolerance_arg("-5").is_err());
+        for (given, want) in [
+            ("95", 0.95),
+            ("95%", 0.95),
+            ("0.95", 0.95),
+            ("0.5", 0.5),
+            ("99.9", 0.999),
+        ] {
+            assert!(
+                (confidence_arg(given).unwrap() - want).abs() < 1e-12,
+                "{given}"
+            );
+        }
+        for bad in ["1.5", "1", "0.4", "100", "150", "-95", "0.95%", "x", "NaN"] {
+            let e = confidence_arg(bad).unwrap_err().to_string();
+            assert!(e.contains("--confidence") && e.contains("0.95"), "{e}");
+        }
     }
 
     #[test]

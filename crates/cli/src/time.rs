@@ -101,25 +101,42 @@ pub fn parse_mdtest_date(s: &str) -> Option<f64> {
     epoch(y, mo, d, h, mi, sec)
 }
 
+/// Latest accepted time: 9999-12-31 23:59:59 UTC.
+const MAX_EPOCH: f64 = 253_402_300_799.0;
+
 /// `--since`/`--until`: "2026-11-20", "2026-11-20T22:51[:06]" or
-/// "2026-11-20 22:51" (UTC), a number of seconds since the epoch, or an age
-/// "7d" / "12h" / "30m" before `now`.
+/// "2026-11-20 22:51" (UTC; the date must exist), a number of seconds
+/// since the epoch (0 to year 9999), or an age "7d" / "12h" / "30m" before
+/// `now` (a leading '-', "-7d", means the same: 7 days ago).
 pub fn parse_when(s: &str, now: f64) -> Result<f64, String> {
     let t = s.trim();
     let bad = || {
         format!("'{s}': expected YYYY-MM-DD[THH:MM[:SS]] (UTC), seconds since the epoch, or an age like 7d, 12h, 30m")
     };
     if let Some(unit) = t.chars().last().filter(|c| "dhm".contains(*c)) {
-        if let Ok(n) = t[..t.len() - 1].parse::<f64>() {
+        let n = &t[..t.len() - 1];
+        let n = n.strip_prefix('-').unwrap_or(n);
+        if let Ok(n) = n.parse::<f64>() {
             let mult = match unit {
                 'd' => 86_400.0,
                 'h' => 3600.0,
                 _ => 60.0,
             };
-            return Ok(now - n * mult);
+            let when = now - n * mult;
+            if !n.is_finite() || !(0.0..=MAX_EPOCH).contains(&when) || n < 0.0 {
+                return Err(format!(
+                    "'{s}': the age reaches before 1970 or is not a number"
+                ));
+            }
+            return Ok(when);
         }
     }
     if let Ok(v) = t.parse::<f64>() {
+        if !(0.0..=MAX_EPOCH).contains(&v) {
+            return Err(format!(
+                "'{s}': seconds since the epoch must be from 0 to {MAX_EPOCH:.0} (year 9999)"
+            ));
+        }
         return Ok(v);
     }
     let (date, time) = match t.split_once(['T', ' ']) {
@@ -134,7 +151,22 @@ pub fn parse_when(s: &str, now: f64) -> Result<f64, String> {
         Some(tm) => hms(tm.trim_end_matches('Z')).ok_or_else(bad)?,
         None => (0, 0, 0.0),
     };
+    if !(1970..=9999).contains(&y) || !(1..=12).contains(&mo) || days_in_month(y, mo) < d {
+        return Err(format!(
+            "'{s}': no such date (year 1970-9999, a real day of the month)"
+        ));
+    }
     epoch(y, mo, d, h, mi, sec).ok_or_else(bad)
+}
+
+/// Days of month `mo` (1-12) of year `y`.
+fn days_in_month(y: i64, mo: u32) -> u32 {
+    let next = if mo == 12 {
+        days_from_civil(y + 1, 1, 1)
+    } else {
+        days_from_civil(y, mo + 1, 1)
+    };
+    (next - days_from_civil(y, mo, 1)) as u32
 }
 
 /// Seconds since the epoch, now.
@@ -187,5 +219,22 @@ mod tests {
         );
         assert!(parse_when("yesterday", now).is_err());
         assert!(parse_when("2026-13-01", now).is_err());
+        // An age with a sign is still an age.
+        assert_eq!(parse_when("-2d", now).unwrap(), now - 172_800.0);
+        // Dates that do not exist, numbers out of any range.
+        for bad in [
+            "2026-02-30",
+            "2025-02-29",
+            "2026-04-31",
+            "99999999999999999999",
+            "-5",
+            "1e300",
+            "NaN",
+            "99999999d",
+        ] {
+            let e = parse_when(bad, 1.8e9).unwrap_err();
+            assert!(e.contains(bad), "{e}");
+        }
+        assert!(parse_when("2024-02-29", now).is_ok());
     }
 }

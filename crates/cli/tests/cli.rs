@@ -686,6 +686,15 @@ fn a_run_kept_while_the_database_was_unusable_is_loaded_by_db_sync() {
 #[test]
 fn bad_usage_and_bad_input_say_what_is_wrong() {
     let site = Site::new();
+    // No database yet: a read-only command says so and creates nothing.
+    let r = site.pario(&["runs"]);
+    assert_eq!(r.status, 2, "{}", r.both());
+    assert!(r.stderr.contains("no database at"), "{}", r.stderr);
+    assert!(!site.db().exists());
+    // `db sync` writes: it creates the database.
+    std::fs::create_dir_all(site.runs()).unwrap();
+    let r = site.pario(&["db", "sync"]);
+    assert_eq!(r.status, 0, "{}", r.both());
     let r = site.pario(&["compare"]);
     assert_eq!(r.status, 2);
     assert!(r.stderr.contains("no baseline"), "{}", r.stderr);

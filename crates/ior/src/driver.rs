@@ -27,7 +27,7 @@ use pario_plan::reorder::{Reorder, Topology};
 use pario_plan::{Layout, Ordering};
 use pario_results::record_io;
 use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
-use pario_results::{Operation, RunRecord, TestResult, Tool, Workload, RECORD_SCHEMA_VERSION};
+use pario_results::{Operation, RunRecord, TestResult, Tool, RECORD_SCHEMA_VERSION};
 use pario_signature::PacketType;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -165,21 +165,16 @@ pub fn build_spec(
             options_text,
             0,
         ),
-        workload: Workload {
-            api: p.api.to_ascii_uppercase(),
+        workload: pario_store::ior_workload(&pario_store::IorKey {
+            api: p.api.clone(),
             num_tasks,
             file_per_proc: p.file_per_proc,
             block_size: p.block_size,
             transfer_size: p.transfer_size,
             segment_count: p.segment_count,
             ordering: ordering_name.to_string(),
-            items: 0,
-            extra: if p.collective {
-                "collective".into()
-            } else {
-                String::new()
-            },
-        },
+            collective: p.collective,
+        }),
         fs: None,
     })
 }
@@ -994,13 +989,9 @@ fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
     v
 }
 
-/// A unique, time-ordered run id: epoch milliseconds and rank 0's pid, in hex.
+/// A unique, time-ordered run id (rank 0's, broadcast): see `pario_store::run_id`.
 fn new_run_id(comm: &dyn Comm, began: f64) -> String {
-    let local = format!(
-        "{:012x}-{:08x}",
-        (began * 1000.0) as u64,
-        std::process::id()
-    );
+    let local = pario_store::new_run_id(began);
     let mut bytes = local.into_bytes();
     comm.broadcast_bytes(0, &mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()

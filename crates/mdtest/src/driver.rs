@@ -19,7 +19,7 @@ use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_plan::reorder::Topology;
 use pario_results::render::mdtest_text as text;
 use pario_results::{
-    record_io, FsUsage, Operation, RunRecord, TestResult, Tool, Workload, RECORD_SCHEMA_VERSION,
+    record_io, FsUsage, Operation, RunRecord, TestResult, Tool, RECORD_SCHEMA_VERSION,
 };
 use pario_signature::Pattern;
 use serde_json::{json, Value};
@@ -240,41 +240,26 @@ pub fn build_spec(
     put("dataPacketType", json!(o.packet.name()));
     put("signature", json!(sig));
     put("dirpaths", json!(o.dirs));
-    let workload = Workload {
-        api: o.api.to_ascii_uppercase(),
+    let workload = pario_store::mdtest_workload(&pario_store::MdtestKey {
+        api: o.api.clone(),
         num_tasks,
-        file_per_proc: !o.shared_file,
-        block_size: o.write_bytes,
-        transfer_size: o.read_bytes,
-        segment_count: 0,
-        ordering: if ctx.random_seed.is_some() {
-            "random".into()
-        } else {
-            "sequential".into()
-        },
-        items: shape.items_per_rank(),
-        extra: format!(
-            "mdtest {}{}{}{}z={} b={} I={} L={} u={} S={} N={} c={} w={} e={}",
-            if r.dirs { "D" } else { "" },
-            if r.files { "F" } else { "" },
-            if r.create { "C" } else { "" },
-            if r.stat || r.read || r.remove {
-                " TEr "
-            } else {
-                " "
-            },
-            o.depth,
-            o.branch,
-            shape.items_per_dir(),
-            u8::from(o.leaf_only),
-            u8::from(o.unique_dir),
-            u8::from(o.shared_file),
-            ctx.stride,
-            u8::from(o.collective),
-            o.write_bytes,
-            o.read_bytes
-        ),
-    };
+        dirs: r.dirs,
+        files: r.files,
+        create: r.create,
+        stat_read_or_remove: r.stat || r.read || r.remove,
+        depth: o.depth,
+        branch: o.branch,
+        items_per_dir: shape.items_per_dir(),
+        leaf_only: o.leaf_only,
+        unique_dir: o.unique_dir,
+        shared_file: o.shared_file,
+        stride: ctx.stride,
+        collective: o.collective,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        random: ctx.random_seed.is_some(),
+        items_per_rank: shape.items_per_rank(),
+    });
     Ok(MdtestSpec {
         test_id,
         shape,
@@ -308,13 +293,9 @@ pub fn build_spec(
     })
 }
 
-/// A unique, time-ordered run id: epoch milliseconds and rank 0's pid, in hex.
+/// A unique, time-ordered run id (rank 0's, broadcast): see `pario_store::run_id`.
 fn new_run_id(comm: &dyn Comm, began: f64) -> String {
-    let local = format!(
-        "{:012x}-{:08x}",
-        (began * 1000.0) as u64,
-        std::process::id()
-    );
+    let local = pario_store::new_run_id(began);
     let mut bytes = local.into_bytes();
     comm.broadcast_bytes(0, &mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()

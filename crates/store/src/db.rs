@@ -4,6 +4,7 @@
 
 use crate::error::StoreError;
 use crate::json_dir::check_run_id;
+use crate::open::OpenOptions;
 use crate::rows::{
     flatten, op_from_str, tool_from_str, tool_to_str, InsertOutcome, RankTimeRow, ResultRow,
     RunFilter, RunSummary, RANK_COLUMNS, RECORD_COLUMNS, RESULT_COLUMNS, RUN_COLUMNS, TAG_COLUMNS,
@@ -34,7 +35,10 @@ pub trait Store: Send {
     /// The schema version in the database (after migration: [`SCHEMA_VERSION`]).
     fn schema_version(&mut self) -> Result<u32, StoreError>;
     /// Store a run with its tags, results and rank timers in one transaction.
-    /// Idempotent by run_id: a second insert changes nothing.
+    /// Idempotent for the same record: a second insert of it changes nothing
+    /// ([`InsertOutcome::AlreadyPresent`]). A different record under a run
+    /// id already stored is refused with [`StoreError::RunIdTaken`]: runs
+    /// are never merged.
     fn insert_run(&mut self, record: &RunRecord) -> Result<InsertOutcome, StoreError>;
     fn contains_run(&mut self, run_id: &str) -> Result<bool, StoreError>;
     /// Every stored run id.
@@ -55,60 +59,101 @@ pub struct DbStore {
     conn: Box<dyn Conn>,
     insert: [String; 5],
     location: String,
+    read_only: bool,
+}
+
+/// A read-only open: the schema must be there and current (nothing is
+/// migrated or created).
+fn check_readable(conn: &mut dyn Conn, location: &str, current: u32) -> Result<(), StoreError> {
+    let version = match conn.query("SELECT MAX(version) FROM schema_version", &[]) {
+        Ok(mut rows) => match rows.first_mut().and_then(|r| r.first_mut()) {
+            Some(Cell::Null) | None => 0,
+            Some(c) => c.uint::<u32>("version")?,
+        },
+        Err(e @ StoreError::Timeout { .. }) => return Err(e),
+        Err(_) => 0,
+    };
+    match version {
+        0 => Err(StoreError::Foreign(
+            location.to_string(),
+            "it holds no pario schema: no run was ever kept there".into(),
+        )),
+        v if v > current => Err(StoreError::SchemaTooNew {
+            found: v,
+            supported: current,
+        }),
+        v if v < current => Err(StoreError::Foreign(
+            location.to_string(),
+            format!("its schema is version {v}, older than this pario's {current}: run `pario db sync` once to upgrade it"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl DbStore {
     /// Connect to (or create) the database at `url` and bring its schema up
-    /// to date.
+    /// to date; deadline from `PARIO_DB_TIMEOUT`.
     pub fn open(url: &DbUrl) -> Result<DbStore, StoreError> {
-        match url {
-            DbUrl::Sqlite(p) => DbStore::sqlite(p, &SqliteOptions::default()),
-            DbUrl::SqliteMemory => DbStore::sqlite_in_memory(),
-            DbUrl::Postgres(u) => DbStore::postgres(u),
-            DbUrl::Mysql(u) => DbStore::mysql(u),
-        }
+        DbStore::open_with(url, &OpenOptions::from_env()?)
+    }
+
+    /// [`DbStore::open`] with explicit settings (a read-only open creates
+    /// nothing and changes nothing).
+    pub fn open_with(url: &DbUrl, o: &OpenOptions) -> Result<DbStore, StoreError> {
+        let conn: Box<dyn Conn> = match url {
+            DbUrl::Sqlite(p) => {
+                Box::new(SqliteConn::open(p, &o.sqlite, o.read_only, o.create_dirs)?)
+            }
+            DbUrl::SqliteMemory => Box::new(SqliteConn::open_in_memory(&o.sqlite)?),
+            #[cfg(feature = "postgres")]
+            DbUrl::Postgres(u) => Box::new(crate::pg::PgConn::connect(u, o.deadline)?),
+            #[cfg(feature = "mysql")]
+            DbUrl::Mysql(u) => Box::new(crate::my::MyConn::connect(u, o.deadline)?),
+            #[cfg(not(feature = "postgres"))]
+            DbUrl::Postgres(_) => return Err(StoreError::BackendNotBuilt("postgres")),
+            #[cfg(not(feature = "mysql"))]
+            DbUrl::Mysql(_) => return Err(StoreError::BackendNotBuilt("mysql")),
+        };
+        DbStore::init(conn, url.to_string(), o.read_only)
     }
 
     pub fn sqlite(path: &Path, opts: &SqliteOptions) -> Result<DbStore, StoreError> {
-        let loc = DbUrl::Sqlite(path.to_path_buf()).to_string();
-        DbStore::init(Box::new(SqliteConn::open(path, opts)?), loc)
+        let o = OpenOptions {
+            sqlite: opts.clone(),
+            ..OpenOptions::default()
+        };
+        DbStore::open_with(&DbUrl::Sqlite(path.to_path_buf()), &o)
     }
 
     pub fn sqlite_in_memory() -> Result<DbStore, StoreError> {
-        let conn = SqliteConn::open_in_memory(&SqliteOptions::default())?;
-        DbStore::init(Box::new(conn), DbUrl::SqliteMemory.to_string())
+        DbStore::open_with(&DbUrl::SqliteMemory, &OpenOptions::default())
     }
 
-    #[cfg(feature = "postgres")]
     pub fn postgres(url: &str) -> Result<DbStore, StoreError> {
-        let loc = DbUrl::Postgres(url.to_string()).to_string();
-        DbStore::init(Box::new(crate::pg::PgConn::connect(url)?), loc)
+        DbStore::open(&DbUrl::Postgres(url.to_string()))
     }
 
-    #[cfg(not(feature = "postgres"))]
-    pub fn postgres(_url: &str) -> Result<DbStore, StoreError> {
-        Err(StoreError::BackendNotBuilt("postgres"))
-    }
-
-    #[cfg(feature = "mysql")]
     pub fn mysql(url: &str) -> Result<DbStore, StoreError> {
-        let loc = DbUrl::Mysql(url.to_string()).to_string();
-        DbStore::init(Box::new(crate::my::MyConn::connect(url)?), loc)
+        DbStore::open(&DbUrl::Mysql(url.to_string()))
     }
 
-    #[cfg(not(feature = "mysql"))]
-    pub fn mysql(_url: &str) -> Result<DbStore, StoreError> {
-        Err(StoreError::BackendNotBuilt("mysql"))
-    }
-
-    fn init(mut conn: Box<dyn Conn>, location: String) -> Result<DbStore, StoreError> {
+    fn init(
+        mut conn: Box<dyn Conn>,
+        location: String,
+        read_only: bool,
+    ) -> Result<DbStore, StoreError> {
         let b = conn.backend();
         let migrations = match b {
             Backend::Sqlite => schema::SQLITE,
             Backend::Postgres => schema::POSTGRES,
             Backend::Mysql => schema::MYSQL,
         };
-        conn.migrate(migrations)?;
+        if read_only {
+            check_readable(conn.as_mut(), &location, migrations.len() as u32)?;
+        } else {
+            conn.migrate(migrations)
+                .map_err(|e| e.at(format!("database {location}")))?;
+        }
         let insert = [
             insert_sql(b, "runs", &RUN_COLUMNS),
             insert_sql(b, "run_records", &RECORD_COLUMNS),
@@ -120,6 +165,7 @@ impl DbStore {
             conn,
             insert,
             location,
+            read_only,
         })
     }
 
@@ -193,6 +239,11 @@ impl DbStore {
             }
         }
         q
+    }
+
+    /// Whether this store was opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// Where this store lives, password redacted.
@@ -331,7 +382,23 @@ impl Store for DbStore {
                 rows: flat.ranks,
             },
         ];
-        self.conn.insert_tx(&record.run_id, &batches)
+        match self.conn.insert_tx(&record.run_id, &batches)? {
+            InsertOutcome::Inserted => Ok(InsertOutcome::Inserted),
+            InsertOutcome::AlreadyPresent => {
+                // Same run again (a retried keep, a sync): fine. Another
+                // run under the same id: refuse, loudly.
+                let stored = self.get_run(&record.run_id)?;
+                let same = match (&stored, serde_json::to_value(record)) {
+                    (Some(s), Ok(ours)) => serde_json::to_value(s).ok() == Some(ours),
+                    _ => false,
+                };
+                if same {
+                    Ok(InsertOutcome::AlreadyPresent)
+                } else {
+                    Err(StoreError::RunIdTaken(record.run_id.clone()))
+                }
+            }
+        }
     }
 
     fn contains_run(&mut self, run_id: &str) -> Result<bool, StoreError> {

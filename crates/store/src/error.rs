@@ -11,10 +11,10 @@ pub enum StoreError {
     #[error("sqlite: {0}")]
     Sqlite(#[from] rusqlite::Error),
     #[cfg(feature = "postgres")]
-    #[error("postgres: {0}")]
+    #[error("postgres: {}", chain(.0))]
     Postgres(#[from] postgres::Error),
     #[cfg(feature = "mysql")]
-    #[error("mysql: {0}")]
+    #[error("mysql: {}", chain(.0))]
     Mysql(#[from] mysql::Error),
     #[error("{}: {source}", path.display())]
     Io {
@@ -42,9 +42,79 @@ pub enum StoreError {
     LockTimeout(String),
     #[error("unexpected value in column '{column}': {detail}")]
     Decode { column: String, detail: String },
+    /// The server did not answer in time (`PARIO_DB_TIMEOUT`): the
+    /// connection is dropped and the run's JSON file is what remains.
+    #[error("no answer from {location} within {} s while {what} (deadline: {DB_TIMEOUT_ENV})", secs(*.after))]
+    Timeout {
+        location: String,
+        what: String,
+        after: std::time::Duration,
+    },
+    /// An insert found its run id taken by a different run: never merged.
+    #[error("run id {0} is already stored for a DIFFERENT run; nothing was merged (report this: run ids must be unique)")]
+    RunIdTaken(String),
+    /// The database exists but was not made by pario.
+    #[error("{0} is not a pario database ({1})")]
+    Foreign(String, String),
+    /// A read-only command found no database.
+    #[error(
+        "no database at {0} (nothing has been kept there yet; read-only commands create nothing)"
+    )]
+    Missing(String),
+    /// An error with the place it happened at.
+    #[error("{what}: {source}")]
+    At {
+        what: String,
+        #[source]
+        source: Box<StoreError>,
+    },
+}
+
+/// Environment variable: seconds any one database operation (connect,
+/// query, insert transaction, migration) may take; default 30.
+pub const DB_TIMEOUT_ENV: &str = "PARIO_DB_TIMEOUT";
+
+fn secs(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0}")
+    } else {
+        format!("{s}")
+    }
+}
+
+/// `e` and its causes, `: `-separated (the drivers' top-level messages say
+/// "error connecting to server" and keep the reason in the source chain).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
 }
 
 impl StoreError {
+    /// `self` with the place it happened at (a path or a redacted URL).
+    pub fn at(self, what: impl Into<String>) -> StoreError {
+        match self {
+            e @ (StoreError::At { .. }
+            | StoreError::Timeout { .. }
+            | StoreError::Foreign(..)
+            | StoreError::SchemaTooNew { .. }
+            | StoreError::Missing(_)) => e,
+            e => StoreError::At {
+                what: what.into(),
+                source: Box::new(e),
+            },
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> StoreError {
         StoreError::Io {
             path: path.into(),
@@ -57,6 +127,8 @@ impl StoreError {
     /// caller should keep the JSON file; `sync` loads it later.
     pub fn is_transient(&self) -> bool {
         match self {
+            StoreError::At { source, .. } => source.is_transient(),
+            StoreError::Timeout { .. } => true,
             StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => matches!(
                 e.code,
                 rusqlite::ErrorCode::DatabaseBusy

@@ -18,6 +18,7 @@
 use crate::db::Store;
 use crate::error::StoreError;
 use crate::json_dir::write_record_json;
+use crate::open::{OpenOptions, DEFAULT_DB_TIMEOUT};
 use crate::rows::InsertOutcome;
 use crate::sqlite::SqliteOptions;
 use crate::url::{redact, resolve_db_url, DbUrl, DB_ENV};
@@ -206,6 +207,8 @@ pub struct KeepTarget {
     /// The database; `Ok(None)`: disabled.
     pub db: Result<Option<DbUrl>, String>,
     pub sqlite_busy_timeout: Duration,
+    /// Deadline of every server operation (`PARIO_DB_TIMEOUT`).
+    pub deadline: Duration,
 }
 
 impl KeepTarget {
@@ -215,14 +218,16 @@ impl KeepTarget {
         let disabled = std::env::var(DB_ENV)
             .map(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "none" | "off"))
             .unwrap_or(false);
+        let deadline = OpenOptions::from_env().map(|o| o.deadline);
         KeepTarget {
             results_dir: results_dir(None).map_err(|e| e.to_string()),
-            db: if disabled {
-                Ok(None)
-            } else {
-                resolve_db_url(None).map(Some).map_err(|e| e.to_string())
+            db: match (disabled, &deadline) {
+                (true, _) => Ok(None),
+                (false, Err(e)) => Err(e.to_string()),
+                (false, Ok(_)) => resolve_db_url(None).map(Some).map_err(|e| e.to_string()),
             },
             sqlite_busy_timeout: KEEP_BUSY_TIMEOUT,
+            deadline: deadline.unwrap_or(DEFAULT_DB_TIMEOUT),
         }
     }
 }
@@ -251,12 +256,12 @@ pub fn keep_run_with(record: &RunRecord, target: &KeepTarget) -> KeepOutcome {
         ),
         Ok(Some(url)) => {
             let location = url.to_string();
-            let opened = match url {
-                DbUrl::Sqlite(p) => {
-                    DbStore::sqlite(p, &SqliteOptions::writer(target.sqlite_busy_timeout))
-                }
-                other => DbStore::open(other),
+            let opts = OpenOptions {
+                deadline: target.deadline,
+                sqlite: SqliteOptions::writer(target.sqlite_busy_timeout),
+                ..OpenOptions::default()
             };
+            let opened = DbStore::open_with(url, &opts);
             let kept = match opened.and_then(|mut db| db.insert_run(&record)) {
                 Ok(InsertOutcome::Inserted) => DbKept::Inserted,
                 Ok(InsertOutcome::AlreadyPresent) => DbKept::AlreadyPresent,
@@ -280,14 +285,34 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `record` with passwords in URL-valued environment variables replaced
-/// by `***` (borrowed unchanged when there are none).
+/// Parts of a variable name that mark it as a secret (case-insensitive,
+/// anywhere in the name): such variables are never kept with a run.
+pub const SECRET_NAME_MARKERS: &[&str] = &[
+    "PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN", "PASSWORD",
+];
+
+/// True when an environment variable named `name` may hold a secret
+/// (`PARIO_DB_PASS`, `S3_AUTH`, `SSH_PRIVATE`, `AWS_CREDS`, `API_KEY`, ...).
+pub fn is_secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_NAME_MARKERS.iter().any(|m| upper.contains(m))
+}
+
+/// `record` as it may be kept: environment variables whose name marks a
+/// secret ([`is_secret_name`]) removed, and passwords in the values of the
+/// others (URLs, `?password=`, libpq `password=`) replaced by `***`
+/// (borrowed unchanged when there is nothing to hide). Applied to every
+/// record [`keep_run`] writes, whatever captured the environment.
 pub fn sanitized(record: &RunRecord) -> Cow<'_, RunRecord> {
     let env = &record.system.environment;
-    if env.values().all(|v| redact(v) == *v) {
+    if env
+        .iter()
+        .all(|(k, v)| !is_secret_name(k) && redact(v) == *v)
+    {
         return Cow::Borrowed(record);
     }
     let mut r = record.clone();
+    r.system.environment.retain(|k, _| !is_secret_name(k));
     for v in r.system.environment.values_mut() {
         *v = redact(v);
     }
@@ -361,6 +386,7 @@ mod tests {
             results_dir: Ok(tmp.path().join("runs")),
             db: Ok(Some(DbUrl::Sqlite(db.clone()))),
             sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&rec("k1"), &target);
         assert_eq!(out.db, DbKept::Inserted);
@@ -382,6 +408,7 @@ mod tests {
             results_dir: Ok(tmp.path().join("runs")),
             db: Ok(Some(DbUrl::Sqlite(blocker))),
             sqlite_busy_timeout: Duration::from_millis(100),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&rec("k2"), &target);
         assert!(matches!(out.db, DbKept::Failed { .. }), "{out:?}");
@@ -411,10 +438,51 @@ mod tests {
             results_dir: Ok(tmp.path().to_path_buf()),
             db: Ok(None),
             sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
         };
         let out = keep_run_with(&r, &target);
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
         assert!(!text.contains("hunter2"));
         assert!(text.contains("postgres://bob:***@db/x"));
+    }
+
+    #[test]
+    fn secret_variables_and_every_password_form_stay_out_of_the_record() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = rec("k5");
+        for (k, v) in [
+            ("PARIO_DB_PASS", "s1"),
+            ("SLURM_AUTH", "s2"),
+            ("PARIO_PRIVATE", "s3"),
+            ("PARIO_S3_CREDS", "s4"),
+            ("OMPI_MCA_pass", "s5"),
+            ("pario_api_key", "s6"),
+            ("PARIO_TOKEN_FILE", "s7"),
+            ("PARIO_SECRET", "s8"),
+        ] {
+            r.system.environment.insert(k.into(), v.into());
+        }
+        r.system
+            .environment
+            .insert("PARIO_DB".into(), "postgres://bob@db/x?password=s9".into());
+        r.system
+            .environment
+            .insert("PARIO_OTHER".into(), "mysql://bob:s/10@db/x".into());
+        r.system
+            .environment
+            .insert("OMPI_MCA_btl".into(), "self,vader".into());
+        let target = KeepTarget {
+            results_dir: Ok(tmp.path().to_path_buf()),
+            db: Ok(None),
+            sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
+        };
+        let out = keep_run_with(&r, &target);
+        let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
+        for s in ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s/10"] {
+            assert!(!text.contains(&format!("\"{s}")), "{s} leaked: {text}");
+        }
+        assert!(text.contains("self,vader"), "{text}");
+        assert!(!is_secret_name("OMPI_MCA_btl") && !is_secret_name("PWD"));
     }
 }

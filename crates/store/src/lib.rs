@@ -35,30 +35,36 @@ pub mod json_dir;
 pub mod keep;
 #[cfg(feature = "mysql")]
 mod my;
+pub mod open;
 #[cfg(feature = "postgres")]
 mod pg;
 pub mod rows;
+pub mod run_id;
 pub mod schema;
 mod sql;
 pub mod sqlite;
 pub mod sync;
 pub mod url;
+pub mod workload;
 
 pub use db::{DbStore, Store};
-pub use error::StoreError;
+pub use error::{StoreError, DB_TIMEOUT_ENV};
 pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
 pub use keep::{
-    keep_run, keep_run_with, parse_tag, parse_tag_list, results_dir, run_tags, run_tags_from_env,
-    DbKept, KeepOutcome, KeepTarget, RESULTS_DIR_ENV, TAGS_ENV,
+    is_secret_name, keep_run, keep_run_with, parse_tag, parse_tag_list, results_dir, run_tags,
+    run_tags_from_env, sanitized, DbKept, KeepOutcome, KeepTarget, RESULTS_DIR_ENV, TAGS_ENV,
 };
+pub use open::{db_timeout_from, OpenOptions, DEFAULT_DB_TIMEOUT};
 pub use rows::{
     display_command_line, InsertOutcome, RankTimeRow, ResultRow, RunFilter, RunSummary,
     WorkloadFilter, WORKLOAD_COLUMNS,
 };
+pub use run_id::new_run_id;
 pub use schema::SCHEMA_VERSION;
 pub use sqlite::SqliteOptions;
 pub use sync::{sync, SyncFailure, SyncReport};
 pub use url::{default_sqlite_path, resolve_db_url, resolve_db_url_from, Backend, DbUrl, DB_ENV};
+pub use workload::{ior_workload, mdtest_workload, IorKey, MdtestKey};
 
 /// Open the database named by `url` (a URL or a SQLite path; see [`url`]).
 pub fn open(url: &str) -> Result<DbStore, StoreError> {

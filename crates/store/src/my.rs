@@ -1,6 +1,12 @@
 //! MySQL/MariaDB backend (`mysql` crate, synchronous, no TLS, pure-Rust
 //! compression backend; default features off).
 //!
+//! Every operation has a deadline (`PARIO_DB_TIMEOUT`): it is the TCP
+//! connect timeout, the socket's read and write timeouts (so a server that
+//! accepts the connection and never answers fails the handshake or the
+//! query instead of hanging), the session's InnoDB lock wait and the wait
+//! for the migration lock.
+//!
 //! MySQL DDL commits implicitly, so migrations are serialised with
 //! `GET_LOCK('pario_schema:<database>')` and rely on `IF NOT EXISTS` to be
 //! re-runnable. A concurrent insert of the same run fails with error 1062
@@ -16,6 +22,8 @@ use std::time::Duration;
 
 pub(crate) struct MyConn {
     conn: MyClient,
+    deadline: Duration,
+    location: String,
 }
 
 fn params(vs: &[SqlValue]) -> Params {
@@ -54,22 +62,78 @@ fn cell(v: Value) -> Result<Cell, StoreError> {
     })
 }
 
+/// A socket read or write that ran into its timeout (`EAGAIN` or
+/// `ETIMEDOUT`, directly or inside the packet codec's error).
+fn is_timeout(e: &mysql::Error) -> bool {
+    let timed_out = |io: &std::io::Error| {
+        matches!(
+            io.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        )
+    };
+    match e {
+        mysql::Error::IoError(io) => timed_out(io),
+        mysql::Error::CodecError(c) => {
+            let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(c);
+            while let Some(x) = cur {
+                if let Some(io) = x.downcast_ref::<std::io::Error>() {
+                    return timed_out(io);
+                }
+                cur = x.source();
+            }
+            // The codec error wraps the io::Error without exposing it.
+            let m = c.to_string();
+            m.contains("(os error 11)") || m.contains("(os error 110)")
+        }
+        _ => false,
+    }
+}
+
+/// A socket timeout as [`StoreError::Timeout`], anything else as is.
+fn timeout_or(e: mysql::Error, location: &str, what: &str, after: Duration) -> StoreError {
+    if is_timeout(&e) {
+        StoreError::Timeout {
+            location: location.to_string(),
+            what: what.to_string(),
+            after,
+        }
+    } else {
+        StoreError::from(e).at(format!("{what} {location}"))
+    }
+}
+
 fn is_duplicate(e: &mysql::Error) -> bool {
     matches!(e, mysql::Error::MySqlError(m) if m.code == 1062)
 }
 
 impl MyConn {
-    pub fn connect(url: &str) -> Result<MyConn, StoreError> {
+    pub fn connect(url: &str, deadline: Duration) -> Result<MyConn, StoreError> {
+        let location = redact(url);
         let opts = Opts::from_url(url).map_err(|e| StoreError::BadUrl {
-            url: redact(url),
+            url: location.clone(),
             reason: e.to_string(),
         })?;
         let mut b = OptsBuilder::from_opts(opts.clone());
         if opts.get_tcp_connect_timeout().is_none() {
-            b = b.tcp_connect_timeout(Some(Duration::from_secs(10)));
+            b = b.tcp_connect_timeout(Some(deadline));
         }
-        let conn = MyClient::new(b)?;
-        Ok(MyConn { conn })
+        if opts.get_read_timeout().is_none() {
+            b = b.read_timeout(Some(deadline));
+        }
+        if opts.get_write_timeout().is_none() {
+            b = b.write_timeout(Some(deadline));
+        }
+        let secs = deadline.as_secs().max(1);
+        b = b.init(vec![format!(
+            "SET SESSION innodb_lock_wait_timeout = {secs}"
+        )]);
+        let conn =
+            MyClient::new(b).map_err(|e| timeout_or(e, &location, "connecting", deadline))?;
+        Ok(MyConn {
+            conn,
+            deadline,
+            location,
+        })
     }
 
     fn migrate_locked(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
@@ -102,19 +166,27 @@ impl MyConn {
     }
 }
 
-impl Conn for MyConn {
-    fn backend(&self) -> Backend {
-        Backend::Mysql
+impl MyConn {
+    /// A socket timeout during `what` as [`StoreError::Timeout`].
+    fn retime(&self, e: StoreError, what: &str) -> StoreError {
+        match e {
+            StoreError::Mysql(m) if is_timeout(&m) => StoreError::Timeout {
+                location: self.location.clone(),
+                what: what.to_string(),
+                after: self.deadline,
+            },
+            e => e,
+        }
     }
 
-    fn query(&mut self, sql: &str, ps: &[SqlValue]) -> Result<Vec<Vec<Cell>>, StoreError> {
+    fn query_inner(&mut self, sql: &str, ps: &[SqlValue]) -> Result<Vec<Vec<Cell>>, StoreError> {
         let rows: Vec<mysql::Row> = self.conn.exec(sql, params(ps))?;
         rows.into_iter()
             .map(|r| r.unwrap().into_iter().map(cell).collect())
             .collect()
     }
 
-    fn insert_tx(
+    fn insert_inner(
         &mut self,
         run_id: &str,
         batches: &[Batch<'_>],
@@ -140,10 +212,11 @@ impl Conn for MyConn {
         Ok(InsertOutcome::Inserted)
     }
 
-    fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
-        let got: Option<Option<i64>> = self.conn.query_first(
-            "SELECT GET_LOCK(CONCAT('pario_schema:', COALESCE(DATABASE(), '')), 60)",
-        )?;
+    fn migrate_inner(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
+        let got: Option<Option<i64>> = self.conn.query_first(format!(
+            "SELECT GET_LOCK(CONCAT('pario_schema:', COALESCE(DATABASE(), '')), {})",
+            self.deadline.as_secs().max(1)
+        ))?;
         if got.flatten() != Some(1) {
             return Err(StoreError::LockTimeout(
                 "MySQL schema migration lock (GET_LOCK)".into(),
@@ -156,5 +229,30 @@ impl Conn for MyConn {
         let version = result?;
         released?;
         Ok(version)
+    }
+}
+
+impl Conn for MyConn {
+    fn backend(&self) -> Backend {
+        Backend::Mysql
+    }
+
+    fn query(&mut self, sql: &str, ps: &[SqlValue]) -> Result<Vec<Vec<Cell>>, StoreError> {
+        self.query_inner(sql, ps)
+            .map_err(|e| self.retime(e, "querying"))
+    }
+
+    fn insert_tx(
+        &mut self,
+        run_id: &str,
+        batches: &[Batch<'_>],
+    ) -> Result<InsertOutcome, StoreError> {
+        self.insert_inner(run_id, batches)
+            .map_err(|e| self.retime(e, "storing a run"))
+    }
+
+    fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
+        self.migrate_inner(migrations)
+            .map_err(|e| self.retime(e, "migrating the schema"))
     }
 }

@@ -7,6 +7,15 @@
 //! writers queue instead of failing. Writes use `BEGIN IMMEDIATE`, so two
 //! writers never deadlock upgrading a read lock. Reads use a 64 MiB page
 //! cache and memory-mapped I/O (256 MiB window).
+//!
+//! Read-only opens ([`crate::OpenOptions::reader`]) use
+//! `SQLITE_OPEN_READONLY` without `CREATE`: a missing file is an error, not
+//! a new empty database, and the journal mode is left alone. Errors at open
+//! name the file and, when SQLite says only "unable to open" or "file is not
+//! a database", why (not a regular file, a directory that cannot be
+//! written, a file that is not SQLite, and so on). A database with tables
+//! but no `schema_version` is refused as "not a pario database" instead of
+//! failing later on a missing column.
 
 use crate::error::StoreError;
 use crate::rows::InsertOutcome;
@@ -56,6 +65,7 @@ impl SqliteOptions {
 
 pub(crate) struct SqliteConn {
     conn: Connection,
+    path: String,
 }
 
 fn to_value(v: &SqlValue) -> Value {
@@ -74,24 +84,169 @@ fn is_unique_violation(e: &rusqlite::Error) -> bool {
                 || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE))
 }
 
+/// Why SQLite could not use `path`, in words, when the file system says
+/// more than SQLite's "unable to open database file".
+pub(crate) fn diagnose(path: &Path, read_only: bool) -> Option<String> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(if !parent.is_dir() {
+                format!("directory {} does not exist", parent.display())
+            } else {
+                "no such file".into()
+            });
+        }
+        Err(e) => return Some(e.to_string()),
+        Ok(m) if m.is_dir() => return Some("it is a directory".into()),
+        Ok(m) if !m.is_file() => return Some("not a regular file".into()),
+        Ok(_) => {}
+    }
+    let mut head = [0u8; 16];
+    let n = match std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read(&mut head)
+    }) {
+        Ok(n) => n,
+        Err(e) => return Some(format!("cannot read it: {e}")),
+    };
+    if n > 0 && head[..n] != b"SQLite format 3\0"[..n] {
+        let shown: String = String::from_utf8_lossy(&head[..n])
+            .chars()
+            .map(|c| if c.is_control() { '.' } else { c })
+            .collect();
+        return Some(format!(
+            "not a SQLite database file (it begins with '{}')",
+            shown.trim_end()
+        ));
+    }
+    let dir_ro = std::fs::metadata(parent)
+        .map(|m| m.permissions().readonly())
+        .unwrap_or(false);
+    if !read_only && dir_ro {
+        return Some(format!(
+            "directory {} is not writable (SQLite keeps its journal beside the file)",
+            parent.display()
+        ));
+    }
+    None
+}
+
 impl SqliteConn {
-    pub fn open(path: &Path, opts: &SqliteOptions) -> Result<SqliteConn, StoreError> {
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+    pub fn open(
+        path: &Path,
+        opts: &SqliteOptions,
+        read_only: bool,
+        create_dirs: bool,
+    ) -> Result<SqliteConn, StoreError> {
+        let shown = path.display().to_string();
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        if read_only && !path.exists() {
+            return Err(match parent.filter(|p| !p.is_dir()) {
+                Some(p) => StoreError::Missing(format!(
+                    "{shown} (directory {} does not exist)",
+                    p.display()
+                )),
+                None => StoreError::Missing(shown),
+            });
+        }
+        if let Some(parent) = parent.filter(|p| !p.is_dir()) {
+            if !create_dirs {
+                return Err(StoreError::io(
+                    parent,
+                    std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("directory does not exist (for the database {shown})"),
+                    ),
+                ));
+            }
             std::fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
         }
-        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-            | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        // Not SQLite at all (a text file, /proc/version): say so before
+        // SQLite takes a zero-length read for an empty database.
+        if let Some(why) = diagnose(path, read_only).filter(|w| w.starts_with("not a SQLite")) {
+            return Err(StoreError::Foreign(shown, why));
+        }
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+        } else {
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE
+        } | OpenFlags::SQLITE_OPEN_NO_MUTEX
             | OpenFlags::SQLITE_OPEN_URI;
-        let conn = Connection::open_with_flags(path, flags)?;
-        Self::setup(conn, opts, true)
+        let opened = Connection::open_with_flags(path, flags)
+            .map_err(StoreError::from)
+            .and_then(|conn| Self::setup(conn, opts, !read_only, shown.clone()));
+        opened.map_err(|e| {
+            let why = match &e {
+                StoreError::Sqlite(rusqlite::Error::SqliteFailure(f, _))
+                    if matches!(
+                        f.code,
+                        rusqlite::ErrorCode::CannotOpen
+                            | rusqlite::ErrorCode::NotADatabase
+                            | rusqlite::ErrorCode::ReadOnly
+                            | rusqlite::ErrorCode::PermissionDenied
+                    ) =>
+                {
+                    diagnose(path, read_only)
+                }
+                _ => None,
+            };
+            match why {
+                Some(w) => e.at(format!("database {shown} ({w})")),
+                None => e.at(format!("database {shown}")),
+            }
+        })
     }
 
     pub fn open_in_memory(opts: &SqliteOptions) -> Result<SqliteConn, StoreError> {
-        Self::setup(Connection::open_in_memory()?, opts, false)
+        Self::setup(
+            Connection::open_in_memory()?,
+            opts,
+            false,
+            ":memory:".into(),
+        )
     }
 
-    fn setup(conn: Connection, opts: &SqliteOptions, wal: bool) -> Result<SqliteConn, StoreError> {
+    /// The tables of the database other than SQLite's own.
+    fn tables(&self) -> Result<Vec<String>, StoreError> {
+        let mut s = self.conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?;
+        let names = s
+            .query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(names)
+    }
+
+    /// Refuse a database that holds tables but no `schema_version`.
+    fn check_ours(&self) -> Result<(), StoreError> {
+        let tables = self.tables()?;
+        if tables.is_empty() || tables.iter().any(|t| t == "schema_version") {
+            return Ok(());
+        }
+        let mut list = tables
+            .iter()
+            .take(5)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if tables.len() > 5 {
+            list.push_str(", ...");
+        }
+        Err(StoreError::Foreign(
+            self.path.clone(),
+            format!("it holds the tables {list} and no pario schema_version table"),
+        ))
+    }
+
+    fn setup(
+        conn: Connection,
+        opts: &SqliteOptions,
+        wal: bool,
+        path: String,
+    ) -> Result<SqliteConn, StoreError> {
         conn.busy_timeout(opts.busy_timeout)?;
         if wal {
             // Persistent once set; when another process holds the database,
@@ -132,7 +287,10 @@ impl SqliteConn {
             "mmap_size",
             i64::try_from(opts.mmap_bytes).unwrap_or(i64::MAX),
         )?;
-        Ok(SqliteConn { conn })
+        let this = SqliteConn { conn, path };
+        // Reads the schema: "file is not a database" shows here, at open.
+        this.check_ours()?;
+        Ok(this)
     }
 }
 
@@ -196,6 +354,18 @@ impl Conn for SqliteConn {
     }
 
     fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
+        // Up to date: no write lock (a writer holding the file must not
+        // make every other open wait for it).
+        if self.tables()?.iter().any(|t| t == "schema_version") {
+            let v: i64 = self.conn.query_row(
+                "SELECT COALESCE(MAX(version), 0) FROM schema_version",
+                [],
+                |r| r.get(0),
+            )?;
+            if v == migrations.len() as i64 {
+                return Ok(migrations.len() as u32);
+            }
+        }
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;

@@ -44,29 +44,122 @@ impl Backend {
     }
 }
 
-/// `url` with any password replaced by `***`, for messages and logs.
+/// Whether a query-string or `key=value` parameter named `key` carries a
+/// secret (password, passfile content, tokens, keys).
+fn is_secret_param(key: &str) -> bool {
+    let k = key.trim().to_ascii_lowercase();
+    [
+        "pass", "pwd", "secret", "token", "auth", "cred", "private", "key",
+    ]
+    .iter()
+    .any(|m| k.contains(m))
+}
+
+/// `a=1&password=x` with secret values replaced by `***`.
+fn mask_query(q: &str) -> String {
+    q.split('&')
+        .map(|kv| match kv.split_once('=') {
+            Some((k, _)) if is_secret_param(k) => format!("{k}=***"),
+            _ => kv.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A libpq-style `host=h user=u password=pw` string with secret values
+/// replaced by `***` (quoted values included).
+fn mask_key_values(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(eq) = rest.find('=') {
+        let (before, after) = rest.split_at(eq);
+        out.push_str(before);
+        out.push('=');
+        let key = before
+            .rsplit(|c: char| c.is_whitespace() || c == ';')
+            .next()
+            .unwrap_or("");
+        let after = &after[1..];
+        let end = if let Some(q) = after.strip_prefix('\'') {
+            q.find('\'').map(|i| i + 2).unwrap_or(after.len())
+        } else {
+            after
+                .find(|c: char| c.is_whitespace() || c == ';')
+                .unwrap_or(after.len())
+        };
+        if is_secret_param(key) {
+            out.push_str("***");
+        } else {
+            out.push_str(&after[..end]);
+        }
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `url` with every password and secret parameter replaced by `***`, for
+/// messages, logs and recorded environment variables: the userinfo of any
+/// `scheme://user:pw@host` URL (passwords holding `/`, `?`, `#` or `@`
+/// included: everything up to the last `@` is userinfo), secret query
+/// parameters (`?password=`, `sslpassword=`, `token=`, ...) and secret
+/// values of libpq `key=value` strings. When in doubt it masks more.
 pub fn redact(url: &str) -> String {
     let Some(scheme_end) = url.find("://") else {
-        return url.to_string();
+        return if url.contains('=') {
+            mask_key_values(url)
+        } else {
+            url.to_string()
+        };
     };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..authority_end];
-    match authority.rfind('@') {
+    let (head, rest) = url.split_at(scheme_end + 3);
+    let mut out = head.to_string();
+    let rest = match rest.rfind('@') {
         Some(at) => {
-            let userinfo = &authority[..at];
+            let userinfo = &rest[..at];
             match userinfo.find(':') {
-                Some(colon) => format!(
-                    "{}{}:***{}",
-                    &url[..scheme_end + 3],
-                    &userinfo[..colon],
-                    &rest[at..]
-                ),
-                None => url.to_string(),
+                Some(c) => {
+                    out.push_str(&userinfo[..c]);
+                    out.push_str(":***");
+                }
+                None => out.push_str(userinfo),
             }
+            &rest[at..]
         }
-        None => url.to_string(),
+        None => rest,
+    };
+    match rest.split_once('?') {
+        Some((path, query)) => {
+            out.push_str(path);
+            out.push('?');
+            out.push_str(&mask_query(query));
+        }
+        None => out.push_str(rest),
     }
+    out
+}
+
+/// True for a libpq `key=value` connection string (`host=h dbname=d`),
+/// which is neither a URL nor a path.
+fn looks_like_key_values(s: &str) -> bool {
+    const KEYS: &[&str] = &[
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "password",
+        "sslmode",
+        "connect_timeout",
+        "options",
+        "application_name",
+        "passfile",
+        "service",
+    ];
+    s.split_whitespace().any(|w| {
+        w.split_once('=')
+            .is_some_and(|(k, _)| KEYS.contains(&k.to_ascii_lowercase().as_str()))
+    }) && (s.split_whitespace().count() > 1 || !s.contains('/'))
 }
 
 impl DbUrl {
@@ -106,6 +199,12 @@ impl DbUrl {
                 "unknown scheme '{}' (use sqlite, postgres or mysql)",
                 &s_trim[..i]
             )));
+        }
+        if looks_like_key_values(s_trim) {
+            return Err(bad(
+                "a key=value connection string is not accepted: give a URL \
+                 (postgres://user:password@host:port/db, mysql://...) or a SQLite file path",
+            ));
         }
         Ok(DbUrl::Sqlite(PathBuf::from(s_trim)))
     }
@@ -216,6 +315,58 @@ mod tests {
             Err(StoreError::BadUrl { .. })
         ));
         assert!(matches!(DbUrl::parse("  "), Err(StoreError::BadUrl { .. })));
+    }
+
+    #[test]
+    fn every_password_form_is_masked() {
+        for (url, secret) in [
+            ("postgres://bob:hunter2@db:5432/x", "hunter2"),
+            ("postgres://bob@db/x?password=hunter2", "hunter2"),
+            (
+                "postgres://bob@db/x?sslmode=disable&password=hunter2",
+                "hunter2",
+            ),
+            ("postgres://bob:hun/ter2@db/x", "ter2"),
+            ("postgres://bob:hun?ter2@db/x", "ter2"),
+            ("mysql://bob:a@b/c@db:3306/x", "b/c"),
+            ("mysql://bob@db/x?pass=hunter2&token=t0k3n", "t0k3n"),
+            ("host=db user=bob password=hunter2 dbname=x", "hunter2"),
+            ("host=db password='hun ter2' dbname=x", "ter2"),
+        ] {
+            let r = redact(url);
+            assert!(!r.contains(secret), "{url} -> {r}");
+            assert!(r.contains("***"), "{url} -> {r}");
+        }
+        assert_eq!(
+            redact("postgres://bob@db/x?password=p&sslmode=disable"),
+            "postgres://bob@db/x?password=***&sslmode=disable"
+        );
+        assert_eq!(redact("postgres://bob:p/q@db/x"), "postgres://bob:***@db/x");
+        // Nothing secret: unchanged.
+        for u in [
+            "/tmp/r.sqlite",
+            "postgres://bob@db:5/x?sslmode=disable",
+            "a=b=c",
+        ] {
+            assert_eq!(redact(u), u);
+        }
+    }
+
+    #[test]
+    fn key_value_connection_strings_are_refused_not_taken_for_files() {
+        for s in [
+            "host=db user=bob password=hunter2 dbname=x",
+            "host=localhost",
+            "dbname=pario port=5432",
+        ] {
+            let e = DbUrl::parse(s).unwrap_err().to_string();
+            assert!(e.contains("URL") && !e.contains("hunter2"), "{e}");
+        }
+        // Paths with '=' stay paths.
+        assert_eq!(
+            DbUrl::parse("/data/run=3/r.sqlite").unwrap(),
+            DbUrl::Sqlite("/data/run=3/r.sqlite".into())
+        );
     }
 
     #[test]

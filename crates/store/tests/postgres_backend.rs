@@ -1,7 +1,7 @@
 //! The shared store tests on PostgreSQL. Needs PARIO_TEST_PG_URL (a
 //! superuser URL; see scripts/test-db-servers.sh). Each test gets its own
-//! database, dropped afterwards. Without the variable the tests FAIL unless
-//! PARIO_SKIP_SERVER_DB_TESTS=1, which makes them report SKIPPED.
+//! database, dropped afterwards. Without the variable the tests FAIL in CI
+//! (`CI=true`) and print "skipped: <why>" elsewhere.
 #![cfg(feature = "postgres")]
 
 mod common;

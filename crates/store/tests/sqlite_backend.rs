@@ -114,6 +114,9 @@ fn unreachable_servers_are_errors_not_panics() {
             .err()
             .expect("no server");
         assert!(e.is_transient(), "{e}");
+        // The facts: where, and why (not just "error connecting to server").
+        let m = e.to_string();
+        assert!(m.contains("127.0.0.1:1") && m.contains("refused"), "{m}");
     }
     #[cfg(feature = "mysql")]
     {
@@ -140,4 +143,135 @@ fn a_file_in_the_way_of_the_database_is_an_error() {
     std::fs::write(&blocker, b"x").unwrap();
     let r = DbStore::sqlite(&blocker.join("r.sqlite"), &SqliteOptions::default());
     assert!(r.is_err());
+}
+
+#[test]
+fn missing_servers_fail_in_ci() {
+    assert!(common::must_not_skip(Some("true")));
+    assert!(common::must_not_skip(Some("TRUE")));
+    assert!(!common::must_not_skip(None));
+    assert!(!common::must_not_skip(Some("false")));
+}
+
+fn reader() -> OpenOptions {
+    OpenOptions::default().reader()
+}
+
+#[test]
+fn readers_do_not_wait_for_a_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.sqlite");
+    let mut s = DbStore::sqlite(&path, &SqliteOptions::default()).unwrap();
+    s.insert_run(&common::record("r1", 1.0, &[], 1 << 20, 1e9))
+        .unwrap();
+    drop(s);
+    // Another process is in the middle of a write transaction.
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    holder
+        .execute("DELETE FROM run_tags WHERE run_id = 'none'", [])
+        .unwrap();
+    let url = DbUrl::Sqlite(path.clone());
+    let mut r = DbStore::open_with(&url, &reader()).expect("a reader opens at once");
+    assert!(r.is_read_only());
+    assert_eq!(r.list_runs(&RunFilter::default()).unwrap().len(), 1);
+    assert!(r.get_run("r1").unwrap().is_some());
+    // A writer opening an up-to-date database takes no lock either.
+    let o = OpenOptions {
+        sqlite: SqliteOptions::writer(Duration::from_millis(50)),
+        ..OpenOptions::default()
+    };
+    DbStore::open_with(&url, &o).expect("an up-to-date schema needs no write lock");
+    holder.execute_batch("COMMIT").unwrap();
+}
+
+#[test]
+fn a_reader_blocked_by_an_exclusive_writer_says_so_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.sqlite");
+    drop(DbStore::sqlite(&path, &SqliteOptions::default()).unwrap());
+    let holder = rusqlite::Connection::open(&path).unwrap();
+    holder
+        .execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; DELETE FROM run_tags;")
+        .unwrap();
+    let mut o = reader();
+    o.sqlite.busy_timeout = Duration::from_millis(100);
+    let e = DbStore::open_with(&DbUrl::Sqlite(path.clone()), &o)
+        .map(|_| ())
+        .unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.contains(&path.display().to_string()) && m.contains("locked"),
+        "{m}"
+    );
+    assert!(e.is_transient(), "{m}");
+}
+
+#[test]
+fn read_only_opens_create_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("typo/dir/x.sqlite");
+    let e = DbStore::open_with(&DbUrl::Sqlite(path.clone()), &reader())
+        .map(|_| ())
+        .unwrap_err();
+    let m = e.to_string();
+    assert!(m.contains("no database") && m.contains("typo/dir"), "{m}");
+    assert!(
+        !dir.path().join("typo").exists(),
+        "a reader created directories"
+    );
+    let path = dir.path().join("x.sqlite");
+    assert!(DbStore::open_with(&DbUrl::Sqlite(path.clone()), &reader()).is_err());
+    assert!(!path.exists(), "a reader created a database");
+}
+
+#[test]
+fn explicit_paths_under_missing_directories_are_refused_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing/x.sqlite");
+    let o = OpenOptions {
+        create_dirs: false,
+        ..OpenOptions::default()
+    };
+    let m = DbStore::open_with(&DbUrl::Sqlite(path), &o)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(m.contains("missing") && m.contains("does not exist"), "{m}");
+    assert!(!dir.path().join("missing").exists());
+}
+
+#[test]
+fn foreign_and_non_sqlite_files_are_named_and_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    // Another program's SQLite database with a `runs` table of its own.
+    let foreign = dir.path().join("other.sqlite");
+    rusqlite::Connection::open(&foreign)
+        .unwrap()
+        .execute_batch("CREATE TABLE runs (id INTEGER); CREATE TABLE jobs (x TEXT);")
+        .unwrap();
+    for o in [OpenOptions::default(), reader()] {
+        let e = DbStore::open_with(&DbUrl::Sqlite(foreign.clone()), &o)
+            .map(|_| ())
+            .unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.contains("not a pario database") && m.contains(&foreign.display().to_string()),
+            "{m}"
+        );
+    }
+    // A text file.
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "Linux version 6.1 and some more text\n").unwrap();
+    for o in [OpenOptions::default(), reader()] {
+        let m = DbStore::open_with(&DbUrl::Sqlite(text.clone()), &o)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            m.contains(&text.display().to_string()) && m.contains("not a SQLite database file"),
+            "{m}"
+        );
+        assert!(m.contains("Linux version"), "{m}");
+    }
 }

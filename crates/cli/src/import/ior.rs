@@ -18,7 +18,7 @@ use super::text::{clean_lines, content_id, kv_colon, kv_equals, leading_u64, par
 use super::ImportError;
 use crate::time::parse_ctime;
 use pario_results::{
-    Operation, PhaseResult, RunRecord, SystemInfo, TestResult, Tool, Workload, MEBIBYTE,
+    Operation, PhaseResult, RunRecord, SystemInfo, TestResult, Tool, MEBIBYTE,
     RECORD_SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
@@ -700,7 +700,7 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
         tests.push(TestResult {
             test_id: t.id,
             parameters,
-            workload: Workload {
+            workload: pario_store::ior_workload(&pario_store::IorKey {
                 api: g.api,
                 num_tasks: g.tasks,
                 file_per_proc: g.fpp,
@@ -708,13 +708,8 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
                 transfer_size: g.xfer,
                 segment_count: g.segments,
                 ordering: g.ordering,
-                items: 0,
-                extra: if g.collective {
-                    "collective".into()
-                } else {
-                    String::new()
-                },
-            },
+                collective: g.collective,
+            }),
             phases,
             ..Default::default()
         });

@@ -396,34 +396,26 @@ pub fn workload(args: &[String], tasks: u32, nodes: u32) -> Result<Workload, Str
     } else {
         o.stride
     };
-    let api = o.api.unwrap_or_else(|| "POSIX".into()).to_ascii_uppercase();
-    Ok(Workload {
-        api,
+    Ok(pario_store::mdtest_workload(&pario_store::MdtestKey {
+        api: o.api.unwrap_or_else(|| "POSIX".into()),
         num_tasks: tasks,
-        file_per_proc: !o.shared,
-        block_size: o.write_bytes,
-        transfer_size: o.read_bytes,
-        segment_count: 0,
-        ordering: if o.random { "random" } else { "sequential" }.into(),
-        items: shape.items_per_rank(),
-        extra: format!(
-            "mdtest {}{}{}{}z={} b={} I={} L={} u={} S={} N={} c={} w={} e={}",
-            if dirs { "D" } else { "" },
-            if files { "F" } else { "" },
-            if create { "C" } else { "" },
-            if stat || read || remove { " TEr " } else { " " },
-            o.depth,
-            branch,
-            shape.items_per_dir(),
-            u8::from(o.leaf),
-            u8::from(o.unique),
-            u8::from(o.shared),
-            stride,
-            u8::from(o.collective),
-            o.write_bytes,
-            o.read_bytes
-        ),
-    })
+        dirs,
+        files,
+        create,
+        stat_read_or_remove: stat || read || remove,
+        depth: o.depth,
+        branch,
+        items_per_dir: shape.items_per_dir(),
+        leaf_only: o.leaf,
+        unique_dir: o.unique,
+        shared_file: o.shared,
+        stride,
+        collective: o.collective,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        random: o.random,
+        items_per_rank: shape.items_per_rank(),
+    }))
 }
 
 /// The record of a parsed run. `text` is the run's own text (for the id).

@@ -91,8 +91,52 @@ fn pointer(text: &str) -> Option<String> {
     }
 }
 
-/// Parse `text` in `format` (`source` names it in the records).
+/// The tag that marks an imported run as suspect; its value says why.
+pub const SUSPECT_TAG: &str = "pario.suspect";
+
+/// Why a log's numbers may not be trusted: NUL bytes (a truncated or
+/// overwritten file) or NaN/inf values. `None` when it looks sound.
+pub fn suspicion(text: &str) -> Option<String> {
+    let mut why = Vec::new();
+    let nuls = text.bytes().filter(|&b| b == 0).count();
+    if nuls > 0 {
+        why.push(format!("{nuls} NUL byte(s) in the log"));
+    }
+    let non_finite = text
+        .split(|c: char| c.is_whitespace() || ",;:\"'[]{}()=".contains(c))
+        .filter(|w| {
+            let w = w.trim_start_matches(['+', '-']).to_ascii_lowercase();
+            matches!(w.as_str(), "nan" | "inf" | "infinity")
+        })
+        .count();
+    if non_finite > 0 {
+        why.push(format!("{non_finite} NaN/inf value(s) in the log"));
+    }
+    (!why.is_empty()).then(|| why.join(", "))
+}
+
+/// Parse `text` in `format` (`source` names it in the records). A log that
+/// holds NUL bytes or NaN/inf numbers is imported, flagged: the tag
+/// [`SUSPECT_TAG`] (shown by `pario runs`, selectable with `--tag`) and a
+/// warning in the record say why.
 pub fn parse(text: &str, format: Format, source: &str) -> Result<Vec<RunRecord>, ImportError> {
+    let mut records = parse_unflagged(text, format, source)?;
+    if let Some(why) = suspicion(text) {
+        for r in &mut records {
+            r.tags.insert(SUSPECT_TAG.into(), why.clone());
+            r.warnings.push(format!(
+                "suspect: {why}: check these numbers before trusting them"
+            ));
+        }
+    }
+    Ok(records)
+}
+
+fn parse_unflagged(
+    text: &str,
+    format: Format,
+    source: &str,
+) -> Result<Vec<RunRecord>, ImportError> {
     let format = match format {
         Format::Auto => detect(text).ok_or_else(|| {
             ImportError::NotRecognised(

@@ -1,0 +1,317 @@
+//! `pario`'s bad-input corpus: one table, one row per input (arguments,
+//! expected exit status, words the one-line message must hold), run
+//! against a private database and results directory. Every new option of
+//! `pario` gets its rows here. A row may name `{db}` (an existing pario
+//! database), `{dir}` (the private directory), `{silent}` (the port of a
+//! listener that accepts connections and never answers) and `{text}` (a
+//! text file that is not a database).
+//!
+//! Also here: imports of logs with NUL bytes or NaN/inf numbers, which
+//! are kept but flagged as suspect.
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const PARIO: &str = env!("CARGO_BIN_EXE_pario");
+
+/// (arguments, exit status, words expected on stderr, words that must NOT
+/// appear anywhere in the output).
+type Row = (
+    &'static [&'static str],
+    i32,
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const CORPUS: &[Row] = &[
+    // Dates and ages.
+    (
+        &["runs", "--since", "99999999999999999999"],
+        2,
+        &["--since", "99999999999999999999", "year 9999"],
+        &[],
+    ),
+    (
+        &["runs", "--until", "2026-02-30"],
+        2,
+        &["--until", "2026-02-30", "no such date"],
+        &[],
+    ),
+    (
+        &["runs", "--since", "yesterday"],
+        2,
+        &["--since", "yesterday", "YYYY-MM-DD"],
+        &[],
+    ),
+    (
+        &["runs", "--since", "-5"],
+        2,
+        &["--since", "'-5'"],
+        &["unexpected argument"],
+    ),
+    // Ages with a sign are ages (and no clap "unexpected argument").
+    (
+        &["runs", "--since", "-5d"],
+        0,
+        &[],
+        &["unexpected argument"],
+    ),
+    (&["runs", "--since=-5d"], 0, &[], &["unexpected argument"]),
+    // Comparison settings.
+    (
+        &["compare", "a=1", "b=2", "--tolerance", "-5"],
+        2,
+        &["--tolerance", "'-5'", "percentage"],
+        &["unexpected argument"],
+    ),
+    (
+        &["compare", "a=1", "b=2", "--tolerance", "150"],
+        2,
+        &["--tolerance", "150"],
+        &[],
+    ),
+    (
+        &["compare", "a=1", "b=2", "--confidence", "1.5"],
+        2,
+        &["--confidence", "1.5", "0.95"],
+        &["baseline:"],
+    ),
+    (
+        &["compare", "a=1", "b=2", "--confidence", "1"],
+        2,
+        &["--confidence", "0.95", "95"],
+        &[],
+    ),
+    (
+        &["compare", "a=1", "b=2", "--confidence", "0.4"],
+        2,
+        &["--confidence", "0.4"],
+        &[],
+    ),
+    (
+        &["compare", "a=1", "b=2", "--confidence", "0.95"],
+        2,
+        &["no runs match"],
+        &["--confidence"],
+    ),
+    // Run ids.
+    (&["export", "--ids", ""], 2, &["empty id"], &[]),
+    (&["export", "--ids", "a,,b"], 2, &["empty id"], &[]),
+    (&["show", "nosuchrun"], 2, &["nosuchrun"], &[]),
+    // Databases: missing, under a missing directory, not SQLite, foreign
+    // formats, passwords.
+    (
+        &["runs", "--db", "{dir}/typo/dir/x.sqlite"],
+        2,
+        &["no database", "typo/dir", "does not exist"],
+        &[],
+    ),
+    (
+        &["import", "--db", "{dir}/missing/x.sqlite", "{text}"],
+        2,
+        &["missing", "does not exist"],
+        &[],
+    ),
+    (
+        &["runs", "--db", "{text}"],
+        2,
+        &["notes.txt", "not a SQLite database file", "Linux version"],
+        &[],
+    ),
+    (
+        &["runs", "--db", "/proc/version"],
+        2,
+        &["/proc/version", "not a SQLite database file"],
+        &["unable to open"],
+    ),
+    (
+        &["runs", "--db", "host=db user=bob password=hunter2 dbname=x"],
+        2,
+        &["key=value", "URL"],
+        &["hunter2"],
+    ),
+    (
+        &[
+            "db",
+            "info",
+            "--db",
+            "postgres://bob@127.0.0.1:1/x?password=hunter2&connect_timeout=5",
+        ],
+        2,
+        &["127.0.0.1:1", "refused", "password=***"],
+        &["hunter2"],
+    ),
+    (
+        &["runs", "--db", "postgres://bob:hun/ter2@127.0.0.1:1/x"],
+        2,
+        &["127.0.0.1:1", "bob:***@"],
+        &["ter2"],
+    ),
+    // A server that accepts and never answers: a deadline, not a hang.
+    (
+        &["runs", "--db", "postgres://u:pw@127.0.0.1:{silent}/db"],
+        2,
+        &["no answer", "PARIO_DB_TIMEOUT"],
+        &[":pw@"],
+    ),
+    (
+        &["runs", "--db", "mysql://u:pw@127.0.0.1:{silent}/db"],
+        2,
+        &["no answer", "PARIO_DB_TIMEOUT"],
+        &[":pw@"],
+    ),
+];
+
+struct Out {
+    status: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn pario(dir: &Path, db: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
+    let mut c = Command::new(PARIO);
+    c.args(args)
+        .env("PARIO_DB", db)
+        .env("PARIO_RESULTS_DIR", dir.join("runs"))
+        .env("PARIO_DB_TIMEOUT", "1")
+        .env_remove("PARIO_TAGS")
+        .stdin(Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().expect("pario starts");
+    Out {
+        status: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+    }
+}
+
+/// A listener that accepts and stays silent for the test's lifetime.
+fn silent_port() -> u16 {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for s in l.incoming().flatten() {
+            kept.push(s);
+        }
+    });
+    port
+}
+
+#[test]
+fn every_bad_input_is_refused_with_the_facts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = dir.join("results.sqlite");
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    let made = pario(dir, &db, &["db".into(), "sync".into()], &[]);
+    assert_eq!(made.status, 0, "{}", made.stderr);
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "Linux version 6.1.0 (just some text)\n").unwrap();
+    let port = silent_port().to_string();
+    let mut failures = Vec::new();
+    for (args, status, words, never) in CORPUS {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                a.replace("{db}", &db.display().to_string())
+                    .replace("{dir}", &dir.display().to_string())
+                    .replace("{text}", &text.display().to_string())
+                    .replace("{silent}", &port)
+            })
+            .collect();
+        let o = pario(dir, &db, &args, &[]);
+        let all = format!("{}{}", o.stdout, o.stderr);
+        let mut bad = Vec::new();
+        if o.status != *status {
+            bad.push(format!("exit {} (want {status})", o.status));
+        }
+        if *status == 2 && o.stderr.lines().count() != 1 {
+            bad.push("not one line on stderr".into());
+        }
+        for w in *words {
+            if !o.stderr.contains(w) {
+                bad.push(format!("no '{w}'"));
+            }
+        }
+        for w in *never {
+            if all.contains(w) {
+                bad.push(format!("says '{w}'"));
+            }
+        }
+        if all.contains("panicked") {
+            bad.push("panicked".into());
+        }
+        if !bad.is_empty() {
+            failures.push(format!(
+                "pario {args:?}: {}\n  stderr: {}",
+                bad.join(", "),
+                o.stderr.trim()
+            ));
+        }
+    }
+    // Nothing was created by the refused commands.
+    for p in ["typo", "missing"] {
+        if dir.join(p).exists() {
+            failures.push(format!("{p}/ was created"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+const LOG: &str = include_str!("fixtures/ior-3.0-ssf-2.6.0.log");
+
+#[test]
+fn logs_with_nul_bytes_or_non_finite_numbers_import_flagged_as_suspect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = dir.join("results.sqlite");
+    let clean = dir.join("clean.log");
+    std::fs::write(&clean, LOG).unwrap();
+    let nul = dir.join("nul.log");
+    std::fs::write(&nul, LOG.replace("0000: Machine:", "0000: \0\0\0Machine:")).unwrap();
+    let nan = dir.join("nan.log");
+    std::fs::write(
+        &nan,
+        LOG.replacen("0000: read      9336 ", "0000: read      nan  ", 1)
+            .replacen("0.159298", "inf     ", 1),
+    )
+    .unwrap();
+    for (file, suspect) in [(&clean, false), (&nul, true), (&nan, true)] {
+        let o = pario(
+            dir,
+            &db,
+            &["import".into(), file.display().to_string()],
+            &[],
+        );
+        assert_eq!(o.status, 0, "{}{}", o.stdout, o.stderr);
+        assert_eq!(o.stdout.contains("suspect"), suspect, "{}", o.stdout);
+    }
+    let list = pario(dir, &db, &["runs".into()], &[]);
+    assert_eq!(list.status, 0, "{}", list.stderr);
+    assert_eq!(
+        list.stdout.matches("(suspect)").count(),
+        2,
+        "{}",
+        list.stdout
+    );
+    let json = pario(
+        dir,
+        &db,
+        &["runs".into(), "--format".into(), "json".into()],
+        &[],
+    );
+    let runs: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    let flagged: Vec<&str> = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["tags"]["pario.suspect"].as_str())
+        .collect();
+    assert_eq!(flagged.len(), 2, "{runs}");
+    assert!(flagged.iter().any(|w| w.contains("NUL")), "{flagged:?}");
+    assert!(flagged.iter().any(|w| w.contains("NaN/inf")), "{flagged:?}");
+}
