@@ -2,13 +2,27 @@
 //! phases (create, stat, rename, remove), the file phases (create, stat,
 //! read, remove) and tree removal, over the ranks of a communicator.
 //!
-//! Each phase is timed between barriers: every rank reads the job-wide clock
-//! after the opening barrier and after its last item; the phase time is the
-//! latest end minus the earliest start (without barriers, `-B`, the longest
-//! single rank's time), the rate is the items all ranks completed divided by
-//! it, and the time per item ([`PhaseResult::latency`]) is the ranks' summed
-//! busy time over their summed items. One gather per phase brings every
-//! rank's timers, counts, error and verification findings to rank 0.
+//! # The timed interval (mdtest 4.1's, [`PHASE_TIMING`])
+//!
+//! Item phases: each rank reads its own clock after the opening barrier and
+//! again after the closing barrier (after the phase's hooks, i.e. `--sync`
+//! and the epilogue command); the phase time is the longest of these
+//! per-rank intervals, and the rate is the items of all ranks divided by
+//! it. mdtest prints the slowest rank's own rate times the rank count,
+//! which is the same figure when every rank has the same item count. The
+//! closing barrier is part of the interval: a phase ends for the job when
+//! its last rank is done. Without barriers (`-B`) each rank's interval runs
+//! from its start to its own end, and the longest one counts.
+//!
+//! Tree creation and removal: rank 0's interval between a barrier before
+//! and a barrier after the tree work (always, even with `-B`), over the
+//! directories created or removed.
+//!
+//! Each rank's busy time (first item to last item, before the hooks and the
+//! closing barrier) gives the time per item ([`PhaseResult::latency`]: the
+//! ranks' summed busy time over their summed items) and the per-process
+//! listing. One gather per phase brings every rank's timers, counts, error
+//! and verification findings to rank 0.
 //!
 //! Every rank executes the same collectives whatever happens locally: a rank
 //! whose operation fails stops that phase and reports the error at the
@@ -39,6 +53,19 @@ use std::path::{Path, PathBuf};
 
 /// Mismatches each rank reports in detail.
 const REPORTED_MISMATCHES: usize = 4;
+
+/// How phases are timed, recorded with every test as `phaseTiming`.
+pub const PHASE_TIMING: &str = "mdtest-4.1: items of all ranks / longest per-rank time from \
+     the opening barrier to the closing barrier; trees: rank 0's time between barriers";
+
+/// Whose interval a phase's time is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Interval {
+    /// The longest per-rank interval (item phases).
+    SlowestRank,
+    /// Rank 0's interval (tree phases).
+    Rank0,
+}
 
 /// One mdtest test (one rank count) as pure data.
 #[derive(Clone, Debug)]
@@ -179,6 +206,61 @@ pub fn run_mdtest_test(
 ) -> Result<TestResult, EngineError> {
     let comm = env.comm;
     let rank = comm.rank();
+    let (wlen, rlen, align) = buffer_sizes(env, spec)?;
+    let mut result = TestResult {
+        test_id: spec.test_id,
+        parameters: spec.parameters.clone(),
+        workload: spec.workload.clone(),
+        ..TestResult::default()
+    };
+    result
+        .parameters
+        .insert("phaseTiming".into(), serde_json::json!(PHASE_TIMING));
+    result.parameters.insert(
+        "startTime".into(),
+        serde_json::json!(env.clock.to_epoch(env.clock.now())),
+    );
+    if rank == 0 {
+        observer.event(Event::TestStart { test: &result });
+    }
+    let mut run = Run {
+        env,
+        spec,
+        rank,
+        n: comm.size(),
+        result,
+        created: Created::default(),
+        dir_count: spec.shape.items_per_rank(),
+        file_count: spec.shape.items_per_rank(),
+        status_count: None,
+        write_buf: AlignedBuffer::with_align(wlen, BUFFER_ALIGN.max(align)),
+        read_buf: AlignedBuffer::with_align(rlen, BUFFER_ALIGN.max(align)),
+        filler: Filler::new(spec.pattern),
+        warnings: Vec::new(),
+    };
+    if !spec.create {
+        if let Some(path) = &spec.stonewall_file {
+            run.read_status_file(path, observer)?;
+        }
+    }
+    for it in 0..spec.iterations {
+        if let Err(e) = run.iteration(it, hooks, observer) {
+            if !spec.keep_on_error {
+                run.cleanup(observer);
+            }
+            return Err(e);
+        }
+    }
+    let mut result = run.result;
+    result.warnings = run.warnings;
+    Ok(result)
+}
+
+/// Check that `spec` can run on `env` (same answer on every rank: it depends
+/// only on the spec, the backend and the rank count) and return the lengths
+/// of the write and read buffers and their alignment.
+fn buffer_sizes(env: &Env<'_>, spec: &MdtestSpec) -> Result<(usize, usize, usize), EngineError> {
+    let comm = env.comm;
     if spec.naming.num_tasks != comm.size() {
         return Err(err(format!(
             "internal: mdtest plan for {} tasks run on {} ranks",
@@ -216,50 +298,7 @@ pub fn run_mdtest_test(
     } else {
         0
     }))?;
-    let mut result = TestResult {
-        test_id: spec.test_id,
-        parameters: spec.parameters.clone(),
-        workload: spec.workload.clone(),
-        ..TestResult::default()
-    };
-    result.parameters.insert(
-        "startTime".into(),
-        serde_json::json!(env.clock.to_epoch(env.clock.now())),
-    );
-    if rank == 0 {
-        observer.event(Event::TestStart { test: &result });
-    }
-    let mut run = Run {
-        env,
-        spec,
-        rank,
-        n: comm.size(),
-        result,
-        created: Created::default(),
-        dir_count: spec.shape.items_per_rank(),
-        file_count: spec.shape.items_per_rank(),
-        status_count: None,
-        write_buf: AlignedBuffer::with_align(wlen, BUFFER_ALIGN.max(align as usize)),
-        read_buf: AlignedBuffer::with_align(rlen, BUFFER_ALIGN.max(align as usize)),
-        filler: Filler::new(spec.pattern),
-        warnings: Vec::new(),
-    };
-    if !spec.create {
-        if let Some(path) = &spec.stonewall_file {
-            run.read_status_file(path, observer)?;
-        }
-    }
-    for it in 0..spec.iterations {
-        if let Err(e) = run.iteration(it, hooks, observer) {
-            if !spec.keep_on_error {
-                run.cleanup(observer);
-            }
-            return Err(e);
-        }
-    }
-    let mut result = run.result;
-    result.warnings = run.warnings;
-    Ok(result)
+    Ok((wlen, rlen, align as usize))
 }
 
 fn err(message: String) -> EngineError {
@@ -498,12 +537,14 @@ impl Run<'_, '_> {
                 }
             }
         }
+        let loop_end = env.clock.now();
+        self.comm().barrier();
         let end = env.clock.now();
         if !create && report.error.is_none() {
             self.created.trees.clear();
         }
-        report.times = self.times(start, end, end, done, 0);
-        let phase = self.finish_phase(op, it, report, None, observer)?;
+        report.times = self.times([start, loop_end, loop_end, end], done, 0);
+        let phase = self.finish_phase(op, it, report, None, Interval::Rank0, observer)?;
         if !create {
             // Agreed: every tree is gone.
             self.created.trees.clear();
@@ -512,7 +553,10 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    fn times(&self, start: f64, loop_end: f64, end: f64, ops: u64, bytes: u64) -> RankTimes {
+    /// A rank's timers from `[start, last item done, hooks done, closing
+    /// barrier passed]`.
+    fn times(&self, t: [f64; 4], ops: u64, bytes: u64) -> RankTimes {
+        let [start, loop_end, hooks_end, end] = t;
         RankTimes {
             rank: self.rank,
             host: self.env.host.clone(),
@@ -520,7 +564,7 @@ impl Run<'_, '_> {
             open_end: start,
             xfer_start: start,
             xfer_end: loop_end,
-            close_start: loop_end,
+            close_start: hooks_end,
             close_end: end,
             bytes,
             ops,
@@ -589,13 +633,15 @@ impl Run<'_, '_> {
         if let Some(w) = hooks.after_phase(op) {
             report.warnings.push(w);
         }
-        let end = env.clock.now();
+        let hooks_end = env.clock.now();
         if spec.barriers {
             self.comm().barrier();
         }
-        report.times = self.times(start, loop_end, end, work.ops, work.bytes);
+        let end = env.clock.now();
+        report.times = self.times([start, loop_end, hooks_end, end], work.ops, work.bytes);
         report.bad_items = work.bad_items;
-        let phase = self.finish_phase(op, it, report, stonewall, observer)?;
+        let phase =
+            self.finish_phase(op, it, report, stonewall, Interval::SlowestRank, observer)?;
         if access == Access::Remove {
             // Agreed: every item of this kind is gone.
             self.created.items(kind).clear();
@@ -890,6 +936,7 @@ impl Run<'_, '_> {
         it: u32,
         report: RankReport,
         stonewall: Option<Stonewall>,
+        interval: Interval,
         observer: &mut dyn Observer,
     ) -> Result<PhaseResult, EngineError> {
         let comm = self.env.comm;
@@ -907,7 +954,7 @@ impl Run<'_, '_> {
                 .iter()
                 .map(|b| serde_json::from_slice(b).unwrap_or_default())
                 .collect();
-            fill_phase(&mut phase, &reports, self.spec.barriers);
+            fill_phase(&mut phase, &reports, interval);
             let mut seen: Vec<&String> = Vec::new();
             for w in reports.iter().flat_map(|r| &r.warnings) {
                 if !seen.contains(&w) {
@@ -1215,21 +1262,15 @@ fn transfer(h: &mut dyn FileHandle, write: bool, buf: &mut [u8]) -> Result<usize
     Ok(done)
 }
 
-/// The aggregate figures of a phase from every rank's report.
-fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], barriers: bool) {
-    let start = reports
-        .iter()
-        .map(|r| r.times.xfer_start)
-        .fold(f64::INFINITY, f64::min);
-    let end = reports
-        .iter()
-        .map(|r| r.times.close_end)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let longest = reports
-        .iter()
-        .map(|r| r.times.close_end - r.times.xfer_start)
-        .fold(0.0, f64::max);
-    let total = if barriers { end - start } else { longest };
+/// The aggregate figures of a phase from every rank's report: the time of
+/// `interval` (see the module documentation), the rate over it, the time
+/// per item from the ranks' busy times.
+fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], interval: Interval) {
+    let span = |r: &RankReport| r.times.close_end - r.times.xfer_start;
+    let total = match interval {
+        Interval::SlowestRank => reports.iter().map(span).fold(0.0, f64::max),
+        Interval::Rank0 => reports.first().map_or(0.0, span),
+    };
     let total = if total.is_finite() {
         total.max(0.0)
     } else {
