@@ -37,7 +37,7 @@
 //! iteration use it. The status file (`-x`) records that count for later
 //! runs; runs that do not create read it.
 
-use crate::{EngineError, Env, Event, Observer};
+use crate::{collective, EngineError, Env, Event, Observer};
 use pario_backends::{AlignedBuffer, BUFFER_ALIGN};
 use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
 use pario_comm::ReduceOp;
@@ -929,7 +929,9 @@ impl Run<'_, '_> {
     }
 
     /// Collective end of a phase: gather every rank's report at rank 0,
-    /// compute the phase, agree on errors.
+    /// compute the phase, agree on errors. A report that does not arrive
+    /// intact is an error naming the rank, on every rank.
+    #[allow(clippy::too_many_arguments)]
     fn finish_phase(
         &mut self,
         op: Operation,
@@ -940,64 +942,76 @@ impl Run<'_, '_> {
         observer: &mut dyn Observer,
     ) -> Result<PhaseResult, EngineError> {
         let comm = self.env.comm;
-        let payload = serde_json::to_vec(&report).unwrap_or_default();
-        let gathered = comm.gather_bytes(0, &payload);
         let mut phase = PhaseResult {
             operation: Some(op),
             iteration: it,
             stonewall,
             ..PhaseResult::default()
         };
-        let mut error_text = Vec::new();
-        if let Some(all) = gathered {
-            let reports: Vec<RankReport> = all
-                .iter()
-                .map(|b| serde_json::from_slice(b).unwrap_or_default())
-                .collect();
-            fill_phase(&mut phase, &reports, interval);
-            let mut seen: Vec<&String> = Vec::new();
-            for w in reports.iter().flat_map(|r| &r.warnings) {
-                if !seen.contains(&w) {
-                    seen.push(w);
-                }
-            }
-            let warnings: Vec<String> = seen.into_iter().cloned().collect();
-            for w in warnings {
-                if self.spec.warnings_are_errors {
-                    error_text = format!("{w} (--warningAsErrors)").into_bytes();
-                } else {
-                    observer.event(Event::Warning { text: &w });
-                    self.warnings.push(w);
-                }
-            }
-            let errors =
-                summarize_errors(reports.iter().map(|r| r.error.clone().unwrap_or_default()));
-            if !errors.is_empty() {
-                error_text = errors.into_bytes();
-            }
-            if phase.verification_errors > 0 {
-                let details: Vec<String> =
-                    reports.iter().flat_map(|r| r.mismatches.clone()).collect();
-                observer.event(Event::VerifyErrors {
-                    operation: op,
-                    bad_transfers: phase.verification_errors,
-                    details: &details,
-                });
-            }
-            if let Some(sw) = &mut phase.stonewall {
-                sw.bandwidth = if sw.time > 0.0 {
-                    sw.bytes_at_wall as f64 / sw.time
-                } else {
-                    0.0
-                };
-            }
-        }
-        comm.broadcast_bytes(0, &mut error_text);
-        if !error_text.is_empty() {
-            return Err(err(String::from_utf8_lossy(&error_text).into_owned()));
+        let error = match collective::gather_reports(comm, &report) {
+            Err(e) => format!("{}: {e}", op.mdtest_name()),
+            Ok(Some(reports)) => self.digest(op, &mut phase, &reports, interval, observer),
+            Ok(None) => String::new(),
+        };
+        let error = collective::broadcast_text(comm, collective::ROOT, error);
+        if !error.is_empty() {
+            return Err(err(error));
         }
         phase.verification_errors = comm.broadcast_u64(0, phase.verification_errors);
         Ok(phase)
+    }
+
+    /// Rank 0: the phase's figures from every rank's report; warnings and
+    /// mismatches go to the observer. Returns the phase's error text (empty
+    /// when no rank failed).
+    fn digest(
+        &mut self,
+        op: Operation,
+        phase: &mut PhaseResult,
+        reports: &[RankReport],
+        interval: Interval,
+        observer: &mut dyn Observer,
+    ) -> String {
+        fill_phase(phase, reports, interval);
+        let mut error = String::new();
+        let mut seen: Vec<&String> = Vec::new();
+        for w in reports.iter().flat_map(|r| &r.warnings) {
+            if !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        for w in seen {
+            if self.spec.warnings_are_errors {
+                error = format!("{w} (--warningAsErrors)");
+            } else {
+                observer.event(Event::Warning { text: w });
+                self.warnings.push(w.clone());
+            }
+        }
+        let errors = collective::summarize_errors(
+            reports
+                .iter()
+                .map(|r| r.error.as_deref().unwrap_or_default()),
+        );
+        if !errors.is_empty() {
+            error = errors;
+        }
+        if phase.verification_errors > 0 {
+            let details: Vec<String> = reports.iter().flat_map(|r| r.mismatches.clone()).collect();
+            observer.event(Event::VerifyErrors {
+                operation: op,
+                bad_transfers: phase.verification_errors,
+                details: &details,
+            });
+        }
+        if let Some(sw) = &mut phase.stonewall {
+            sw.bandwidth = if sw.time > 0.0 {
+                sw.bytes_at_wall as f64 / sw.time
+            } else {
+                0.0
+            };
+        }
+        error
     }
 
     /// Collective clean-up after a failure: remove what this run created
@@ -1050,7 +1064,7 @@ impl Run<'_, '_> {
         }
         self.comm().barrier();
         let mine = problems.join("; ");
-        let all = gather_text(self.comm(), &mine);
+        let all = collective::gather_text(self.comm(), &mine);
         if let Some(all) = all {
             for (r, p) in all.iter().enumerate() {
                 if !p.is_empty() {
@@ -1304,67 +1318,10 @@ fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], interval: Interva
     phase.ranks = reports.iter().map(|r| r.times.clone()).collect();
 }
 
-/// Collective: if any rank has an error, every rank returns the same error.
+/// Collective: if any rank has an error, every rank returns the same error
+/// (see [`collective::agree_on_errors`]).
 fn agree(env: &Env<'_>, error: Option<String>) -> Result<(), EngineError> {
-    let comm = env.comm;
-    if !comm.any_true(error.is_some()) {
-        return Ok(());
-    }
-    let gathered = gather_text(comm, &error.unwrap_or_default());
-    let mut message = Vec::new();
-    if let Some(all) = gathered {
-        message = summarize_errors(all.into_iter()).into_bytes();
-    }
-    comm.broadcast_bytes(0, &mut message);
-    Err(err(String::from_utf8_lossy(&message).into_owned()))
-}
-
-/// Gather one (possibly empty) text per rank at rank 0. Every rank sends at
-/// least one byte: some MPI libraries refuse a gather of nothing at all.
-fn gather_text(comm: &dyn pario_comm::Comm, text: &str) -> Option<Vec<String>> {
-    let mut payload = Vec::with_capacity(text.len() + 1);
-    payload.push(b'#');
-    payload.extend_from_slice(text.as_bytes());
-    comm.gather_bytes(0, &payload).map(|all| {
-        all.iter()
-            .map(|b| String::from_utf8_lossy(b.get(1..).unwrap_or_default()).into_owned())
-            .collect()
-    })
-}
-
-/// "rank 1: msg" lines, ranks with identical messages grouped.
-pub fn summarize_errors(per_rank: impl Iterator<Item = String>) -> String {
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (rank, msg) in per_rank.enumerate() {
-        if msg.is_empty() {
-            continue;
-        }
-        match groups.iter_mut().find(|(m, _)| *m == msg) {
-            Some((_, ranks)) => ranks.push(rank),
-            None => groups.push((msg, vec![rank])),
-        }
-    }
-    groups
-        .iter()
-        .map(|(msg, ranks)| {
-            let who = match ranks.len() {
-                1 => format!("rank {}", ranks[0]),
-                2..=4 => {
-                    let mut s = String::from("ranks ");
-                    for (i, r) in ranks.iter().enumerate() {
-                        if i > 0 {
-                            s.push(',');
-                        }
-                        push_u64(&mut s, *r as u64);
-                    }
-                    s
-                }
-                k => format!("{k} ranks (first {})", ranks[0]),
-            };
-            format!("{who}: {msg}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    collective::agree_on_errors(env.comm, error).map_err(err)
 }
 
 /// Collective, before the first test: ranks below the number of `-d`
@@ -1631,9 +1588,116 @@ mod tests {
         );
     }
 
+    /// LocalComm with a slow barrier, or with rank reports garbled in the
+    /// gather (a report lost in transit).
+    struct Odd {
+        inner: LocalComm,
+        barrier_sleep: f64,
+        garble_reports: bool,
+    }
+
+    impl pario_comm::Comm for Odd {
+        fn rank(&self) -> u32 {
+            0
+        }
+        fn size(&self) -> u32 {
+            1
+        }
+        fn barrier(&self) {
+            std::thread::sleep(std::time::Duration::from_secs_f64(self.barrier_sleep));
+        }
+        fn broadcast_bytes(&self, root: u32, data: &mut Vec<u8>) {
+            self.inner.broadcast_bytes(root, data)
+        }
+        fn all_reduce_f64(&self, values: &[f64], op: ReduceOp) -> Vec<f64> {
+            self.inner.all_reduce_f64(values, op)
+        }
+        fn all_reduce_u64(&self, values: &[u64], op: ReduceOp) -> Vec<u64> {
+            self.inner.all_reduce_u64(values, op)
+        }
+        fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+            // Phase reports are JSON objects; texts start with '#'.
+            if self.garble_reports && data.first() == Some(&b'{') {
+                return Some(vec![data[..data.len() / 2].to_vec()]);
+            }
+            self.inner.gather_bytes(root, data)
+        }
+        fn split(&self, color: Option<u32>) -> Option<Box<dyn pario_comm::Comm>> {
+            self.inner.split(color)
+        }
+        fn node_layout(&self) -> pario_comm::NodeLayout {
+            self.inner.node_layout()
+        }
+        fn abort(&self, code: i32) -> ! {
+            self.inner.abort(code)
+        }
+        fn library_version(&self) -> String {
+            "odd".into()
+        }
+    }
+
+    fn odd_env<'a>(comm: &'a Odd, backend: &'a PosixBackend) -> Env<'a> {
+        Env {
+            comm,
+            clock: Clock::local(),
+            backend,
+            topology: Topology {
+                num_tasks: 1,
+                tasks_per_node: 1,
+                num_nodes: 1,
+                block_mapping: true,
+            },
+            host: "h".into(),
+        }
+    }
+
     #[test]
-    fn errors_group_ranks_with_the_same_message() {
-        let s = summarize_errors(["", "boom", "boom", "x"].iter().map(|s| s.to_string()));
-        assert_eq!(s, "ranks 1,2: boom\nrank 3: x");
+    fn a_lost_rank_report_ends_the_phase_with_an_error_naming_the_rank() {
+        let dir = tempfile::tempdir().unwrap();
+        let comm = Odd {
+            inner: LocalComm::new(),
+            barrier_sleep: 0.0,
+            garble_reports: true,
+        };
+        let backend = PosixBackend::default();
+        let s = spec(dir.path().to_str().unwrap(), 3);
+        let mut obs = RecordingObserver::default();
+        let e = run_mdtest_test(&odd_env(&comm, &backend), &s, &mut NoHooks, &mut obs)
+            .unwrap_err()
+            .message;
+        assert!(
+            e.starts_with("Tree creation: rank 0: its report was lost"),
+            "{e}"
+        );
+        assert_eq!(count_entries(dir.path()), 0, "clean-up after the error");
+    }
+
+    #[test]
+    fn phases_are_timed_from_the_opening_to_the_closing_barrier() {
+        let dir = tempfile::tempdir().unwrap();
+        let sleep = 0.02;
+        let comm = Odd {
+            inner: LocalComm::new(),
+            barrier_sleep: sleep,
+            garble_reports: false,
+        };
+        let backend = PosixBackend::default();
+        let s = spec(dir.path().to_str().unwrap(), 3);
+        let mut obs = RecordingObserver::default();
+        let r = run_mdtest_test(&odd_env(&comm, &backend), &s, &mut NoHooks, &mut obs).unwrap();
+        assert_eq!(r.phases.len(), 10);
+        assert_eq!(r.parameters["phaseTiming"], PHASE_TIMING);
+        for p in &r.phases {
+            let t = &p.ranks[0];
+            // The closing barrier lies inside the interval, after the items.
+            assert!(
+                t.close_end - t.close_start >= sleep,
+                "{:?}: {t:?}",
+                p.operation
+            );
+            assert!(p.total_time >= sleep, "{:?}: {}", p.operation, p.total_time);
+            assert_eq!(p.total_time, t.close_end - t.xfer_start);
+            assert_eq!(p.iops, p.ops as f64 / p.total_time);
+        }
     }
 }
