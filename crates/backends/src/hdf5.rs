@@ -1,7 +1,16 @@
-//! HDF5 backend (`-a HDF5`): each file holds a 1-D dataset of bytes
-//! ([`DATASET`]); a transfer at byte offset `o` of length `n` is the
-//! hyperslab `[o, o+n)`. Files are opened through the system's parallel
-//! HDF5 with the MPI-IO driver (H5Pset_fapl_mpio): a shared file
+//! HDF5 backend (`-a HDF5`). A file written by an IOR test has upstream
+//! IOR's layout, so either tool reads what the other wrote with the same
+//! geometry: one 1-D dataset per segment, [`ior_dataset_name`]
+//! ("Dataset-0000.0000", "Dataset-0000.0001", ...), of 8-byte integers
+//! (H5T_NATIVE_LLONG), each holding that segment's blocks (of all ranks of
+//! a shared file, in rank order, or of the one rank of a file per process);
+//! a transfer at byte offset `o` is the element range starting at
+//! `(o mod segment bytes) / 8` of segment `o / segment bytes`, so blocks and
+//! transfers must be multiples of 8 bytes. A file opened without a test
+//! layout (no geometry known) holds one 1-D dataset of bytes ([`DATASET`]);
+//! a transfer at byte offset `o` of length `n` is the hyperslab `[o, o+n)`.
+//!
+//! Files are opened through the system's parallel HDF5 with the MPI-IO driver (H5Pset_fapl_mpio): a shared file
 //! collectively on the test communicator the engine passes
 //! ([`Backend::open_with`]), a file per process on MPI_COMM_SELF.
 //!
@@ -18,20 +27,22 @@
 //! pointers (`ffi::Hdf5Lib`) that owns the library handle; the backend,
 //! each open file and each HDF5 identifier hold it through an `Arc`.
 //!
-//! With the planned size known (the engine passes it) the dataset is created
-//! at that size, so no rank ever extends it (an extent change is collective
-//! in parallel HDF5): a shared dataset has that fixed size (contiguous, or
-//! chunked with `chunkSize`); a file per process, or an open without a
-//! planned size, gets an extendible chunked dataset that writes past the
-//! end extend (`chunkSize` elements per chunk, default [`DEFAULT_CHUNK`]).
+//! With the layout or the planned size known (the engine passes them) every
+//! dataset is created at its final size, so no rank ever extends it (an
+//! extent change is collective in parallel HDF5): contiguous, or chunked
+//! with `chunkSize`; a file per process opened without a layout, or an open
+//! without a planned size, gets an extendible chunked dataset that writes
+//! past the end extend (`chunkSize` elements per chunk, default
+//! [`DEFAULT_CHUNK`]).
 //! Transfers are independent or, with `collective` (IOR's -c), collective
 //! (H5Pset_dxpl_mpio); the engine makes every rank issue the same number.
 //!
-//! The handle's `size()` is the dataset's length (the data), while `stat()`
-//! reports the real file, which also holds HDF5's metadata (IOR reports that
-//! difference too). Options: `noFill` (chunks and datasets never written
-//! with fill values), `setAlignment` and `collectiveMetadata` (file access
-//! list), `individualDataSets` (a shared file holds one dataset per rank,
+//! The handle's `size()` is the datasets' length (the data), while `stat()`
+//! reports the real file, which also holds HDF5's metadata (so the engine,
+//! like IOR, does not warn about that file size). Options: `noFill` (chunks
+//! and datasets never written with fill values), `setAlignment` and
+//! `collectiveMetadata` (file access list), `individualDataSets` (pario's
+//! own layout, not IOR's: a shared file holds one byte dataset per rank,
 //! `pario.<rank>`, each of that rank's blocks back to back; every rank
 //! creates, opens and closes all of them, as parallel HDF5 requires), and
 //! hints from the environment and hints file as for MPI-IO. A file per
@@ -56,12 +67,19 @@ use std::os::raw::{c_uint, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Name of the dataset in each file.
+/// Name of the byte dataset of a file opened without a test layout.
 pub const DATASET: &str = "pario";
 /// Chunk length (bytes) when `chunkSize` is not given.
 pub const DEFAULT_CHUNK: u64 = 1 << 20;
 /// Largest selection given to one H5Dwrite/H5Dread.
 const MAX_CALL_BYTES: usize = 1 << 30;
+/// Bytes per element of IOR's datasets (H5T_NATIVE_LLONG).
+const WORD: u64 = 8;
+
+/// Name of IOR's dataset for segment `segment` ("Dataset-0000.0003").
+pub fn ior_dataset_name(segment: u64) -> String {
+    format!("Dataset-0000.{segment:04}")
+}
 
 #[allow(non_camel_case_types, non_upper_case_globals, dead_code)]
 mod ffi {
@@ -193,6 +211,7 @@ mod ffi {
             static H5P_CLS_DATASET_CREATE_ID_g: hid_t;
             static H5P_CLS_DATASET_XFER_ID_g: hid_t;
             static H5T_NATIVE_UCHAR_g: hid_t;
+            static H5T_NATIVE_LLONG_g: hid_t;
         }
     }
 }
@@ -432,6 +451,7 @@ impl Hdf5Lib {
             Global::DatasetCreate => self.H5P_CLS_DATASET_CREATE_ID_g,
             Global::DatasetXfer => self.H5P_CLS_DATASET_XFER_ID_g,
             Global::NativeUchar => self.H5T_NATIVE_UCHAR_g,
+            Global::NativeLlong => self.H5T_NATIVE_LLONG_g,
         };
         // SAFETY: the address of an `hid_t` the library exports (dlsym, the
         // library kept loaded by `self`), set by H5open before any caller
@@ -503,6 +523,7 @@ enum Global {
     DatasetCreate,
     DatasetXfer,
     NativeUchar,
+    NativeLlong,
 }
 
 fn c_path(path: &Path) -> Result<CString, BackendError> {
@@ -596,7 +617,8 @@ impl Hdf5Backend {
     }
 
     /// Create dataset `name` of `size` bytes: of that fixed size when
-    /// `fixed`, else extendible.
+    /// `fixed`, else extendible; of 8-byte integers (IOR's layout) when
+    /// `words`, else of bytes.
     fn create_dataset(
         &self,
         file: &Id,
@@ -604,7 +626,9 @@ impl Hdf5Backend {
         name: &str,
         size: u64,
         fixed: bool,
+        words: bool,
     ) -> Result<Id, BackendError> {
+        let size = if words { size / WORD } else { size };
         let dims = [size];
         let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
         // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
@@ -664,7 +688,11 @@ impl Hdf5Backend {
                 "NUL in a dataset name",
             )
         })?;
-        let uchar = self.lib.global(Global::NativeUchar);
+        let elem = self.lib.global(if words {
+            Global::NativeLlong
+        } else {
+            Global::NativeUchar
+        });
         // SAFETY: table call (see `ffi`); live file, space and dcpl ids and a
         // NUL-terminated name.
         Id::new(
@@ -673,7 +701,7 @@ impl Hdf5Backend {
                 (self.lib.H5Dcreate2)(
                     file.id,
                     name.as_ptr(),
-                    uchar,
+                    elem,
                     space.id,
                     ffi::H5P_DEFAULT,
                     dcpl.id,
@@ -728,6 +756,9 @@ struct Hdf5File {
     fixed: bool,
     /// File offsets to dataset offsets (`individualDataSets`).
     view: Option<BlockView>,
+    /// IOR's layout: bytes per segment, one dataset of 8-byte integers
+    /// per segment ([`ior_dataset_name`]).
+    segment: Option<u64>,
     path: PathBuf,
     queue: CompletionQueue,
     /// The library every call goes to (each [`Id`] holds it too).
@@ -735,14 +766,20 @@ struct Hdf5File {
 }
 
 impl Hdf5File {
-    /// The file space with `[offset, offset+len)` selected, and a memory
-    /// space of `len` bytes.
-    fn spaces(&self, op: &'static str, offset: u64, len: usize) -> Result<(Id, Id), BackendError> {
+    /// The file space of dataset `dset` with elements `[offset, offset+len)`
+    /// selected, and a memory space of `len` elements.
+    fn spaces(
+        &self,
+        op: &'static str,
+        dset: usize,
+        offset: u64,
+        len: usize,
+    ) -> Result<(Id, Id), BackendError> {
         let p = &self.path;
         // SAFETY: table call (see `ffi`); a live dataset.
         let file_space = Id::new(
             &self.lib,
-            unsafe { (self.lib.H5Dget_space)(self.dsets[self.active].id) },
+            unsafe { (self.lib.H5Dget_space)(self.dsets[dset].id) },
             self.lib.H5Sclose,
             op,
             "H5Dget_space",
@@ -800,11 +837,80 @@ impl Hdf5File {
     }
 }
 
+impl Hdf5File {
+    /// IOR's layout: move `len` bytes at file offset `offset` between the
+    /// buffer at `buf` and the segment's dataset (8-byte integers, native
+    /// order, so the bytes are unchanged). Reads past the data return 0.
+    fn words_io(
+        &mut self,
+        read: bool,
+        buf: *mut c_void,
+        len: usize,
+        offset: u64,
+    ) -> Result<usize, BackendError> {
+        let op = if read { "read" } else { "write" };
+        let seg = self.segment.unwrap_or(1).max(1);
+        let (dset, local) = ((offset / seg) as usize, offset % seg);
+        if read && (dset >= self.dsets.len() || len == 0) {
+            return Ok(0);
+        }
+        let planned = seg * self.dsets.len() as u64;
+        if !read && offset.saturating_add(len as u64) > planned {
+            return Err(BackendError::new(
+                ErrorKind::InvalidInput,
+                op,
+                &self.path,
+                format!("write of {len} bytes at offset {offset} past the planned size of {planned} bytes"),
+            ));
+        }
+        let n = (len as u64).min(seg - local);
+        if dset >= self.dsets.len()
+            || !local.is_multiple_of(WORD)
+            || !n.is_multiple_of(WORD)
+            || n == 0
+        {
+            return Err(BackendError::new(
+                ErrorKind::InvalidInput,
+                op,
+                &self.path,
+                format!(
+                    "{len} bytes at offset {offset}: IOR's HDF5 layout holds 8-byte integers in \
+                     one dataset per segment of {seg} bytes ({} segments); transfers must be \
+                     whole words inside one segment",
+                    self.dsets.len()
+                ),
+            ));
+        }
+        let (fs, ms) = self.spaces(op, dset, local / WORD, (n / WORD) as usize)?;
+        let llong = self.lib.global(Global::NativeLlong);
+        let (d, x) = (self.dsets[dset].id, self.dxpl.id);
+        // SAFETY: table call (see `ffi`); live ids; the memory space holds
+        // n / 8 eight-byte elements, which is `n` <= `len` bytes at `buf`:
+        // readable for a write, writable for a read (the callers pass a
+        // slice of at least `len` bytes).
+        let rc = unsafe {
+            if read {
+                (self.lib.H5Dread)(d, llong, ms.id, fs.id, x, buf)
+            } else {
+                (self.lib.H5Dwrite)(d, llong, ms.id, fs.id, x, buf.cast_const())
+            }
+        };
+        let call = if read { "H5Dread" } else { "H5Dwrite" };
+        self.lib.check(rc, op, call, &self.path)?;
+        Ok(n as usize)
+    }
+}
+
 impl FileHandle for Hdf5File {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<usize, BackendError> {
         let buf = &buf[..buf.len().min(MAX_CALL_BYTES)];
         if buf.is_empty() {
             return Ok(0);
+        }
+        if self.segment.is_some() {
+            let ptr = buf.as_ptr().cast::<c_void>().cast_mut();
+            // The pointer is only read by H5Dwrite.
+            return self.words_io(false, ptr, buf.len(), offset);
         }
         let offset = self.place("write", offset, buf.len())?;
         let end = offset.checked_add(buf.len() as u64).ok_or_else(|| {
@@ -840,7 +946,7 @@ impl FileHandle for Hdf5File {
             )?;
             self.extent = end;
         }
-        let (fs, ms) = self.spaces("write", offset, buf.len())?;
+        let (fs, ms) = self.spaces("write", self.active, offset, buf.len())?;
         let uchar = self.lib.global(Global::NativeUchar);
         // SAFETY: table call (see `ffi`); live ids; the memory space holds
         // exactly `buf.len()` bytes, which `buf` provides.
@@ -863,12 +969,16 @@ impl FileHandle for Hdf5File {
     }
 
     fn read_at(&mut self, buf: &mut [u8], offset: u64) -> Result<usize, BackendError> {
+        if self.segment.is_some() {
+            let len = buf.len().min(MAX_CALL_BYTES);
+            return self.words_io(true, buf.as_mut_ptr().cast(), len, offset);
+        }
         let offset = self.place("read", offset, buf.len())?;
         if offset >= self.extent || buf.is_empty() {
             return Ok(0);
         }
         let n = ((self.extent - offset).min(buf.len() as u64) as usize).min(MAX_CALL_BYTES);
-        let (fs, ms) = self.spaces("read", offset, n)?;
+        let (fs, ms) = self.spaces("read", self.active, offset, n)?;
         let uchar = self.lib.global(Global::NativeUchar);
         // SAFETY: table call (see `ffi`); live ids; the memory space holds `n`
         // bytes and `buf` has at least `n` writable bytes.
@@ -901,7 +1011,10 @@ impl FileHandle for Hdf5File {
     }
 
     fn size(&mut self) -> Result<u64, BackendError> {
-        Ok(self.extent)
+        Ok(match self.segment {
+            Some(seg) => seg * self.dsets.len() as u64,
+            None => self.extent,
+        })
     }
 
     fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
@@ -928,6 +1041,25 @@ impl FileHandle for Hdf5File {
         drop(_lock);
         r1.and(r2).and(r3)
     }
+}
+
+/// IOR's HDF5 layout for a test layout: bytes per segment dataset (the
+/// blocks of all ranks of a shared file, or of one rank); blocks and
+/// transfers must be whole 8-byte words, as IOR's datasets hold them.
+fn ior_segment(l: &crate::FileLayout, path: &Path) -> Result<u64, BackendError> {
+    if !l.block_size.is_multiple_of(WORD) || !l.transfer_size.is_multiple_of(WORD) {
+        return Err(BackendError::new(
+            ErrorKind::InvalidInput,
+            "open",
+            path,
+            format!(
+                "-a HDF5: -b ({}) and -t ({}) must be multiples of 8 bytes (IOR's HDF5 \
+                 datasets hold 8-byte integers)",
+                l.block_size, l.transfer_size
+            ),
+        ));
+    }
+    Ok(l.block_size * u64::from(l.num_tasks.max(1)))
 }
 
 /// Take an exclusive, non-blocking flock on `path` (created if `create`).
@@ -1071,26 +1203,54 @@ impl Backend for Hdf5Backend {
         let per_rank = ctx
             .layout
             .filter(|l| self.options.individual_data_sets && shared && l.num_tasks > 1);
-        let (names, active, size) = match &per_rank {
-            Some(l) => (
+        // IOR's own layout otherwise, when the test's layout is known.
+        let segment = match ctx.layout.filter(|_| per_rank.is_none()) {
+            Some(l) => Some(ior_segment(&l, path)?),
+            None => None,
+        };
+        let (names, active, size) = match (&per_rank, &ctx.layout, segment) {
+            (Some(l), _, _) => (
                 (0..l.num_tasks)
                     .map(|r| format!("{DATASET}.{r}"))
                     .collect::<Vec<_>>(),
                 l.data_rank as usize,
                 Some(l.block_size * l.segment_count),
             ),
-            None => (vec![DATASET.to_string()], 0, ctx.planned_size),
+            (None, Some(l), Some(seg)) => (
+                (0..l.segment_count).map(ior_dataset_name).collect(),
+                0,
+                Some(seg),
+            ),
+            _ => (vec![DATASET.to_string()], 0, ctx.planned_size),
         };
         let view = per_rank.as_ref().and_then(BlockView::new);
-        let fixed = shared && size.is_some();
+        let fixed = (shared || segment.is_some()) && size.is_some();
         let mut dsets = Vec::with_capacity(names.len());
         let mut extent = 0;
         for (i, name) in names.iter().enumerate() {
+            let words = segment.is_some();
             let (dset, len) = if new_file {
                 let len = size.unwrap_or(0);
-                (self.create_dataset(&file, path, name, len, fixed)?, len)
+                (
+                    self.create_dataset(&file, path, name, len, fixed, words)?,
+                    len,
+                )
             } else {
-                open_dataset(&file, path, name)?
+                let (dset, len) = open_dataset(&file, path, name)?;
+                let len = if words { len * WORD } else { len };
+                if words && Some(len) != size {
+                    return Err(BackendError::new(
+                        ErrorKind::InvalidInput,
+                        "open",
+                        path,
+                        format!(
+                            "dataset '{name}' holds {len} bytes where this test's geometry \
+                             (-b, -s, rank count) needs {}: read with the writer's geometry",
+                            size.unwrap_or(0)
+                        ),
+                    ));
+                }
+                (dset, len)
             };
             if i == active {
                 extent = len;
@@ -1129,6 +1289,7 @@ impl Backend for Hdf5Backend {
             extent,
             fixed: fixed || (shared && !new_file),
             view,
+            segment,
             path: path.to_path_buf(),
             queue: CompletionQueue::default(),
             lib: Arc::clone(&self.lib),

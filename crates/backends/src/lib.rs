@@ -304,6 +304,9 @@ pub struct FileStat {
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct FsInfo {
     pub total_bytes: u64,
+    /// Free space, blocks reserved for the superuser included (statvfs
+    /// `f_bfree`): "Used FS" is `1 - free_bytes / total_bytes`, as IOR and
+    /// mdtest print it.
     pub free_bytes: u64,
     pub total_inodes: u64,
     pub free_inodes: u64,

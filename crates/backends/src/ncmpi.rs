@@ -15,19 +15,22 @@
 //! open file hold it through an `Arc`.
 //!
 //! Each file is a CDF-5 file (NC_64BIT_DATA, so files and dimensions above
-//! 4 GiB work) holding one byte variable [`VARIABLE`] of four dimensions,
-//! as upstream IOR lays it out: (segment, task, transfer, byte) of sizes
-//! (segmentCount, tasks, blockSize / transferSize, transferSize). Its bytes
-//! in index order are IOR's offsets in order, so a transfer at offset `o`
-//! is the index whose flattened position is `o`: one row of the last
-//! dimension per aligned transfer (unaligned ranges are split into rows).
-//! The shape comes from the test's layout, which the engine passes at open
-//! ([`Backend::open_with`]); an open for reading takes it from the file.
+//! 4 GiB work) laid out as upstream IOR writes it, so that either tool
+//! reads what the other wrote: one NC_BYTE variable [`VARIABLE`] of three
+//! dimensions [`DIMENSIONS`], (segment x task, transfer, byte), the first
+//! unlimited, of lengths (segmentCount x tasks, blockSize / transferSize,
+//! transferSize). Its bytes in index order are IOR's offsets in order, so a
+//! transfer at offset `o` is the index whose flattened position is `o`: one
+//! row of the last dimension per aligned transfer (unaligned ranges are
+//! split into rows). The shape comes from the test's layout, which the
+//! engine passes at open ([`Backend::open_with`]); an open for reading
+//! takes it from the file (the first dimension's length is the number of
+//! records written).
 //!
 //! A shared file is created and opened collectively on the test
 //! communicator; a file per process (which upstream refuses) works too, on
 //! MPI_COMM_SELF, with a task dimension of 1. Transfers are independent
-//! (`ncmpi_begin_indep_data` after the definitions, `ncmpi_put_vara_uchar`)
+//! (`ncmpi_begin_indep_data` after the definitions, `ncmpi_put_vara_schar`)
 //! or, with `collective` (IOR's -c), collective (`_all`); the engine makes
 //! every rank issue the same number of collective calls. The handle's
 //! `size()` is the variable's bytes, so bandwidth counts data, not the
@@ -53,10 +56,10 @@ use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Name of the variable in each file.
-pub const VARIABLE: &str = "data";
-/// Names of its four dimensions.
-pub const DIMENSIONS: [&str; 4] = ["segment", "task", "transfer", "byte"];
+/// Name of the variable in each file (upstream IOR's).
+pub const VARIABLE: &str = "data_var";
+/// Names of its three dimensions (upstream IOR's).
+pub const DIMENSIONS: [&str; 3] = ["segments_times_np", "number_of_transfers", "transfer_size"];
 /// Largest count given to one put/get call.
 const MAX_CALL_BYTES: u64 = 1 << 30;
 
@@ -71,7 +74,7 @@ mod ffi {
     //! reached through an `Arc` the caller holds, so the pointer is valid
     //! for the call (the library is also never unloaded: RTLD_NODELETE).
     use pario_comm::mpiio::{RawComm, RawInfo};
-    use std::os::raw::{c_char, c_int, c_uchar};
+    use std::os::raw::{c_char, c_int, c_schar};
 
     pub type MPI_Offset = i64;
     pub type nc_type = c_int;
@@ -81,7 +84,9 @@ mod ffi {
     pub const NC_WRITE: c_int = 0x0001;
     pub const NC_CLOBBER: c_int = 0x0000;
     pub const NC_64BIT_DATA: c_int = 0x0020;
-    pub const NC_UBYTE: nc_type = 7;
+    pub const NC_BYTE: nc_type = 1;
+    /// The length of an unlimited (record) dimension.
+    pub const NC_UNLIMITED: MPI_Offset = 0;
     pub const NC_EEXIST: c_int = -35;
     pub const NC_EPERM: c_int = -37;
     pub const NC_ENOTVAR: c_int = -49;
@@ -134,33 +139,33 @@ mod ffi {
             fn ncmpi_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int;
             fn ncmpi_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int;
             fn ncmpi_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut MPI_Offset) -> c_int;
-            fn ncmpi_put_vara_uchar(
+            fn ncmpi_put_vara_schar(
                 ncid: c_int,
                 varid: c_int,
                 start: *const MPI_Offset,
                 count: *const MPI_Offset,
-                op: *const c_uchar,
+                op: *const c_schar,
             ) -> c_int;
-            fn ncmpi_put_vara_uchar_all(
+            fn ncmpi_put_vara_schar_all(
                 ncid: c_int,
                 varid: c_int,
                 start: *const MPI_Offset,
                 count: *const MPI_Offset,
-                op: *const c_uchar,
+                op: *const c_schar,
             ) -> c_int;
-            fn ncmpi_get_vara_uchar(
+            fn ncmpi_get_vara_schar(
                 ncid: c_int,
                 varid: c_int,
                 start: *const MPI_Offset,
                 count: *const MPI_Offset,
-                ip: *mut c_uchar,
+                ip: *mut c_schar,
             ) -> c_int;
-            fn ncmpi_get_vara_uchar_all(
+            fn ncmpi_get_vara_schar_all(
                 ncid: c_int,
                 varid: c_int,
                 start: *const MPI_Offset,
                 count: *const MPI_Offset,
-                ip: *mut c_uchar,
+                ip: *mut c_schar,
             ) -> c_int;
         }
     }
@@ -427,15 +432,17 @@ impl NcmpiFile {
         op: &'static str,
         pos: u64,
         len: usize,
-        mut f: impl FnMut(&[i64; 4], &[i64; 4], usize) -> c_int,
+        mut f: impl FnMut(&[i64; 3], &[i64; 3], usize) -> c_int,
         call: &str,
     ) -> Result<usize, BackendError> {
         let mut done = 0usize;
         while done < len {
             let (index, in_row) = index_of(&self.dims, pos + done as u64);
             let n = in_row.min((len - done) as u64).min(MAX_CALL_BYTES);
-            let start = index.map(|v| v as i64);
-            let count = [1, 1, 1, n as i64];
+            // The file's first dimension is segment x task.
+            let record = index[0] * self.dims[1].max(1) + index[1];
+            let start = [record as i64, index[2] as i64, index[3] as i64];
+            let count = [1, 1, n as i64];
             self.lib
                 .check(f(&start, &count, done), op, call, &self.path)?;
             done += n as usize;
@@ -462,22 +469,22 @@ impl FileHandle for NcmpiFile {
         }
         let (varid, collective) = (self.varid, self.collective);
         let call = if collective {
-            "ncmpi_put_vara_uchar_all"
+            "ncmpi_put_vara_schar_all"
         } else {
-            "ncmpi_put_vara_uchar"
+            "ncmpi_put_vara_schar"
         };
         self.rows(
             "write",
             offset,
             buf.len(),
             |start, count, done| {
-                let p = buf[done..].as_ptr();
+                let p = buf[done..].as_ptr().cast::<std::os::raw::c_schar>();
                 // SAFETY: table call (see `ffi`); an open file and variable;
-                // start/count are 4-element arrays selecting `count[3]` bytes,
+                // start/count are 3-element arrays selecting `count[2]` bytes,
                 // which `buf[done..]` holds.
                 unsafe {
                     if collective {
-                        (self.lib.ncmpi_put_vara_uchar_all)(
+                        (self.lib.ncmpi_put_vara_schar_all)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -485,7 +492,7 @@ impl FileHandle for NcmpiFile {
                             p,
                         )
                     } else {
-                        (self.lib.ncmpi_put_vara_uchar)(
+                        (self.lib.ncmpi_put_vara_schar)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -508,9 +515,9 @@ impl FileHandle for NcmpiFile {
         let len = (total - offset).min(buf.len() as u64) as usize;
         let (varid, collective) = (self.varid, self.collective);
         let call = if collective {
-            "ncmpi_get_vara_uchar_all"
+            "ncmpi_get_vara_schar_all"
         } else {
-            "ncmpi_get_vara_uchar"
+            "ncmpi_get_vara_schar"
         };
         let base = buf.as_mut_ptr();
         self.rows(
@@ -518,14 +525,14 @@ impl FileHandle for NcmpiFile {
             offset,
             len,
             |start, count, done| {
-                let p = base.wrapping_add(done);
+                let p = base.wrapping_add(done).cast::<std::os::raw::c_schar>();
                 // SAFETY: table call (see `ffi`); an open file and variable;
-                // the selection is `count[3]` bytes and `buf[done..]` has at
+                // the selection is `count[2]` bytes and `buf[done..]` has at
                 // least that many writable bytes (done + count <= len <=
                 // buf.len()).
                 unsafe {
                     if collective {
-                        (self.lib.ncmpi_get_vara_uchar_all)(
+                        (self.lib.ncmpi_get_vara_schar_all)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -533,7 +540,7 @@ impl FileHandle for NcmpiFile {
                             p,
                         )
                     } else {
-                        (self.lib.ncmpi_get_vara_uchar)(
+                        (self.lib.ncmpi_get_vara_schar)(
                             ncid,
                             varid,
                             start.as_ptr(),
@@ -701,8 +708,9 @@ impl Backend for NcmpiBackend {
         };
         let cvar = c_str(VARIABLE, path)?;
         if let Some(dims) = shape {
-            let mut ids = [0 as c_int; 4];
-            for (i, (name, len)) in DIMENSIONS.iter().zip(dims).enumerate() {
+            let mut ids = [0 as c_int; 3];
+            let lens = [ffi::NC_UNLIMITED as u64, dims[2], dims[3]];
+            for (i, (name, len)) in DIMENSIONS.iter().zip(lens).enumerate() {
                 let cname = c_str(name, path)?;
                 let len = i64::try_from(len).map_err(|_| {
                     BackendError::new(ErrorKind::InvalidInput, "open", path, "dimension too long")
@@ -716,15 +724,15 @@ impl Backend for NcmpiBackend {
                     path,
                 )?;
             }
-            // SAFETY: table call (see `ffi`); as above; `ids` holds the four
+            // SAFETY: table call (see `ffi`); as above; `ids` holds the three
             // dimension ids.
             self.lib.check(
                 unsafe {
                     (self.lib.ncmpi_def_var)(
                         ncid,
                         cvar.as_ptr(),
-                        ffi::NC_UBYTE,
-                        4,
+                        ffi::NC_BYTE,
+                        3,
                         ids.as_ptr(),
                         &mut h.varid,
                     )
@@ -759,23 +767,27 @@ impl Backend for NcmpiBackend {
                 "ncmpi_inq_varndims",
                 path,
             )?;
-            if ndims != 4 {
+            if ndims != 3 {
                 return Err(BackendError::new(
                     ErrorKind::InvalidInput,
                     "open",
                     path,
-                    format!("variable '{VARIABLE}' has {ndims} dimensions, not 4"),
+                    format!(
+                        "variable '{VARIABLE}' has {ndims} dimensions, not 3 (not a file IOR's \
+                         NCMPI layout)"
+                    ),
                 ));
             }
-            let mut ids = [0 as c_int; 4];
-            // SAFETY: table call (see `ffi`); the variable has 4 dimensions,
-            // `ids` has room for 4.
+            let mut ids = [0 as c_int; 3];
+            // SAFETY: table call (see `ffi`); the variable has 3 dimensions,
+            // `ids` has room for 3.
             self.lib.check(
                 unsafe { (self.lib.ncmpi_inq_vardimid)(ncid, h.varid, ids.as_mut_ptr()) },
                 "open",
                 "ncmpi_inq_vardimid",
                 path,
             )?;
+            let mut lens = [0u64; 3];
             for (i, id) in ids.iter().enumerate() {
                 let mut len: i64 = 0;
                 // SAFETY: table call (see `ffi`); a dimension id of this file;
@@ -786,8 +798,9 @@ impl Backend for NcmpiBackend {
                     "ncmpi_inq_dimlen",
                     path,
                 )?;
-                h.dims[i] = len.max(0) as u64;
+                lens[i] = len.max(0) as u64;
             }
+            h.dims = [lens[0], 1, lens[1], lens[2]];
         }
         if self.options.show_hints {
             self.record_hints(ncid, path)?;

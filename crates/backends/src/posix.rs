@@ -221,7 +221,10 @@ pub fn statfs_path(path: &Path) -> Result<FsInfo, BackendError> {
     let (fs_type, mount_options) = mount_of(&probe);
     Ok(FsInfo {
         total_bytes: st.f_blocks * frsize,
-        free_bytes: st.f_bavail * frsize,
+        // Free blocks including those reserved for root (f_bfree), not the
+        // ones open to users (f_bavail): IOR's and mdtest's "Used FS" is
+        // 1 - f_bfree / f_blocks.
+        free_bytes: st.f_bfree * frsize,
         total_inodes: st.f_files,
         free_inodes: st.f_ffree,
         fs_type,

@@ -2,13 +2,27 @@
 //! phases (create, stat, rename, remove), the file phases (create, stat,
 //! read, remove) and tree removal, over the ranks of a communicator.
 //!
-//! Each phase is timed between barriers: every rank reads the job-wide clock
-//! after the opening barrier and after its last item; the phase time is the
-//! latest end minus the earliest start (without barriers, `-B`, the longest
-//! single rank's time), the rate is the items all ranks completed divided by
-//! it, and the time per item ([`PhaseResult::latency`]) is the ranks' summed
-//! busy time over their summed items. One gather per phase brings every
-//! rank's timers, counts, error and verification findings to rank 0.
+//! # The timed interval (mdtest 4.1's, [`PHASE_TIMING`])
+//!
+//! Item phases: each rank reads its own clock after the opening barrier and
+//! again after the closing barrier (after the phase's hooks, i.e. `--sync`
+//! and the epilogue command); the phase time is the longest of these
+//! per-rank intervals, and the rate is the items of all ranks divided by
+//! it. mdtest prints the slowest rank's own rate times the rank count,
+//! which is the same figure when every rank has the same item count. The
+//! closing barrier is part of the interval: a phase ends for the job when
+//! its last rank is done. Without barriers (`-B`) each rank's interval runs
+//! from its start to its own end, and the longest one counts.
+//!
+//! Tree creation and removal: rank 0's interval between a barrier before
+//! and a barrier after the tree work (always, even with `-B`), over the
+//! directories created or removed.
+//!
+//! Each rank's busy time (first item to last item, before the hooks and the
+//! closing barrier) gives the time per item ([`PhaseResult::latency`]: the
+//! ranks' summed busy time over their summed items) and the per-process
+//! listing. One gather per phase brings every rank's timers, counts, error
+//! and verification findings to rank 0.
 //!
 //! Every rank executes the same collectives whatever happens locally: a rank
 //! whose operation fails stops that phase and reports the error at the
@@ -23,7 +37,7 @@
 //! iteration use it. The status file (`-x`) records that count for later
 //! runs; runs that do not create read it.
 
-use crate::{EngineError, Env, Event, Observer};
+use crate::{collective, EngineError, Env, Event, Observer};
 use pario_backends::{AlignedBuffer, BUFFER_ALIGN};
 use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
 use pario_comm::ReduceOp;
@@ -39,6 +53,19 @@ use std::path::{Path, PathBuf};
 
 /// Mismatches each rank reports in detail.
 const REPORTED_MISMATCHES: usize = 4;
+
+/// How phases are timed, recorded with every test as `phaseTiming`.
+pub const PHASE_TIMING: &str = "mdtest-4.1: items of all ranks / longest per-rank time from \
+     the opening barrier to the closing barrier; trees: rank 0's time between barriers";
+
+/// Whose interval a phase's time is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Interval {
+    /// The longest per-rank interval (item phases).
+    SlowestRank,
+    /// Rank 0's interval (tree phases).
+    Rank0,
+}
 
 /// One mdtest test (one rank count) as pure data.
 #[derive(Clone, Debug)]
@@ -179,6 +206,61 @@ pub fn run_mdtest_test(
 ) -> Result<TestResult, EngineError> {
     let comm = env.comm;
     let rank = comm.rank();
+    let (wlen, rlen, align) = buffer_sizes(env, spec)?;
+    let mut result = TestResult {
+        test_id: spec.test_id,
+        parameters: spec.parameters.clone(),
+        workload: spec.workload.clone(),
+        ..TestResult::default()
+    };
+    result
+        .parameters
+        .insert("phaseTiming".into(), serde_json::json!(PHASE_TIMING));
+    result.parameters.insert(
+        "startTime".into(),
+        serde_json::json!(env.clock.to_epoch(env.clock.now())),
+    );
+    if rank == 0 {
+        observer.event(Event::TestStart { test: &result });
+    }
+    let mut run = Run {
+        env,
+        spec,
+        rank,
+        n: comm.size(),
+        result,
+        created: Created::default(),
+        dir_count: spec.shape.items_per_rank(),
+        file_count: spec.shape.items_per_rank(),
+        status_count: None,
+        write_buf: AlignedBuffer::with_align(wlen, BUFFER_ALIGN.max(align)),
+        read_buf: AlignedBuffer::with_align(rlen, BUFFER_ALIGN.max(align)),
+        filler: Filler::new(spec.pattern),
+        warnings: Vec::new(),
+    };
+    if !spec.create {
+        if let Some(path) = &spec.stonewall_file {
+            run.read_status_file(path, observer)?;
+        }
+    }
+    for it in 0..spec.iterations {
+        if let Err(e) = run.iteration(it, hooks, observer) {
+            if !spec.keep_on_error {
+                run.cleanup(observer);
+            }
+            return Err(e);
+        }
+    }
+    let mut result = run.result;
+    result.warnings = run.warnings;
+    Ok(result)
+}
+
+/// Check that `spec` can run on `env` (same answer on every rank: it depends
+/// only on the spec, the backend and the rank count) and return the lengths
+/// of the write and read buffers and their alignment.
+fn buffer_sizes(env: &Env<'_>, spec: &MdtestSpec) -> Result<(usize, usize, usize), EngineError> {
+    let comm = env.comm;
     if spec.naming.num_tasks != comm.size() {
         return Err(err(format!(
             "internal: mdtest plan for {} tasks run on {} ranks",
@@ -216,50 +298,7 @@ pub fn run_mdtest_test(
     } else {
         0
     }))?;
-    let mut result = TestResult {
-        test_id: spec.test_id,
-        parameters: spec.parameters.clone(),
-        workload: spec.workload.clone(),
-        ..TestResult::default()
-    };
-    result.parameters.insert(
-        "startTime".into(),
-        serde_json::json!(env.clock.to_epoch(env.clock.now())),
-    );
-    if rank == 0 {
-        observer.event(Event::TestStart { test: &result });
-    }
-    let mut run = Run {
-        env,
-        spec,
-        rank,
-        n: comm.size(),
-        result,
-        created: Created::default(),
-        dir_count: spec.shape.items_per_rank(),
-        file_count: spec.shape.items_per_rank(),
-        status_count: None,
-        write_buf: AlignedBuffer::with_align(wlen, BUFFER_ALIGN.max(align as usize)),
-        read_buf: AlignedBuffer::with_align(rlen, BUFFER_ALIGN.max(align as usize)),
-        filler: Filler::new(spec.pattern),
-        warnings: Vec::new(),
-    };
-    if !spec.create {
-        if let Some(path) = &spec.stonewall_file {
-            run.read_status_file(path, observer)?;
-        }
-    }
-    for it in 0..spec.iterations {
-        if let Err(e) = run.iteration(it, hooks, observer) {
-            if !spec.keep_on_error {
-                run.cleanup(observer);
-            }
-            return Err(e);
-        }
-    }
-    let mut result = run.result;
-    result.warnings = run.warnings;
-    Ok(result)
+    Ok((wlen, rlen, align as usize))
 }
 
 fn err(message: String) -> EngineError {
@@ -498,12 +537,14 @@ impl Run<'_, '_> {
                 }
             }
         }
+        let loop_end = env.clock.now();
+        self.comm().barrier();
         let end = env.clock.now();
         if !create && report.error.is_none() {
             self.created.trees.clear();
         }
-        report.times = self.times(start, end, end, done, 0);
-        let phase = self.finish_phase(op, it, report, None, observer)?;
+        report.times = self.times([start, loop_end, loop_end, end], done, 0);
+        let phase = self.finish_phase(op, it, report, None, Interval::Rank0, observer)?;
         if !create {
             // Agreed: every tree is gone.
             self.created.trees.clear();
@@ -512,7 +553,10 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    fn times(&self, start: f64, loop_end: f64, end: f64, ops: u64, bytes: u64) -> RankTimes {
+    /// A rank's timers from `[start, last item done, hooks done, closing
+    /// barrier passed]`.
+    fn times(&self, t: [f64; 4], ops: u64, bytes: u64) -> RankTimes {
+        let [start, loop_end, hooks_end, end] = t;
         RankTimes {
             rank: self.rank,
             host: self.env.host.clone(),
@@ -520,7 +564,7 @@ impl Run<'_, '_> {
             open_end: start,
             xfer_start: start,
             xfer_end: loop_end,
-            close_start: loop_end,
+            close_start: hooks_end,
             close_end: end,
             bytes,
             ops,
@@ -589,13 +633,15 @@ impl Run<'_, '_> {
         if let Some(w) = hooks.after_phase(op) {
             report.warnings.push(w);
         }
-        let end = env.clock.now();
+        let hooks_end = env.clock.now();
         if spec.barriers {
             self.comm().barrier();
         }
-        report.times = self.times(start, loop_end, end, work.ops, work.bytes);
+        let end = env.clock.now();
+        report.times = self.times([start, loop_end, hooks_end, end], work.ops, work.bytes);
         report.bad_items = work.bad_items;
-        let phase = self.finish_phase(op, it, report, stonewall, observer)?;
+        let phase =
+            self.finish_phase(op, it, report, stonewall, Interval::SlowestRank, observer)?;
         if access == Access::Remove {
             // Agreed: every item of this kind is gone.
             self.created.items(kind).clear();
@@ -883,74 +929,89 @@ impl Run<'_, '_> {
     }
 
     /// Collective end of a phase: gather every rank's report at rank 0,
-    /// compute the phase, agree on errors.
+    /// compute the phase, agree on errors. A report that does not arrive
+    /// intact is an error naming the rank, on every rank.
+    #[allow(clippy::too_many_arguments)]
     fn finish_phase(
         &mut self,
         op: Operation,
         it: u32,
         report: RankReport,
         stonewall: Option<Stonewall>,
+        interval: Interval,
         observer: &mut dyn Observer,
     ) -> Result<PhaseResult, EngineError> {
         let comm = self.env.comm;
-        let payload = serde_json::to_vec(&report).unwrap_or_default();
-        let gathered = comm.gather_bytes(0, &payload);
         let mut phase = PhaseResult {
             operation: Some(op),
             iteration: it,
             stonewall,
             ..PhaseResult::default()
         };
-        let mut error_text = Vec::new();
-        if let Some(all) = gathered {
-            let reports: Vec<RankReport> = all
-                .iter()
-                .map(|b| serde_json::from_slice(b).unwrap_or_default())
-                .collect();
-            fill_phase(&mut phase, &reports, self.spec.barriers);
-            let mut seen: Vec<&String> = Vec::new();
-            for w in reports.iter().flat_map(|r| &r.warnings) {
-                if !seen.contains(&w) {
-                    seen.push(w);
-                }
-            }
-            let warnings: Vec<String> = seen.into_iter().cloned().collect();
-            for w in warnings {
-                if self.spec.warnings_are_errors {
-                    error_text = format!("{w} (--warningAsErrors)").into_bytes();
-                } else {
-                    observer.event(Event::Warning { text: &w });
-                    self.warnings.push(w);
-                }
-            }
-            let errors =
-                summarize_errors(reports.iter().map(|r| r.error.clone().unwrap_or_default()));
-            if !errors.is_empty() {
-                error_text = errors.into_bytes();
-            }
-            if phase.verification_errors > 0 {
-                let details: Vec<String> =
-                    reports.iter().flat_map(|r| r.mismatches.clone()).collect();
-                observer.event(Event::VerifyErrors {
-                    operation: op,
-                    bad_transfers: phase.verification_errors,
-                    details: &details,
-                });
-            }
-            if let Some(sw) = &mut phase.stonewall {
-                sw.bandwidth = if sw.time > 0.0 {
-                    sw.bytes_at_wall as f64 / sw.time
-                } else {
-                    0.0
-                };
-            }
-        }
-        comm.broadcast_bytes(0, &mut error_text);
-        if !error_text.is_empty() {
-            return Err(err(String::from_utf8_lossy(&error_text).into_owned()));
+        let error = match collective::gather_reports(comm, &report) {
+            Err(e) => format!("{}: {e}", op.mdtest_name()),
+            Ok(Some(reports)) => self.digest(op, &mut phase, &reports, interval, observer),
+            Ok(None) => String::new(),
+        };
+        let error = collective::broadcast_text(comm, collective::ROOT, error);
+        if !error.is_empty() {
+            return Err(err(error));
         }
         phase.verification_errors = comm.broadcast_u64(0, phase.verification_errors);
         Ok(phase)
+    }
+
+    /// Rank 0: the phase's figures from every rank's report; warnings and
+    /// mismatches go to the observer. Returns the phase's error text (empty
+    /// when no rank failed).
+    fn digest(
+        &mut self,
+        op: Operation,
+        phase: &mut PhaseResult,
+        reports: &[RankReport],
+        interval: Interval,
+        observer: &mut dyn Observer,
+    ) -> String {
+        fill_phase(phase, reports, interval);
+        let mut error = String::new();
+        let mut seen: Vec<&String> = Vec::new();
+        for w in reports.iter().flat_map(|r| &r.warnings) {
+            if !seen.contains(&w) {
+                seen.push(w);
+            }
+        }
+        for w in seen {
+            if self.spec.warnings_are_errors {
+                error = format!("{w} (--warningAsErrors)");
+            } else {
+                observer.event(Event::Warning { text: w });
+                self.warnings.push(w.clone());
+            }
+        }
+        let errors = collective::summarize_errors(
+            reports
+                .iter()
+                .map(|r| r.error.as_deref().unwrap_or_default()),
+        );
+        if !errors.is_empty() {
+            error = errors;
+        }
+        if phase.verification_errors > 0 {
+            let details: Vec<String> = reports.iter().flat_map(|r| r.mismatches.clone()).collect();
+            observer.event(Event::VerifyErrors {
+                operation: op,
+                bad_transfers: phase.verification_errors,
+                details: &details,
+            });
+        }
+        if let Some(sw) = &mut phase.stonewall {
+            sw.bandwidth = if sw.time > 0.0 {
+                sw.bytes_at_wall as f64 / sw.time
+            } else {
+                0.0
+            };
+        }
+        error
     }
 
     /// Collective clean-up after a failure: remove what this run created
@@ -1003,7 +1064,7 @@ impl Run<'_, '_> {
         }
         self.comm().barrier();
         let mine = problems.join("; ");
-        let all = gather_text(self.comm(), &mine);
+        let all = collective::gather_text(self.comm(), &mine);
         if let Some(all) = all {
             for (r, p) in all.iter().enumerate() {
                 if !p.is_empty() {
@@ -1215,21 +1276,15 @@ fn transfer(h: &mut dyn FileHandle, write: bool, buf: &mut [u8]) -> Result<usize
     Ok(done)
 }
 
-/// The aggregate figures of a phase from every rank's report.
-fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], barriers: bool) {
-    let start = reports
-        .iter()
-        .map(|r| r.times.xfer_start)
-        .fold(f64::INFINITY, f64::min);
-    let end = reports
-        .iter()
-        .map(|r| r.times.close_end)
-        .fold(f64::NEG_INFINITY, f64::max);
-    let longest = reports
-        .iter()
-        .map(|r| r.times.close_end - r.times.xfer_start)
-        .fold(0.0, f64::max);
-    let total = if barriers { end - start } else { longest };
+/// The aggregate figures of a phase from every rank's report: the time of
+/// `interval` (see the module documentation), the rate over it, the time
+/// per item from the ranks' busy times.
+fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], interval: Interval) {
+    let span = |r: &RankReport| r.times.close_end - r.times.xfer_start;
+    let total = match interval {
+        Interval::SlowestRank => reports.iter().map(span).fold(0.0, f64::max),
+        Interval::Rank0 => reports.first().map_or(0.0, span),
+    };
     let total = if total.is_finite() {
         total.max(0.0)
     } else {
@@ -1263,67 +1318,10 @@ fn fill_phase(phase: &mut PhaseResult, reports: &[RankReport], barriers: bool) {
     phase.ranks = reports.iter().map(|r| r.times.clone()).collect();
 }
 
-/// Collective: if any rank has an error, every rank returns the same error.
+/// Collective: if any rank has an error, every rank returns the same error
+/// (see [`collective::agree_on_errors`]).
 fn agree(env: &Env<'_>, error: Option<String>) -> Result<(), EngineError> {
-    let comm = env.comm;
-    if !comm.any_true(error.is_some()) {
-        return Ok(());
-    }
-    let gathered = gather_text(comm, &error.unwrap_or_default());
-    let mut message = Vec::new();
-    if let Some(all) = gathered {
-        message = summarize_errors(all.into_iter()).into_bytes();
-    }
-    comm.broadcast_bytes(0, &mut message);
-    Err(err(String::from_utf8_lossy(&message).into_owned()))
-}
-
-/// Gather one (possibly empty) text per rank at rank 0. Every rank sends at
-/// least one byte: some MPI libraries refuse a gather of nothing at all.
-fn gather_text(comm: &dyn pario_comm::Comm, text: &str) -> Option<Vec<String>> {
-    let mut payload = Vec::with_capacity(text.len() + 1);
-    payload.push(b'#');
-    payload.extend_from_slice(text.as_bytes());
-    comm.gather_bytes(0, &payload).map(|all| {
-        all.iter()
-            .map(|b| String::from_utf8_lossy(b.get(1..).unwrap_or_default()).into_owned())
-            .collect()
-    })
-}
-
-/// "rank 1: msg" lines, ranks with identical messages grouped.
-pub fn summarize_errors(per_rank: impl Iterator<Item = String>) -> String {
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (rank, msg) in per_rank.enumerate() {
-        if msg.is_empty() {
-            continue;
-        }
-        match groups.iter_mut().find(|(m, _)| *m == msg) {
-            Some((_, ranks)) => ranks.push(rank),
-            None => groups.push((msg, vec![rank])),
-        }
-    }
-    groups
-        .iter()
-        .map(|(msg, ranks)| {
-            let who = match ranks.len() {
-                1 => format!("rank {}", ranks[0]),
-                2..=4 => {
-                    let mut s = String::from("ranks ");
-                    for (i, r) in ranks.iter().enumerate() {
-                        if i > 0 {
-                            s.push(',');
-                        }
-                        push_u64(&mut s, *r as u64);
-                    }
-                    s
-                }
-                k => format!("{k} ranks (first {})", ranks[0]),
-            };
-            format!("{who}: {msg}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    collective::agree_on_errors(env.comm, error).map_err(err)
 }
 
 /// Collective, before the first test: ranks below the number of `-d`
@@ -1590,9 +1588,116 @@ mod tests {
         );
     }
 
+    /// LocalComm with a slow barrier, or with rank reports garbled in the
+    /// gather (a report lost in transit).
+    struct Odd {
+        inner: LocalComm,
+        barrier_sleep: f64,
+        garble_reports: bool,
+    }
+
+    impl pario_comm::Comm for Odd {
+        fn rank(&self) -> u32 {
+            0
+        }
+        fn size(&self) -> u32 {
+            1
+        }
+        fn barrier(&self) {
+            std::thread::sleep(std::time::Duration::from_secs_f64(self.barrier_sleep));
+        }
+        fn broadcast_bytes(&self, root: u32, data: &mut Vec<u8>) {
+            self.inner.broadcast_bytes(root, data)
+        }
+        fn all_reduce_f64(&self, values: &[f64], op: ReduceOp) -> Vec<f64> {
+            self.inner.all_reduce_f64(values, op)
+        }
+        fn all_reduce_u64(&self, values: &[u64], op: ReduceOp) -> Vec<u64> {
+            self.inner.all_reduce_u64(values, op)
+        }
+        fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+            // Phase reports are JSON objects; texts start with '#'.
+            if self.garble_reports && data.first() == Some(&b'{') {
+                return Some(vec![data[..data.len() / 2].to_vec()]);
+            }
+            self.inner.gather_bytes(root, data)
+        }
+        fn split(&self, color: Option<u32>) -> Option<Box<dyn pario_comm::Comm>> {
+            self.inner.split(color)
+        }
+        fn node_layout(&self) -> pario_comm::NodeLayout {
+            self.inner.node_layout()
+        }
+        fn abort(&self, code: i32) -> ! {
+            self.inner.abort(code)
+        }
+        fn library_version(&self) -> String {
+            "odd".into()
+        }
+    }
+
+    fn odd_env<'a>(comm: &'a Odd, backend: &'a PosixBackend) -> Env<'a> {
+        Env {
+            comm,
+            clock: Clock::local(),
+            backend,
+            topology: Topology {
+                num_tasks: 1,
+                tasks_per_node: 1,
+                num_nodes: 1,
+                block_mapping: true,
+            },
+            host: "h".into(),
+        }
+    }
+
     #[test]
-    fn errors_group_ranks_with_the_same_message() {
-        let s = summarize_errors(["", "boom", "boom", "x"].iter().map(|s| s.to_string()));
-        assert_eq!(s, "ranks 1,2: boom\nrank 3: x");
+    fn a_lost_rank_report_ends_the_phase_with_an_error_naming_the_rank() {
+        let dir = tempfile::tempdir().unwrap();
+        let comm = Odd {
+            inner: LocalComm::new(),
+            barrier_sleep: 0.0,
+            garble_reports: true,
+        };
+        let backend = PosixBackend::default();
+        let s = spec(dir.path().to_str().unwrap(), 3);
+        let mut obs = RecordingObserver::default();
+        let e = run_mdtest_test(&odd_env(&comm, &backend), &s, &mut NoHooks, &mut obs)
+            .unwrap_err()
+            .message;
+        assert!(
+            e.starts_with("Tree creation: rank 0: its report was lost"),
+            "{e}"
+        );
+        assert_eq!(count_entries(dir.path()), 0, "clean-up after the error");
+    }
+
+    #[test]
+    fn phases_are_timed_from_the_opening_to_the_closing_barrier() {
+        let dir = tempfile::tempdir().unwrap();
+        let sleep = 0.02;
+        let comm = Odd {
+            inner: LocalComm::new(),
+            barrier_sleep: sleep,
+            garble_reports: false,
+        };
+        let backend = PosixBackend::default();
+        let s = spec(dir.path().to_str().unwrap(), 3);
+        let mut obs = RecordingObserver::default();
+        let r = run_mdtest_test(&odd_env(&comm, &backend), &s, &mut NoHooks, &mut obs).unwrap();
+        assert_eq!(r.phases.len(), 10);
+        assert_eq!(r.parameters["phaseTiming"], PHASE_TIMING);
+        for p in &r.phases {
+            let t = &p.ranks[0];
+            // The closing barrier lies inside the interval, after the items.
+            assert!(
+                t.close_end - t.close_start >= sleep,
+                "{:?}: {t:?}",
+                p.operation
+            );
+            assert!(p.total_time >= sleep, "{:?}: {}", p.operation, p.total_time);
+            assert_eq!(p.total_time, t.close_end - t.xfer_start);
+            assert_eq!(p.iops, p.ops as f64 / p.total_time);
+        }
     }
 }
