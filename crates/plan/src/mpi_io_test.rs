@@ -155,15 +155,13 @@ pub fn host_aggregators(host_of: &[Option<usize>], quota: &[u32]) -> Result<Vec<
             agg[r] = Some(g.0);
         }
     }
-    for r in 0..host_of.len() {
-        if agg[r].is_none() {
-            let g = groups
-                .iter_mut()
-                .min_by_key(|g| (g.2, g.0))
-                .ok_or(HostError::NoAggregator)?;
-            g.2 += 1;
-            agg[r] = Some(g.0);
-        }
+    for slot in agg.iter_mut().filter(|a| a.is_none()) {
+        let g = groups
+            .iter_mut()
+            .min_by_key(|g| (g.2, g.0))
+            .ok_or(HostError::NoAggregator)?;
+        g.2 += 1;
+        *slot = Some(g.0);
     }
     Ok(agg.into_iter().map(|a| a.expect("assigned")).collect())
 }
