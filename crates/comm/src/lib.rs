@@ -16,9 +16,11 @@ pub mod clock;
 pub mod local;
 pub mod mpi_comm;
 pub mod mpiio;
+pub mod p2p;
 
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
+pub use p2p::PointToPoint;
 
 /// Reduction operators supported by [`Comm::all_reduce_f64`] and friends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,8 +15,12 @@
 
 pub mod config;
 pub mod data;
+pub mod driver;
+pub mod help;
 pub mod options;
 pub mod output;
+pub mod record;
+pub mod run;
 pub mod target;
 
 /// Exit status for a run that could not complete (I/O error).
