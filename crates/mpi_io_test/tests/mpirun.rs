@@ -69,7 +69,6 @@ fn mpirun(np: u32, args: &[&str]) -> Run {
     command(Some(np), BIN, args, &[], keep.path())
 }
 
-#[allow(dead_code)] // used by the aggregation tests
 fn mpirun_env(np: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
     let keep = tempfile::tempdir().unwrap();
     command(Some(np), BIN, args, env, keep.path())
@@ -697,5 +696,263 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
         "nothing written"
+    );
+}
+
+/// The aggregators of the specification's block rule: `io[i] = i·q + min(i, e)`.
+fn block_leaders(n: u32, m: u32) -> Vec<u32> {
+    let (q, e) = (n / m, n % m);
+    (0..m).map(|i| i * q + i.min(e)).collect()
+}
+
+/// Check an aggregated file region: `slots` lists (writer rank, touch
+/// value of its object 0, touch step per object) in slot order.
+fn expect_region(
+    v: &[f64],
+    start: usize,
+    slots: &[(u32, u64, u64)],
+    k: u64,
+    size: u64,
+    what: &str,
+) {
+    let b = (size / 8) as usize;
+    for (p, (q, t0, step)) in slots.iter().enumerate() {
+        for j in 0..k {
+            let o = start + (p * k as usize + j as usize) * b;
+            expect_object(
+                &v[o..o + b],
+                *q,
+                (t0 + j * step) as f64,
+                &format!("{what} slot {p} object {j}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn types_3_and_4_move_data_through_the_aggregators_and_back() {
+    let (k, size) = (2u64, 32u64);
+    let b = size / 8;
+    for np in [1u32, 2, 4, 6] {
+        for m in [1u32, 2] {
+            if m > np || (np == 6 && m == 1) {
+                continue;
+            }
+            for (ty, extra) in [
+                (3, &["-csize", "128"][..]),
+                (3, &["-collective"][..]),
+                (4, &["-ahead", "2"][..]),
+                (4, &["-collective"][..]),
+                (4, &["-ahead", "2"][..]),
+                (4, &["-collective"][..]),
+            ] {
+                let dir = scratch();
+                let target = if ty == 3 {
+                    dir.path().join("a.%r")
+                } else {
+                    dir.path().join("agg")
+                };
+                let mut args: Vec<String> = [
+                    "-type",
+                    &ty.to_string(),
+                    "-num_io",
+                    &m.to_string(),
+                    "-nobj",
+                    "2",
+                    "-size",
+                    "32",
+                    "-csize",
+                    "64",
+                    "-touch",
+                    "2",
+                    "-chkdata",
+                    "3",
+                    "-target",
+                    &s(&target),
+                ]
+                .iter()
+                .map(|a| a.to_string())
+                .collect();
+                args.extend(extra.iter().map(|a| a.to_string()));
+                let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+                let run = mpirun(np, &argv);
+                run.ok();
+                let files = if ty == 3 { m } else { 1 };
+                assert!(
+                    run.stdout
+                        .contains(&format!("=== MPI write [{np}->{m}->{files} ")),
+                    "{}",
+                    run.stdout
+                );
+                check_phase(
+                    &run.stdout,
+                    &fmt_re("=== MPI write [%d->%d->%d %s] Starting ..."),
+                    &phase_formats("Write", false, false, true),
+                );
+                check_phase(
+                    &run.stdout,
+                    &fmt_re("=== MPI read [%d->%d->%d %s] Starting ..."),
+                    &phase_formats("Read", false, false, true),
+                );
+                assert!(run
+                    .stdout
+                    .contains(&format!("Number of I/O processors per host: {m}\n")));
+                let leaders = block_leaders(np, m);
+                let what = format!("np {np} m {m} type {ty} {extra:?}");
+                if ty == 4 {
+                    // one region per rank, in rank order: T = 1 + r·K·S (+ j·B unless an aggregator)
+                    let slots: Vec<(u32, u64, u64)> = (0..np)
+                        .map(|r| {
+                            (
+                                r,
+                                1 + u64::from(r) * k * size,
+                                if leaders.contains(&r) { 0 } else { b },
+                            )
+                        })
+                        .collect();
+                    expect_region(&doubles(&dir.path().join("agg")), 0, &slots, k, size, &what);
+                } else {
+                    for (i, &a) in leaders.iter().enumerate() {
+                        let end = leaders.get(i + 1).copied().unwrap_or(np);
+                        let slots: Vec<(u32, u64, u64)> = (a..end)
+                            .map(|r| {
+                                (
+                                    r,
+                                    1 + u64::from(r - a) * k * size,
+                                    if r == a { 0 } else { b },
+                                )
+                            })
+                            .collect();
+                        expect_region(
+                            &doubles(&dir.path().join(format!("a.{a}"))),
+                            0,
+                            &slots,
+                            k,
+                            size,
+                            &what,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn host_lists_choose_aggregators_per_simulated_host() {
+    let (k, size) = (1u64, 16u64);
+    // 4 ranks, 2 per host: node0 = ranks 0,1 and node1 = ranks 2,3; only node1 aggregates
+    let dir = scratch();
+    let f = dir.path().join("h");
+    let run = mpirun_env(
+        4,
+        &[
+            "-type",
+            "4",
+            "-host",
+            "node1",
+            "-num_io",
+            "1",
+            "-nobj",
+            "1",
+            "-size",
+            "16",
+            "-csize",
+            "16",
+            "-touch",
+            "2",
+            "-chkdata",
+            "3",
+            "-target",
+            &s(&f),
+            "-lhosts",
+        ],
+        &[("PARIO_TASKS_PER_NODE", "2")],
+    );
+    run.ok();
+    assert!(
+        run.stdout.contains("Host Name List: node1\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("RANK 3: node1\n"));
+    // slot order: aggregator 2 first, then ranks 0, 1, 3 (positions 1, 2, 3)
+    let slots = [
+        (2, 1, 0),
+        (0, 1 + k * size, 0),
+        (1, 1 + 2 * k * size, 0),
+        (3, 1 + 3 * k * size, 0),
+    ];
+    expect_region(&doubles(&f), 0, &slots, k, size, "host");
+    // 6 ranks, 3 per host, one aggregator on each: ranks 0 and 3, each with its own host's ranks
+    let dir = scratch();
+    let run = mpirun_env(
+        6,
+        &[
+            "-type",
+            "3",
+            "-host",
+            "node0 node1",
+            "-num_io",
+            "1 1",
+            "-nobj",
+            "1",
+            "-size",
+            "16",
+            "-csize",
+            "48",
+            "-touch",
+            "2",
+            "-chkdata",
+            "3",
+            "-target",
+            &s(&dir.path().join("p.%r")),
+        ],
+        &[("PARIO_TASKS_PER_NODE", "3")],
+    );
+    run.ok();
+    assert!(
+        run.stdout
+            .contains("Number of I/O processors per host: 1 1\n"),
+        "{}",
+        run.stdout
+    );
+    for a in [0u32, 3] {
+        let slots: Vec<(u32, u64, u64)> = (0..3)
+            .map(|p| (a + p, 1 + u64::from(p) * k * size, 0))
+            .collect();
+        expect_region(
+            &doubles(&dir.path().join(format!("p.{a}"))),
+            0,
+            &slots,
+            k,
+            size,
+            "per host",
+        );
+    }
+    // a host with too few ranks is bad input
+    let run = mpirun_env(
+        4,
+        &[
+            "-type",
+            "3",
+            "-host",
+            "node0",
+            "-num_io",
+            "3",
+            "-size",
+            "16",
+            "-csize",
+            "16",
+            "-target",
+            &s(&dir.path().join("x")),
+        ],
+        &[("PARIO_TASKS_PER_NODE", "2")],
+    );
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("not available on host number 1"),
+        "{}",
+        run.stderr
     );
 }

@@ -38,6 +38,40 @@ impl File {
         self.start("MPI_File_iread_at", off, buf, false)
     }
 
+    /// Take part in a collective write (MPI_File_write_at_all) with nothing
+    /// to write, so that every rank of the file makes the same calls.
+    pub fn write_at_all_nothing(&mut self) -> Result<(), MpiIoError> {
+        let mut status = MaybeUninit::<ffi::MPI_Status>::zeroed();
+        // SAFETY: an open handle; a zero count means MPI touches no buffer
+        // (a dangling but non-null pointer is passed); `status` is ours.
+        check("MPI_File_write_at_all", unsafe {
+            ffi::MPI_File_write_at_all(
+                self.fh,
+                0,
+                std::ptr::NonNull::<u8>::dangling().as_ptr().cast(),
+                0,
+                byte_type(),
+                status.as_mut_ptr(),
+            )
+        })
+    }
+
+    /// Take part in a collective read (MPI_File_read_at_all) reading nothing.
+    pub fn read_at_all_nothing(&mut self) -> Result<(), MpiIoError> {
+        let mut status = MaybeUninit::<ffi::MPI_Status>::zeroed();
+        // SAFETY: as in `write_at_all_nothing`; nothing is written to the buffer.
+        check("MPI_File_read_at_all", unsafe {
+            ffi::MPI_File_read_at_all(
+                self.fh,
+                0,
+                std::ptr::NonNull::<u8>::dangling().as_ptr().cast(),
+                0,
+                byte_type(),
+                status.as_mut_ptr(),
+            )
+        })
+    }
+
     fn start(
         &self,
         op: &'static str,
