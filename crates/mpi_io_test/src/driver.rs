@@ -18,11 +18,14 @@ pub struct Outcome {
     pub write: Option<PhaseAll>,
     pub read: Option<PhaseAll>,
     pub exit: i32,
+    /// Seconds since the epoch when the run began.
+    pub began: f64,
 }
 
 /// Run `argv` (program name first) on `world`; returns the exit status.
 pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
     let r = world.rank();
+    let began = crate::record::epoch_now();
     if r == 0 {
         println!(
             "MPI-IO TEST v{}: {}\n",
@@ -63,9 +66,10 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
         host,
         err: &err,
     };
-    let outcome = execute(&x, &hosts, &mut *results);
+    let mut outcome = execute(&x, &hosts, &mut *results);
+    outcome.began = began;
     let _ = results.flush();
-    if r == 0 {
+    if r == 0 && outcome.exit != EXIT_BAD_INPUT {
         crate::record::keep(world, argv, &cfg, &hosts, &outcome);
     }
     outcome.exit

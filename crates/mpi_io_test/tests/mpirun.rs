@@ -956,3 +956,66 @@ fn host_lists_choose_aggregators_per_simulated_host() {
         run.stderr
     );
 }
+
+#[test]
+fn every_run_is_kept_as_a_run_record_with_tags() {
+    let dir = scratch();
+    let keep = tempfile::tempdir().unwrap();
+    let run = command(
+        Some(2),
+        BIN,
+        &[
+            "-type",
+            "4",
+            "-num_io",
+            "1",
+            "-nobj",
+            "2",
+            "-size",
+            "1K",
+            "-csize",
+            "2K",
+            "-target",
+            &s(&dir.path().join("r")),
+        ],
+        &[("PARIO_TAGS", "build=test")],
+        keep.path(),
+    );
+    run.ok();
+    let files: Vec<PathBuf> = std::fs::read_dir(keep.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let rec: pario_results::RunRecord =
+        serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(rec.tool, Some(pario_results::Tool::MpiIoTest));
+    assert_eq!(rec.tags.get("build").map(String::as_str), Some("test"));
+    assert_eq!(rec.exit_status, 0);
+    let test = &rec.tests[0];
+    assert_eq!(test.phases.len(), 2);
+    assert_eq!(
+        test.phases[0].operation,
+        Some(pario_results::Operation::Write)
+    );
+    assert_eq!(test.phases[0].bytes, 2 * 2 * 1024);
+    assert_eq!(test.phases[1].ranks.len(), 2);
+    assert!(test.parameters["timers"]["write"]["recv"]["max"]
+        .as_f64()
+        .is_some());
+    assert!(
+        keep.path().join("results.sqlite").exists(),
+        "kept in the database too"
+    );
+    // bad input keeps nothing
+    let keep = tempfile::tempdir().unwrap();
+    let run = command(
+        Some(1),
+        BIN,
+        &["-type", "7", "-size", "8"],
+        &[],
+        keep.path(),
+    );
+    assert_eq!(run.status, 2);
+    assert!(!keep.path().join("runs").exists());
+}
