@@ -71,6 +71,11 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
     let _ = results.flush();
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {
         crate::record::keep(world, argv, &cfg, &hosts, &outcome);
+        if let Some(mut sink) = crate::mysql::Sink::from_env() {
+            let id = identity(&outcome, &hosts);
+            let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
+            crate::mysql::report(&mut sink, &cfg, argv, &id, w, rd, outcome.exit);
+        }
     }
     outcome.exit
 }
@@ -395,6 +400,36 @@ fn ahead_warning(
     (nbuf > fills).then(|| {
         format!("WARNING: Number of circular buffers (-ahead + 1) {nbuf} is larger than necessary.")
     })
+}
+
+/// Who and where, for the MySQL row key.
+fn identity(o: &Outcome, hosts: &[String]) -> crate::mysql::Identity {
+    let (v, s) = pario_comm::mpiio::mpi_version().unwrap_or((0, 0));
+    let date_ts = o.began as i64;
+    crate::mysql::Identity {
+        date_ts,
+        user: std::env::var("USER").unwrap_or_else(|_| "unknown".into()),
+        system: hosts.first().cloned().unwrap_or_default(),
+        mpi_version: format!("{v}.{s}"),
+        yyyymmdd: local_ymd(date_ts),
+        os_version: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        hosts: hosts.to_vec(),
+    }
+}
+
+/// `year-month-day` of `t` in local time, not zero-padded.
+fn local_ymd(t: i64) -> String {
+    // SAFETY: localtime_r writes the zeroed struct we own; NULL on failure.
+    unsafe {
+        let t = t as libc::time_t;
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return String::new();
+        }
+        format!("{}-{}-{}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday)
+    }
 }
 
 /// Local time in C's asctime layout.

@@ -8,7 +8,8 @@
 //! * [`data`] fills and checks objects exactly as the original does,
 //! * [`output`] renders the original's text from per-rank timers,
 //! * [`run`] moves the data (types 1-5, aggregation over point-to-point MPI),
-//! * [`record`] turns a run into a pario `RunRecord`.
+//! * [`record`] turns a run into a pario `RunRecord`,
+//! * [`mysql`] writes the original's MySQL rows (`MYSQL_HOST`, `MYSQL_FILE`).
 //!
 //! The file layouts are pure functions in `pario_plan::mpi_io_test`.
 //! docs/mpi_io_test.md lists what differs from the original and why.
@@ -17,6 +18,7 @@ pub mod config;
 pub mod data;
 pub mod driver;
 pub mod help;
+pub mod mysql;
 pub mod options;
 pub mod output;
 pub mod record;
