@@ -9,21 +9,32 @@
 //! * [`output`] renders the original's text from per-rank timers,
 //! * [`run`] moves the data (types 1-5, aggregation over point-to-point MPI),
 //! * [`record`] turns a run into a pario `RunRecord`,
+//! * [`import`] reads the original's text output back (`pario import`),
 //! * [`mysql`] writes the original's MySQL rows (`MYSQL_HOST`, `MYSQL_FILE`).
+//!
+//! Without the default feature `mpi` only the MPI-free modules are built
+//! (options, config, data, output, import, workload): what `pario import`
+//! needs, without linking MPI.
 //!
 //! The file layouts are pure functions in `pario_plan::mpi_io_test`.
 //! docs/mpi_io_test.md lists what differs from the original and why.
 
 pub mod config;
 pub mod data;
+#[cfg(feature = "mpi")]
 pub mod driver;
 pub mod help;
+pub mod import;
+#[cfg(feature = "mpi")]
 pub mod mysql;
 pub mod options;
 pub mod output;
+#[cfg(feature = "mpi")]
 pub mod record;
+#[cfg(feature = "mpi")]
 pub mod run;
 pub mod target;
+pub mod workload;
 
 /// Exit status for a run that could not complete (I/O error).
 pub const EXIT_FAILED: i32 = 1;

@@ -9,17 +9,16 @@
 //! timer of the original (min/avg/max with ranks) is kept in the test's
 //! parameters under `timers`.
 
-use crate::config::{Config, TestType};
+use crate::config::Config;
 use crate::driver::Outcome;
 use crate::output::{stat, Timers};
 use crate::run::PhaseAll;
 use pario_comm::Comm;
 use pario_results::{
-    Operation, PhaseResult, RankTimes, RunRecord, SystemInfo, TestResult, Tool, Workload,
+    Operation, PhaseResult, RankTimes, RunRecord, SystemInfo, TestResult, Tool,
     RECORD_SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
-use std::collections::BTreeMap;
 
 /// Seconds since the epoch.
 pub fn epoch_now() -> f64 {
@@ -37,8 +36,8 @@ pub fn build<C: Comm + ?Sized>(
     let (tags, tag_warnings) = pario_store::run_tags_from_env(&[]);
     let mut test = TestResult {
         test_id: 0,
-        parameters: parameters(cfg),
-        workload: workload(cfg),
+        parameters: crate::workload::parameters(cfg),
+        workload: crate::workload::workload(cfg),
         ..TestResult::default()
     };
     let mut timers = serde_json::Map::new();
@@ -121,65 +120,6 @@ fn system<C: Comm + ?Sized>(world: &C, all_hosts: &[String]) -> SystemInfo {
         environment,
         ..SystemInfo::default()
     }
-}
-
-fn workload(cfg: &Config) -> Workload {
-    let o = &cfg.opts;
-    Workload {
-        api: "MPIIO".into(),
-        num_tasks: cfg.n,
-        file_per_proc: matches!(cfg.ty, TestType::NToN | TestType::AggToM),
-        block_size: cfg.k * cfg.s,
-        transfer_size: cfg.s,
-        segment_count: 1,
-        ordering: if cfg.strided { "strided" } else { "sequential" }.into(),
-        items: 0,
-        extra: format!(
-            "mpi_io_test type={} m={} csize={} ahead={} collective={} norsend={} nofile={} touch={}",
-            cfg.ty.number(),
-            cfg.m,
-            cfg.c,
-            o.ahead,
-            u8::from(o.collective),
-            u8::from(o.norsend),
-            u8::from(o.nofile),
-            o.touch
-        ),
-    }
-}
-
-fn parameters(cfg: &Config) -> BTreeMap<String, Value> {
-    let o = &cfg.opts;
-    let mut p = BTreeMap::new();
-    let mut put = |k: &str, v: Value| {
-        p.insert(k.to_string(), v);
-    };
-    put("type", json!(cfg.ty.number()));
-    put("num_procs", json!(cfg.n));
-    put("num_io", json!(cfg.m));
-    put("num_io_per_host", json!(o.num_io));
-    put("hosts", json!(o.host));
-    put("nobj", json!(cfg.k));
-    put("size", json!(cfg.s));
-    put("csize", json!(cfg.c));
-    put("strided", json!(cfg.strided));
-    put("collective", json!(o.collective));
-    put("touch", json!(o.touch));
-    put("chkdata", json!(o.chkdata));
-    put("ahead", json!(o.ahead));
-    put("preallocate", json!(o.preallocate));
-    put("sync", json!(o.sync));
-    put("barrier", json!(o.barrier));
-    put("bopen", json!(o.bopen));
-    put("dio", json!(o.dio));
-    put("nofile", json!(o.nofile));
-    put("norsend", json!(o.norsend));
-    put("deletefile", json!(o.deletefile));
-    put("sleep", json!(o.sleep));
-    put("hints", json!(o.hints));
-    put("target", json!(o.target));
-    put("targets", json!(o.targets));
-    p
 }
 
 /// min [rank], avg, max [rank] of every timer, as the text shows them.

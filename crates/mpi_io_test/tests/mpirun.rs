@@ -5,6 +5,7 @@
 //! original's printf formats (as the specification lists them), not from
 //! our renderer; data files are decoded here from the specification's
 //! layout and value formulas. Every run is under `timeout`, so a hang fails.
+#![cfg(feature = "mpi")]
 
 use regex::Regex;
 use std::path::{Path, PathBuf};
@@ -1018,4 +1019,57 @@ fn every_run_is_kept_as_a_run_record_with_tags() {
     );
     assert_eq!(run.status, 2);
     assert!(!keep.path().join("runs").exists());
+}
+
+#[test]
+fn our_text_output_imports_with_the_workload_of_the_kept_record() {
+    let dir = scratch();
+    let keep = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.txt");
+    let run = command(
+        Some(3),
+        BIN,
+        &[
+            "-type",
+            "3",
+            "-num_io",
+            "1",
+            "-nobj",
+            "2",
+            "-size",
+            "1K",
+            "-csize",
+            "2K",
+            "-touch",
+            "3",
+            "-target",
+            &s(&dir.path().join("i.%r")),
+            "-output",
+            &s(&out),
+        ],
+        &[],
+        keep.path(),
+    );
+    run.ok();
+    let text = format!("{}{}", run.stdout, std::fs::read_to_string(&out).unwrap());
+    let imported = pario_mpi_io_test::import::parse_text(&text, "out.txt").unwrap();
+    let files: Vec<PathBuf> = std::fs::read_dir(keep.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let kept: pario_results::RunRecord =
+        serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    assert_eq!(imported.tests[0].workload, kept.tests[0].workload);
+    assert_eq!(imported.tests[0].phases.len(), 2);
+    for (a, b) in imported.tests[0].phases.iter().zip(&kept.tests[0].phases) {
+        assert_eq!(a.bytes, b.bytes);
+        // the text has 7 significant digits
+        assert!(
+            (a.total_time - b.total_time).abs() <= 1e-6 * b.total_time.max(1e-9),
+            "{} {}",
+            a.total_time,
+            b.total_time
+        );
+    }
+    assert!(imported.began > 0.0, "banner date read");
 }

@@ -6,6 +6,7 @@
 //! scripts/test-db-servers.sh). Without it the test FAILS, unless
 //! PARIO_SKIP_SERVER_DB_TESTS=1, which makes it report SKIPPED (as the
 //! store's server tests do).
+#![cfg(feature = "mpi")]
 
 use mysql::prelude::Queryable;
 use std::path::Path;
