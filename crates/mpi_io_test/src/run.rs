@@ -205,8 +205,13 @@ pub fn common_name<C: Comm + ?Sized>(comm: &C, name: &str) -> String {
     String::from_utf8_lossy(&b).into_owned()
 }
 
-/// Render and print a phase's report on rank 0.
+/// Render and print a phase's report on rank 0 (nothing when the phase
+/// failed on some rank: its times would not mean anything; the errors are
+/// on the ranks' error streams).
 pub fn print_phase(out: &mut dyn Write, cfg: &Config, write: bool, all: &PhaseAll) {
+    if all.failed() {
+        return;
+    }
     let _ = out.write_all(all.report(cfg, write).render().as_bytes());
     if write && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
         if let Some(h) = all.hints() {

@@ -1073,3 +1073,25 @@ fn our_text_output_imports_with_the_workload_of_the_kept_record() {
     }
     assert!(imported.began > 0.0, "banner date read");
 }
+
+#[test]
+fn a_failed_open_ends_every_rank_with_exit_1_and_no_numbers() {
+    let dir = scratch();
+    for args in [
+        vec!["-type", "2", "-size", "8"],
+        vec!["-type", "4", "-num_io", "2", "-csize", "8", "-size", "8"],
+    ] {
+        let target = s(&dir.path().join("missing/dir/f"));
+        let mut a = args.clone();
+        a.extend(["-target", &target]);
+        let run = mpirun(4, &a);
+        assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("ERROR: Unable to open file {target} for write")),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("Bandwidth"), "{}", run.stdout);
+    }
+}
