@@ -18,10 +18,12 @@ pub mod clock;
 pub mod local;
 pub mod mpi_comm;
 pub mod mpiio;
+pub mod p2p;
 pub mod threads;
 
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
+pub use p2p::PointToPoint;
 pub use threads::ThreadComm;
 
 /// Reduction operators supported by [`Comm::all_reduce_f64`] and friends.

@@ -48,6 +48,11 @@ impl MpiComm {
     pub(crate) fn raw(&self) -> mpi::ffi::MPI_Comm {
         self.comm.as_raw()
     }
+
+    /// The rsmpi communicator, for [`crate::p2p`].
+    pub(crate) fn inner(&self) -> &SimpleCommunicator {
+        &self.comm
+    }
 }
 
 fn system_op(op: ReduceOp) -> SystemOperation {

@@ -11,7 +11,11 @@
 //! MPI error class, so that callers can map them without calling MPI.
 
 use crate::mpi_comm::MpiComm;
+
+// Nonblocking transfers owning their buffers (mpi_io_test's -ahead).
+mod nonblocking;
 use mpi::ffi;
+pub use nonblocking::Pending;
 use std::ffi::{CStr, CString};
 use std::fmt;
 use std::mem::MaybeUninit;

@@ -9,6 +9,7 @@
 //! (`-C`, `-Z`) in [`reorder`].
 
 pub mod mdtest;
+pub mod mpi_io_test;
 pub mod perm;
 pub mod reorder;
 pub mod rng;

@@ -29,6 +29,8 @@ pub enum Format {
     IorJson,
     IorCsv,
     MdtestText,
+    /// LANL MPI-IO Test's text output (parsed by pario-mpi-io-test).
+    MpiIoTestText,
 }
 
 impl Format {
@@ -39,6 +41,7 @@ impl Format {
             Format::IorJson => "ior-json",
             Format::IorCsv => "ior-csv",
             Format::MdtestText => "mdtest-text",
+            Format::MpiIoTestText => "mpi-io-test-text",
         }
     }
 }
@@ -72,6 +75,9 @@ pub fn detect(text: &str) -> Option<Format> {
     }
     if mdtest::looks_like(&lines) {
         return Some(Format::MdtestText);
+    }
+    if pario_mpi_io_test::import::looks_like(&lines.join("\n")) {
+        return Some(Format::MpiIoTestText);
     }
     None
 }
@@ -157,6 +163,12 @@ fn parse_unflagged(
             Ok(vec![ior::build(run, "ior-csv", text, source)])
         }
         Format::MdtestText => mdtest::import_text(text, source),
+        Format::MpiIoTestText => {
+            let lines = text::clean_lines(text).join("\n");
+            pario_mpi_io_test::import::parse_text(&lines, source)
+                .map(|r| vec![r])
+                .map_err(ImportError::Malformed)
+        }
         Format::Auto => unreachable!("resolved above"),
     }
 }

@@ -1,0 +1,455 @@
+//! The program: banner, options, validation, output streams, the Input
+//! Parameters block, the phases, deletion, the run record. Returns the exit
+//! status (0 ok, 1 run-time failure, 2 bad input, 3 data verification).
+
+use crate::config::{self, Config, TestType};
+use crate::options::{self, BadInput};
+use crate::output;
+use crate::run::{self, aggregate, direct, ErrOut, PhaseAll, PhaseOut, Rank};
+use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
+use pario_comm::mpi_comm::MpiComm;
+use pario_comm::{Comm, PointToPoint};
+use std::io::Write;
+use std::path::PathBuf;
+
+/// Everything the run produced, for the record.
+#[derive(Default)]
+pub struct Outcome {
+    pub write: Option<PhaseAll>,
+    pub read: Option<PhaseAll>,
+    pub exit: i32,
+    /// Seconds since the epoch when the run began.
+    pub began: f64,
+}
+
+/// Run `argv` (program name first) on `world`; returns the exit status.
+pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
+    let r = world.rank();
+    let began = crate::record::epoch_now();
+    if r == 0 {
+        println!(
+            "MPI-IO TEST v{}: {}\n",
+            crate::BANNER_VERSION,
+            local_asctime()
+        );
+    }
+    let cfg = match configure(world, argv) {
+        Ok(Some(cfg)) => cfg,
+        Ok(None) => return 0,
+        Err(e) => {
+            if r == 0 {
+                eprintln!("{e}");
+            }
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let layout = world.node_layout();
+    let host = if layout.overridden {
+        format!("node{}", layout.node_index)
+    } else {
+        layout.host.clone()
+    };
+    let hosts = run::all_hosts(world, &host);
+    let (mut results, err) = match open_streams(world, &cfg) {
+        Ok(s) => s,
+        Err(e) => {
+            if r == 0 {
+                eprintln!("{e}");
+            }
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let x = Rank {
+        world,
+        cfg: &cfg,
+        r,
+        host,
+        err: &err,
+    };
+    let mut outcome = execute(&x, &hosts, &mut *results);
+    outcome.began = began;
+    let _ = results.flush();
+    if r == 0 && outcome.exit != EXIT_BAD_INPUT {
+        crate::record::keep(world, argv, &cfg, &hosts, &outcome);
+        if let Some(mut sink) = crate::mysql::Sink::from_env() {
+            let id = identity(&outcome, &hosts);
+            let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
+            crate::mysql::report(&mut sink, &cfg, argv, &id, w, rd, outcome.exit);
+        }
+    }
+    outcome.exit
+}
+
+/// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.
+fn configure<C: Comm + ?Sized>(world: &C, argv: &[String]) -> Result<Option<Config>, BadInput> {
+    let args = options::expand_setup(&argv[1.min(argv.len())..], |p| std::fs::read_to_string(p))?;
+    let opts = options::parse(&args)?;
+    if opts.help {
+        if world.rank() == 0 {
+            print!("{}", crate::help::USAGE);
+        }
+        return Ok(None);
+    }
+    if args.len() < 2 {
+        return Err(BadInput(
+            "[RANK 0] ERROR: Too few command-line args (at least -type and -size are needed; -help lists the options).".into(),
+        ));
+    }
+    let targets = match &opts.targets {
+        Some(p) => Some(config::read_targets(p)?),
+        None => None,
+    };
+    config::validate(&opts, world.size(), page_size(), targets).map(Some)
+}
+
+/// The system page size in bytes.
+pub fn page_size() -> u64 {
+    // SAFETY: sysconf only reads a system constant.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as u64
+    } else {
+        4096
+    }
+}
+
+type Streams = (Box<dyn Write>, ErrOut);
+
+/// `-output` (rank 0, truncated) and `-errout` (created by rank 0, then
+/// appended to by every rank). Agreed: an error on rank 0 stops all.
+fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, String> {
+    let r = world.rank();
+    let mut problem = None;
+    let mut results: Box<dyn Write> = Box::new(std::io::sink());
+    if r == 0 {
+        match &cfg.opts.output {
+            Some(p) => match std::fs::File::create(p) {
+                Ok(f) => results = Box::new(std::io::BufWriter::new(f)),
+                Err(e) => {
+                    problem = Some(format!(
+                        "[RANK 0] ERROR: Unable to open output information file {p}: {e}."
+                    ))
+                }
+            },
+            None => results = Box::new(std::io::stdout()),
+        }
+        if let (Some(p), None) = (&cfg.opts.errout, &problem) {
+            if let Err(e) = std::fs::File::create(p) {
+                problem = Some(format!(
+                    "[RANK 0] ERROR: Unable to open output error log file {p}: {e}."
+                ));
+            }
+        }
+    }
+    if world.any_true(problem.is_some()) {
+        return Err(problem.unwrap_or_default());
+    }
+    let err = match &cfg.opts.errout {
+        Some(p) => ErrOut(std::fs::OpenOptions::new().append(true).open(p).ok()),
+        None => ErrOut(None),
+    };
+    Ok((results, err))
+}
+
+/// Roles, headers, phases, deletion.
+fn execute<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    hosts: &[String],
+    out: &mut dyn Write,
+) -> Outcome {
+    let cfg = x.cfg;
+    let mut outcome = Outcome::default();
+    let agg = if cfg.ty.aggregated() {
+        match run::aggregation(cfg, hosts) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                if x.r == 0 {
+                    eprintln!("{e}");
+                }
+                outcome.exit = EXIT_BAD_INPUT;
+                return outcome;
+            }
+        }
+    } else {
+        None
+    };
+    let files = match FileSet::new(x, agg.as_ref()) {
+        Ok(f) => f,
+        Err(e) => {
+            if x.r == 0 {
+                eprintln!("{e}");
+            }
+            outcome.exit = EXIT_BAD_INPUT;
+            return outcome;
+        }
+    };
+    if x.r == 0 {
+        let _ = out.write_all(output::input_block(cfg, &files.shown).as_bytes());
+        let _ = out.write_all(output::env_block(std::env::vars()).as_bytes());
+        if cfg.opts.lhosts {
+            let _ = out.write_all(b"\nHosts List:\n");
+            for (i, h) in hosts.iter().enumerate() {
+                let _ = writeln!(out, "RANK {i}: {h}");
+            }
+        }
+        let _ = out.flush();
+    }
+    if let (0, Some(w)) = (x.r, ahead_warning(cfg, agg.as_ref())) {
+        x.err.line(&w);
+    }
+    x.world.barrier();
+    if cfg.write_phase() {
+        let all = phase(x, agg.as_ref(), &files, true, out);
+        outcome.write = Some(all);
+    }
+    if cfg.opts.sleep > 0 {
+        std::thread::sleep(std::time::Duration::from_secs(cfg.opts.sleep));
+    }
+    let write_failed = x
+        .world
+        .any_true(outcome.write.as_ref().is_some_and(|a| a.failed()));
+    if cfg.read_phase() && !write_failed {
+        outcome.read = Some(phase(x, agg.as_ref(), &files, false, out));
+    }
+    if cfg.opts.deletefile && cfg.file_io() {
+        files.delete(x);
+    }
+    outcome.exit = exit_status(x.world, &outcome, write_failed);
+    outcome
+}
+
+/// 1 if any rank failed, else 3 if any object failed verification.
+fn exit_status<C: Comm + ?Sized>(world: &C, o: &Outcome, write_failed: bool) -> i32 {
+    let (failed, bad) = match &o.read {
+        Some(all) => (all.failed(), all.bad_objects() > 0),
+        None => (false, false),
+    };
+    let flags = world.all_reduce_u64(
+        &[u64::from(failed || write_failed), u64::from(bad)],
+        pario_comm::ReduceOp::Max,
+    );
+    if flags[0] == 1 {
+        EXIT_FAILED
+    } else if flags[1] == 1 {
+        EXIT_VERIFY
+    } else {
+        0
+    }
+}
+
+/// One phase on every rank, its report on rank 0. Returns the gathered
+/// outcome (complete on rank 0; on other ranks only its failure flag).
+fn phase<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    agg: Option<&pario_plan::mpi_io_test::Aggregation>,
+    files: &FileSet,
+    write: bool,
+    out: &mut dyn Write,
+) -> PhaseAll {
+    let cfg = x.cfg;
+    if x.r == 0 {
+        let _ = out.write_all(output::phase_header(write, cfg, &files.shown).as_bytes());
+        let _ = out.flush();
+    }
+    if write {
+        x.world.barrier();
+    }
+    let mine: PhaseOut = match agg {
+        Some(a) => aggregate::phase(
+            x,
+            a,
+            files.comm(x.world, cfg.ty),
+            files.path.as_deref(),
+            write,
+        ),
+        None if !cfg.file_io() => PhaseOut::default(),
+        None => direct::phase(
+            x,
+            files.comm(x.world, cfg.ty),
+            files.path.as_deref().expect("path"),
+            write,
+        ),
+    };
+    x.world.barrier();
+    let failed = x.world.any_true(!mine.errors.is_empty());
+    let bad = x.world.any_true(mine.bad_objects > 0);
+    match run::gather(x.world, &mine) {
+        Some(all) => {
+            run::print_phase(out, cfg, write, &all);
+            all
+        }
+        None => {
+            let mut o = PhaseOut::default();
+            if failed {
+                o.errors.push("failed on another rank".into());
+            }
+            o.bad_objects = u64::from(bad);
+            PhaseAll { ranks: vec![o] }
+        }
+    }
+}
+
+/// Which file this rank opens and on which communicator.
+struct FileSet {
+    path: Option<PathBuf>,
+    /// Name shown in headers (rank 0's).
+    shown: String,
+    /// Sub-communicator for type 5 groups and type 4 aggregators.
+    group: Option<Box<dyn Comm>>,
+    /// True when this rank deletes `path` at the end.
+    deleter: bool,
+}
+
+impl FileSet {
+    fn new<C: Comm + PointToPoint + ?Sized>(
+        x: &Rank<C>,
+        agg: Option<&pario_plan::mpi_io_test::Aggregation>,
+    ) -> Result<FileSet, String> {
+        let cfg = x.cfg;
+        let own = run::own_target(cfg, x.r, &x.host);
+        if x.world.any_true(own.is_err()) {
+            return Err(own.err().unwrap_or_else(|| {
+                "[RANK 0] ERROR: Problem expanding a file name on another rank.".into()
+            }));
+        }
+        let own = own.unwrap_or_default();
+        let is_io = agg.is_none_or(|a| a.io_rank(x.r).is_some());
+        let (group, name, deleter) = match cfg.ty {
+            TestType::NToN => (None, own, true),
+            TestType::NToOne => (None, run::common_name(x.world, &own), x.r == 0),
+            TestType::AggToM => (x.world.split(None), own, is_io),
+            TestType::AggToOne => {
+                let g = x.world.split(is_io.then_some(0));
+                let name = run::common_name(x.world, &own);
+                (g, name, x.r == 0)
+            }
+            TestType::NToMFiles => {
+                let g = x
+                    .world
+                    .split(Some(x.r % cfg.m))
+                    .expect("every rank has a group");
+                let name = run::common_name(&*g, &own);
+                let leader = g.rank() == 0;
+                (Some(g), name, leader)
+            }
+        };
+        let shown = run::common_name(x.world, &name);
+        if cfg.ty == TestType::AggToM {
+            if let (Some(t), Some(a)) = (&cfg.targets, agg) {
+                let need = a.io_ranks.last().map_or(0, |&r| r + 1);
+                if (t.len() as u32) < need {
+                    return Err(format!(
+                        "[RANK 0] ERROR: -targets {}: {} names, but the I/O processes need {need}.",
+                        cfg.opts.targets.as_deref().unwrap_or(""),
+                        t.len()
+                    ));
+                }
+            }
+        }
+        let path = (is_io && cfg.file_io()).then(|| PathBuf::from(&name));
+        Ok(FileSet {
+            path,
+            shown,
+            group,
+            deleter: deleter && is_io,
+        })
+    }
+
+    /// The file's communicator: None (this rank alone) for types 1 and 3,
+    /// the world for type 2, the group for types 4 and 5.
+    fn comm<'a, C: Comm + ?Sized>(&'a self, world: &'a C, ty: TestType) -> Option<&'a MpiComm> {
+        match ty {
+            TestType::NToN | TestType::AggToM => None,
+            TestType::NToOne => world.as_mpi(),
+            _ => self.group.as_ref().and_then(|g| g.as_mpi()),
+        }
+    }
+
+    fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>) {
+        x.world.barrier();
+        if let (true, Some(p)) = (self.deleter, &self.path) {
+            if pario_comm::mpiio::delete(p, &x.cfg.hints()).is_err() {
+                x.err.line(&format!(
+                    "[RANK {}] WARNING: Unable to remove file {}.",
+                    x.r,
+                    p.display()
+                ));
+            }
+        }
+    }
+}
+
+/// The original's warning when `-ahead` buffers outnumber the buffer fills
+/// (printed once, by rank 0, instead of by every rank).
+fn ahead_warning(
+    cfg: &Config,
+    agg: Option<&pario_plan::mpi_io_test::Aggregation>,
+) -> Option<String> {
+    let nbuf = u64::from(cfg.opts.ahead) + 1;
+    let fills = match agg {
+        Some(a) => a
+            .senders
+            .iter()
+            .map(|l| {
+                pario_plan::mpi_io_test::fills(l.len() as u32, cfg.k, cfg.s, cfg.c).len() as u64
+            })
+            .max()
+            .unwrap_or(0),
+        None => 1,
+    };
+    (nbuf > fills).then(|| {
+        format!("WARNING: Number of circular buffers (-ahead + 1) {nbuf} is larger than necessary.")
+    })
+}
+
+/// Who and where, for the MySQL row key.
+fn identity(o: &Outcome, hosts: &[String]) -> crate::mysql::Identity {
+    let (v, s) = pario_comm::mpiio::mpi_version().unwrap_or((0, 0));
+    let date_ts = o.began as i64;
+    crate::mysql::Identity {
+        date_ts,
+        user: std::env::var("USER").unwrap_or_else(|_| "unknown".into()),
+        system: hosts.first().cloned().unwrap_or_default(),
+        mpi_version: format!("{v}.{s}"),
+        yyyymmdd: local_ymd(date_ts),
+        os_version: std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default(),
+        hosts: hosts.to_vec(),
+    }
+}
+
+/// `year-month-day` of `t` in local time, not zero-padded.
+fn local_ymd(t: i64) -> String {
+    // SAFETY: localtime_r writes the zeroed struct we own; NULL on failure.
+    unsafe {
+        let t = t as libc::time_t;
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return String::new();
+        }
+        format!("{}-{}-{}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday)
+    }
+}
+
+/// Local time in C's asctime layout.
+fn local_asctime() -> String {
+    // SAFETY: time(NULL) has no preconditions; localtime_r writes the
+    // zeroed struct we own and returns NULL on failure.
+    unsafe {
+        let t = libc::time(std::ptr::null_mut());
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&t, &mut tm).is_null() {
+            return String::new();
+        }
+        output::asctime(
+            tm.tm_wday as u32,
+            tm.tm_mon as u32,
+            tm.tm_mday as u32,
+            tm.tm_hour as u32,
+            tm.tm_min as u32,
+            tm.tm_sec as u32,
+            tm.tm_year + 1900,
+        )
+    }
+}

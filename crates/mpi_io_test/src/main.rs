@@ -1,0 +1,16 @@
+//! `mpi_io_test` (also linked as `mpi_io_test.x`): LANL's MPI-IO Test
+//! command line on pario. Initialises MPI, runs, maps the outcome to an
+//! exit status (0 ok, 1 run-time failure, 2 bad input, 3 data errors).
+
+use pario_comm::mpi_comm::MpiWorld;
+
+fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    let Some(world) = MpiWorld::init() else {
+        eprintln!("mpi_io_test: MPI could not be initialised");
+        std::process::exit(1);
+    };
+    let code = pario_mpi_io_test::driver::main_with(world.world(), &argv);
+    drop(world);
+    std::process::exit(code);
+}

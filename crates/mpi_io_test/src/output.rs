@@ -1,0 +1,451 @@
+//! The original's text output, rendered from a results struct: the
+//! Input Parameters block, the environment block, phase headers, the
+//! `=== ... (min [rank] avg max [rank])` lines with their exact spacing and
+//! number format (C's `%e`), and the `-verbose` per-rank lines, gathered to
+//! rank 0 and printed in rank order.
+
+use crate::config::{Config, TestType};
+
+/// Format like C's `printf("%e")`: six decimals, a signed exponent of at
+/// least two digits; `inf`, `-inf`, `nan` for the others.
+pub fn c_e(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let s = format!("{x:.6e}");
+    let (mant, exp) = s.split_once('e').expect("exponent");
+    let exp: i32 = exp.parse().expect("exponent digits");
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mant}e{sign}{:02}", exp.abs())
+}
+
+/// Per-rank timers of one phase (seconds), §7 of the specification.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timers {
+    pub total: f64,
+    pub op: f64,
+    pub open: f64,
+    pub prealloc: f64,
+    pub opwait: f64,
+    pub barrier: f64,
+    pub sync: f64,
+    pub close: f64,
+    pub send: f64,
+    pub recv: f64,
+}
+
+impl Timers {
+    pub fn to_vec(&self) -> Vec<f64> {
+        vec![
+            self.total,
+            self.op,
+            self.open,
+            self.prealloc,
+            self.opwait,
+            self.barrier,
+            self.sync,
+            self.close,
+            self.send,
+            self.recv,
+        ]
+    }
+    pub fn from_slice(v: &[f64]) -> Timers {
+        let g = |i: usize| v.get(i).copied().unwrap_or(0.0);
+        Timers {
+            total: g(0),
+            op: g(1),
+            open: g(2),
+            prealloc: g(3),
+            opwait: g(4),
+            barrier: g(5),
+            sync: g(6),
+            close: g(7),
+            send: g(8),
+            recv: g(9),
+        }
+    }
+}
+
+/// min with its rank, sum, max with its rank (ties: lowest rank, like
+/// MPI_MINLOC/MPI_MAXLOC).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    pub min: f64,
+    pub min_rank: usize,
+    pub sum: f64,
+    pub max: f64,
+    pub max_rank: usize,
+}
+
+pub fn stat(values: impl Iterator<Item = f64>) -> Stat {
+    let mut st = Stat {
+        min: f64::INFINITY,
+        min_rank: 0,
+        sum: 0.0,
+        max: f64::NEG_INFINITY,
+        max_rank: 0,
+    };
+    for (r, v) in values.enumerate() {
+        st.sum += v;
+        if v < st.min {
+            st.min = v;
+            st.min_rank = r;
+        }
+        if v > st.max {
+            st.max = v;
+            st.max_rank = r;
+        }
+    }
+    st
+}
+
+/// Everything a phase report shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseReport {
+    /// "Write" or "Read".
+    pub op: &'static str,
+    /// Ranks whose data moved (the divisor of the averages).
+    pub np: u32,
+    /// Bytes moved in total, in MiB.
+    pub mib_total: f64,
+    /// One entry per world rank, in rank order.
+    pub ranks: Vec<Timers>,
+    pub barrier: bool,
+    pub sync: bool,
+    pub aggregated: bool,
+    pub verbose: bool,
+}
+
+impl PhaseReport {
+    fn stat(&self, f: impl Fn(&Timers) -> f64) -> Stat {
+        stat(self.ranks.iter().map(f))
+    }
+
+    fn time_line(&self, out: &mut String, label: &str, f: impl Fn(&Timers) -> f64) {
+        self.time_line_end(out, label, " sec.", f)
+    }
+
+    fn time_line_end(&self, out: &mut String, label: &str, end: &str, f: impl Fn(&Timers) -> f64) {
+        let s = self.stat(f);
+        let avg = s.sum / f64::from(self.np);
+        out.push_str(&format!(
+            "=== {label}: {} [{}] {} {} [{}]{}\n",
+            c_e(s.min),
+            s.min_rank,
+            c_e(avg),
+            c_e(s.max),
+            s.max_rank,
+            end
+        ));
+    }
+
+    fn bw_line(&self, out: &mut String, label: &str, f: impl Fn(&Timers) -> f64) {
+        let s = self.stat(f);
+        let np = f64::from(self.np);
+        out.push_str(&format!(
+            "=== {label} Bandwidth (min [rank] avg max [rank]): {} [{}] {} {} [{}] Mbytes/s.\n",
+            c_e(self.mib_total / s.max),
+            s.max_rank,
+            c_e(np * self.mib_total / s.sum),
+            c_e(self.mib_total / s.min),
+            s.min_rank,
+        ));
+    }
+
+    fn per_rank(&self, out: &mut String, f: impl Fn(usize, &Timers) -> String) {
+        if self.verbose {
+            for (r, t) in self.ranks.iter().enumerate() {
+                out.push_str(&f(r, t));
+                out.push('\n');
+            }
+        }
+    }
+
+    /// The summary lines of the phase, from "Effective Bandwidth" to
+    /// "=== Completed MPI-IO <op>.".
+    pub fn render(&self) -> String {
+        let op = self.op;
+        let mib = self.mib_total;
+        let mut o = String::new();
+        self.bw_line(&mut o, "Effective", |t| t.total);
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] Effective Bandwidth = {}", c_e(mib / t.total))
+        });
+        self.time_line(&mut o, "Total Time (min [rank] avg max [rank])", |t| {
+            t.total
+        });
+        self.bw_line(&mut o, op, |t| t.op);
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] {op} Bandwidth = {}", c_e(mib / t.op))
+        });
+        self.time_line(
+            &mut o,
+            &format!("{op} Time (min [rank] avg max [rank])"),
+            |t| t.op,
+        );
+        self.time_line(
+            &mut o,
+            "MPI File Open Time (min [rank] avg max [rank])",
+            |t| t.open,
+        );
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] File Open Time = {}", c_e(t.open))
+        });
+        self.time_line_end(
+            &mut o,
+            &format!("MPI File {op} Wait Time (min [rank] avg max [rank])"),
+            "  sec.",
+            |t| t.opwait,
+        );
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] File {op} Wait Time = {}", c_e(t.opwait))
+        });
+        self.time_line(
+            &mut o,
+            "MPI File Preallocate Time (min [rank] avg max [rank])",
+            |t| t.prealloc,
+        );
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] File Preallocate Time = {}", c_e(t.prealloc))
+        });
+        if self.barrier {
+            self.time_line(
+                &mut o,
+                "MPI Barrier Wait Time (min [rank] avg max [rank])",
+                |t| t.barrier,
+            );
+            self.per_rank(&mut o, |r, t| {
+                format!(
+                    "[{r}] MPI_Barrier Time before each write = {}",
+                    c_e(t.barrier)
+                )
+            });
+        }
+        if self.sync {
+            self.time_line(
+                &mut o,
+                "MPI File Sync Time (min [rank] avg max [rank])",
+                |t| t.sync,
+            );
+            self.per_rank(&mut o, |r, t| {
+                format!("[{r}] File Sync Time = {}", c_e(t.sync))
+            });
+        }
+        self.time_line_end(
+            &mut o,
+            "MPI File Close Wait Time (min [rank]  avg max [rank])",
+            "  sec.",
+            |t| t.close,
+        );
+        self.per_rank(&mut o, |r, t| {
+            format!("[{r}] File Close Time = {}", c_e(t.close))
+        });
+        if self.aggregated {
+            let s = self.stat(|t| t.send);
+            let np = f64::from(self.np);
+            o.push_str(&format!(
+                "=== MPI Processor send wait time (min [rank] avg max [rank]): {} [{}]  {} {} [{}]  sec.\n",
+                c_e(s.min), s.min_rank, c_e(s.sum / np), c_e(s.max), s.max_rank
+            ));
+            self.per_rank(&mut o, |r, t| {
+                format!("[{r}] Processor send wait time: {} sec.", c_e(t.send))
+            });
+            let s = self.stat(|t| t.recv);
+            o.push_str(&format!(
+                "=== MPI Processor Receive Wait Time (min avg max): {}[{}]  {} {}[{}]  sec.\n",
+                c_e(s.min),
+                s.min_rank,
+                c_e(s.sum / np),
+                c_e(s.max),
+                s.max_rank
+            ));
+        }
+        o.push_str(&format!("=== Completed MPI-IO {op}.\n"));
+        o
+    }
+}
+
+/// The phase header: `=== MPI write [N->M->F name] Starting ...` (the read
+/// header lists the same numbers in reverse order).
+pub fn phase_header(write: bool, cfg: &Config, name: &str) -> String {
+    let (n, m, f) = (cfg.n, cfg.m, cfg.files());
+    if write {
+        format!("=== MPI write [{n}->{m}->{f} {name}] Starting ...\n")
+    } else {
+        format!("=== MPI read [{f}->{m}->{n} {name}] Starting ...\n")
+    }
+}
+
+/// The Input Parameters block, through the `-errout` line.
+pub fn input_block(cfg: &Config, target_shown: &str) -> String {
+    let o = &cfg.opts;
+    let kind = match cfg.ty {
+        TestType::NToN => "N -> N",
+        TestType::NToOne => "N -> 1",
+        TestType::AggToM => "N -> M -> M",
+        TestType::AggToOne => "N -> M -> 1",
+        TestType::NToMFiles => "N -> M",
+    };
+    let mut s = String::from("Input Parameters:\n");
+    s += &format!("I/O Testing type {kind}: {}\n", cfg.ty.number());
+    s += &format!("Total number of processors (N): {}\n", cfg.n);
+    s += &format!("Total number of I/O processors (M): {}\n", cfg.m);
+    if cfg.ty.aggregated() {
+        let list = o.num_io.clone().unwrap_or_default();
+        let shown = o
+            .host
+            .as_ref()
+            .map_or(1, |h| h.len())
+            .max(1)
+            .min(list.len());
+        let items: Vec<String> = list[..shown].iter().map(u32::to_string).collect();
+        s += &format!("Number of I/O processors per host: {}\n", items.join(" "));
+    }
+    match &o.host {
+        Some(h) if !h.is_empty() => s += &format!("Host Name List: {}\n", h.join(" ")),
+        _ => s += "Host Name List: None\n",
+    }
+    s += &format!("Number of circular buffers (-ahead): {}\n", o.ahead);
+    s += &format!("Number of objects (-nobj): {}\n", cfg.k);
+    s += &format!("Number of bytes in each object (-size): {}\n", cfg.s);
+    s += &format!("Circular buffer size (-csize): {}\n", cfg.c);
+    let pre = o.preallocate.map_or(-1, |p| p as i64);
+    s += &format!("Preallocate file size (-preallocate): {pre}\n");
+    s += &format!("Check data read (-chkdata): {}\n", o.chkdata);
+    s += &format!(
+        "Use collective read/write calls (-collective): {}\n",
+        u8::from(o.collective)
+    );
+    s += &format!(
+        "Call MPI_Barrier before each write (-barrier): {}\n",
+        u8::from(o.barrier)
+    );
+    s += &format!(
+        "Flush data before file close (-sync): {}\n",
+        u8::from(o.sync)
+    );
+    s += &format!("Strided data layout (-strided): {}\n", o.strided);
+    s += &format!(
+        "Delete data file when done reading (-deletefile): {}\n",
+        u8::from(o.deletefile)
+    );
+    s += &format!(
+        "Write output data to file (-nofile): {}\n",
+        u8::from(!o.nofile)
+    );
+    s += &format!(
+        "Aggregators send data to themselves (-norsend): {}\n",
+        u8::from(!o.norsend)
+    );
+    match &o.targets {
+        Some(t) => s += &format!("File containing target files (-targets): {t}\n"),
+        None => s += &format!("Test data written to (-target): {target_shown}\n"),
+    }
+    s += &format!("Touch object option (-touch): {}\n", o.touch);
+    s += &format!(
+        "Timing results written to (-output): {}\n",
+        o.output.as_deref().unwrap_or("stdout")
+    );
+    s += &format!(
+        "Errors and warnings written to (-errout): {}\n",
+        o.errout.as_deref().unwrap_or("stderr")
+    );
+    s
+}
+
+/// The environment block: every `NAME=value` containing "MPI".
+pub fn env_block(env: impl Iterator<Item = (String, String)>) -> String {
+    let mut s = String::from("\nEnvironment Variables (MPI):\n");
+    for (k, v) in env {
+        let line = format!("{k}={v}");
+        if line.contains("MPI") {
+            s += &line;
+            s.push('\n');
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// The hint block printed after the write phase.
+pub fn hint_block(hints: &[(String, String)]) -> String {
+    let mut s = String::from("\nMPI_info Hints Used (RANK 0):\n");
+    for (k, v) in hints {
+        let v: String = v.chars().take(200).collect();
+        s += &format!("Key: {k}  = {v}\n");
+    }
+    s.push('\n');
+    s
+}
+
+/// C's `asctime` layout without the newline: `Mon Nov 23 16:07:18 2026`.
+pub fn asctime(wday: u32, mon: u32, mday: u32, h: u32, mi: u32, sec: u32, year: i32) -> String {
+    const D: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+    const M: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {mday:2} {h:02}:{mi:02}:{sec:02} {year}",
+        D[wday as usize % 7],
+        M[mon as usize % 12]
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_style_exponent() {
+        assert_eq!(c_e(1734.188), "1.734188e+03");
+        assert_eq!(c_e(0.0), "0.000000e+00");
+        assert_eq!(c_e(1.5e-7), "1.500000e-07");
+        assert_eq!(c_e(2.0e123), "2.000000e+123");
+        assert_eq!(c_e(f64::INFINITY), "inf");
+        assert_eq!(c_e(-3.0), "-3.000000e+00");
+    }
+
+    #[test]
+    fn stat_pairs_ranks_with_lowest_on_ties() {
+        let s = stat([2.0, 1.0, 1.0, 3.0, 3.0].into_iter());
+        assert_eq!(
+            (s.min, s.min_rank, s.max, s.max_rank, s.sum),
+            (1.0, 1, 3.0, 3, 10.0)
+        );
+    }
+
+    #[test]
+    fn bandwidth_min_is_paired_with_the_slowest_rank() {
+        let r = PhaseReport {
+            op: "Write",
+            np: 2,
+            mib_total: 8.0,
+            ranks: vec![
+                Timers {
+                    total: 2.0,
+                    op: 1.0,
+                    ..Timers::default()
+                },
+                Timers {
+                    total: 4.0,
+                    op: 2.0,
+                    ..Timers::default()
+                },
+            ],
+            barrier: false,
+            sync: false,
+            aggregated: false,
+            verbose: false,
+        };
+        let text = r.render();
+        let first = text.lines().next().unwrap();
+        assert_eq!(first, "=== Effective Bandwidth (min [rank] avg max [rank]): 2.000000e+00 [1] 2.666667e+00 4.000000e+00 [0] Mbytes/s.");
+        assert!(text.contains("=== MPI File Write Wait Time (min [rank] avg max [rank]): 0.000000e+00 [0] 0.000000e+00 0.000000e+00 [0]  sec.\n"));
+        assert!(text.contains("=== MPI File Close Wait Time (min [rank]  avg max [rank]): "));
+        assert!(text.ends_with("=== Completed MPI-IO Write.\n"));
+        assert_eq!(asctime(1, 10, 3, 6, 7, 8, 2026), "Mon Nov  3 06:07:08 2026");
+    }
+}

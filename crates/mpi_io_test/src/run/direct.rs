@@ -1,0 +1,287 @@
+//! Types 1, 2 and 5: every rank writes (and reads back) its own `K`
+//! objects through MPI-IO, one `S`-byte buffer refilled per object, at the
+//! offsets of `pario_plan::mpi_io_test`. Independent mode uses positioned
+//! writes (the original's seek + iwrite + wait, with nothing else between
+//! them, is the same thing); `-collective` uses write_at_all/read_at_all.
+
+use super::{now, PhaseOut, Rank};
+use crate::config::TestType;
+use crate::data::{self, Filler};
+use pario_comm::mpi_comm::MpiComm;
+use pario_comm::mpiio::{AccessMode, File};
+use pario_comm::{Comm, PointToPoint};
+use pario_plan::mpi_io_test::{type1_offset, type2_offset, type5_offset};
+use std::path::Path;
+
+/// Byte offset of this rank's object `j`.
+fn offset<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, j: u64) -> u64 {
+    let c = x.cfg;
+    match c.ty {
+        TestType::NToN => type1_offset(j, c.s),
+        TestType::NToOne => type2_offset(x.r, j, c.n, c.k, c.s, c.strided),
+        _ => type5_offset(x.r, j, c.n, c.m, c.k, c.s, c.strided),
+    }
+}
+
+fn filler<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>) -> Filler {
+    match x.cfg.ty {
+        TestType::NToN => Filler::PerProcess,
+        _ => Filler::Writer { r: x.r },
+    }
+}
+
+fn mode(ty: TestType, write: bool) -> AccessMode {
+    AccessMode {
+        read: !write,
+        write,
+        create: write,
+        unique_open: ty == TestType::NToN,
+        ..AccessMode::default()
+    }
+}
+
+/// Open `path` on `comm` (None: this rank alone), timed into `out.t.open`;
+/// all ranks then agree, so `None` on every rank if any rank failed.
+pub fn open_agreed<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    out: &mut PhaseOut,
+    comm: Option<&MpiComm>,
+    path: Option<&Path>,
+    amode: AccessMode,
+) -> Option<Option<File>> {
+    let t = now();
+    let file = path.map(|p| File::open(comm, p, amode, &x.cfg.hints()));
+    out.t.open = now() - t;
+    let failed = matches!(file, Some(Err(_)));
+    let file = match file {
+        None => None,
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            let p = path.map(|p| p.display().to_string()).unwrap_or_default();
+            let what = if amode.write { "for write" } else { "to read" };
+            x.error(
+                out,
+                format!("[RANK {}] ERROR: Unable to open file {p} {what}: {e}", x.r),
+            );
+            None
+        }
+    };
+    if x.world.any_true(failed) {
+        return None;
+    }
+    Some(file)
+}
+
+/// One phase of types 1, 2, 5 on this rank. `comm` is the file's
+/// communicator (None for type 1).
+pub fn phase<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    comm: Option<&MpiComm>,
+    path: &Path,
+    write: bool,
+) -> PhaseOut {
+    let cfg = x.cfg;
+    let mut out = PhaseOut::default();
+    if cfg.opts.bopen {
+        x.world.barrier();
+    }
+    let t0 = now();
+    let Some(Some(mut file)) = open_agreed(x, &mut out, comm, Some(path), mode(cfg.ty, write))
+    else {
+        return out;
+    };
+    let tp = now();
+    if let (true, Some(p)) = (write, cfg.opts.preallocate) {
+        if let Err(e) = file.preallocate(p) {
+            x.error(
+                &mut out,
+                format!(
+                    "[RANK {}] ERROR: MPI_File_preallocate of {p} bytes on {}: {e}",
+                    x.r,
+                    path.display()
+                ),
+            );
+        }
+    }
+    if write {
+        out.t.prealloc = now() - tp;
+        if x.r == 0 && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
+            out.hints = file.hints().ok();
+        }
+    }
+    let top = now();
+    let verify_time = if write {
+        write_objects(x, &mut out, &mut file, path);
+        0.0
+    } else {
+        read_objects(x, &mut out, &mut file, path)
+    };
+    out.t.op = now() - top - verify_time;
+    if write && cfg.opts.sync {
+        let ts = now();
+        if let Err(e) = file.sync() {
+            x.error(
+                &mut out,
+                format!(
+                    "[RANK {}] ERROR: MPI_File_sync returned unsuccessfully for write: {e}",
+                    x.r
+                ),
+            );
+        }
+        out.t.sync = now() - ts;
+    }
+    let tc = now();
+    if let Err(e) = file.close() {
+        let op = if write { "write" } else { "read" };
+        x.error(
+            &mut out,
+            format!(
+                "[RANK {}] ERROR: MPI_File_close returned unsuccessfully for {op}: {e}",
+                x.r
+            ),
+        );
+    }
+    out.t.close = now() - tc;
+    out.t.total = now() - t0 - verify_time;
+    out
+}
+
+fn write_objects<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    out: &mut PhaseOut,
+    file: &mut File,
+    path: &Path,
+) {
+    let cfg = x.cfg;
+    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let mut buf = vec![0u8; cfg.s as usize];
+    let mut failed = false;
+    for j in 0..cfg.k {
+        if cfg.opts.barrier {
+            let tb = now();
+            x.world.barrier();
+            out.t.barrier += now() - tb;
+        }
+        let off = offset(x, j);
+        if failed && !cfg.opts.collective {
+            continue;
+        }
+        data::fill(
+            &mut buf,
+            x.r,
+            data::touch_value(filler(x), j, cfg.k, cfg.s),
+            tc,
+            cfg.page,
+        );
+        let tw = now();
+        let res = if cfg.opts.collective {
+            file.write_at_all(off, &buf)
+        } else {
+            file.write_at(off, &buf)
+        };
+        out.t.opwait += now() - tw;
+        let problem = match res {
+            Ok(n) if n == buf.len() => None,
+            Ok(n) => Some(format!("short write ({n} of {} bytes)", buf.len())),
+            Err(e) => Some(e.to_string()),
+        };
+        if let (Some(p), false) = (problem, failed) {
+            failed = true;
+            x.error(
+                out,
+                format!(
+                    "[RANK {}] ERROR: Unable to write object {} to file {} at offset {off}: {p}",
+                    x.r,
+                    j + 1,
+                    path.display()
+                ),
+            );
+        }
+    }
+}
+
+/// Read and check every object; returns the time spent checking.
+fn read_objects<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    out: &mut PhaseOut,
+    file: &mut File,
+    path: &Path,
+) -> f64 {
+    let cfg = x.cfg;
+    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let mut buf = vec![0u8; cfg.s as usize];
+    let mut verify = 0.0;
+    let mut failed = false;
+    for j in 0..cfg.k {
+        let off = offset(x, j);
+        if failed && !cfg.opts.collective {
+            continue;
+        }
+        let tr = now();
+        let res = if cfg.opts.collective {
+            file.read_at_all(off, &mut buf)
+        } else {
+            file.read_at(off, &mut buf)
+        };
+        out.t.opwait += now() - tr;
+        match res {
+            Ok(n) if n == buf.len() => {}
+            Ok(n) => {
+                out.bad_objects += 1;
+                x.error(out, format!("[RANK {}] ERROR: short read of object {} of file {} at offset {off}: {n} of {} bytes.", x.r, j + 1, path.display(), buf.len()));
+                continue;
+            }
+            Err(e) => {
+                failed = true;
+                x.error(
+                    out,
+                    format!(
+                        "[RANK {}] ERROR: Unable to read object {} of file {} at offset {off}: {e}",
+                        x.r,
+                        j + 1,
+                        path.display()
+                    ),
+                );
+                continue;
+            }
+        }
+        let tv = now();
+        let t = data::touch_value(filler(x), j, cfg.k, cfg.s);
+        if let Some(m) = data::verify(&mut buf, x.r, t, tc, cfg.page, cfg.check) {
+            out.bad_objects += 1;
+            report_mismatch(x, &m, j, path, off, x.r);
+        }
+        verify += now() - tv;
+    }
+    verify
+}
+
+/// The original's verification line, then one naming file, offset, rank,
+/// expected and found values.
+pub fn report_mismatch<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    m: &data::Mismatch,
+    j: u64,
+    path: &Path,
+    off: u64,
+    writer: u32,
+) {
+    let line = format!(
+        "[RANK {}] ERROR: {} Data elements in object {} does not match expected values.",
+        x.r,
+        m.count,
+        j + 1
+    );
+    x.err.line(&line);
+    let detail = format!(
+        "[RANK {}] ERROR: file {} offset {} (object {} of rank {writer}, element {}): expected {}, found {}.",
+        x.r,
+        path.display(),
+        off + m.index * 8,
+        j + 1,
+        m.index,
+        m.expected,
+        m.found
+    );
+    x.err.line(&detail);
+}
