@@ -70,7 +70,8 @@ fn check_readable(conn: &mut dyn Conn, location: &str, current: u32) -> Result<(
             Some(Cell::Null) | None => 0,
             Some(c) => c.uint::<u32>("version")?,
         },
-        Err(e @ StoreError::Timeout { .. }) => return Err(e),
+        // Unreachable, locked, timed out: say that, not "not pario".
+        Err(e) if e.is_transient() => return Err(e.at(format!("database {location}"))),
         Err(_) => 0,
     };
     match version {

@@ -146,7 +146,7 @@ impl SqliteConn {
         if read_only && !path.exists() {
             return Err(match parent.filter(|p| !p.is_dir()) {
                 Some(p) => StoreError::Missing(format!(
-                    "{shown} (directory {} does not exist)",
+                    "{shown}: directory {} does not exist",
                     p.display()
                 )),
                 None => StoreError::Missing(shown),
