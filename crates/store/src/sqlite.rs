@@ -189,7 +189,11 @@ impl SqliteConn {
                             | rusqlite::ErrorCode::PermissionDenied
                     ) =>
                 {
-                    diagnose(path, read_only)
+                    diagnose(path, read_only).or_else(|| {
+                        (f.code == rusqlite::ErrorCode::NotADatabase).then(|| {
+                            "damaged or encrypted: it begins like SQLite but cannot be read".into()
+                        })
+                    })
                 }
                 _ => None,
             };
