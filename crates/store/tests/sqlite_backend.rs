@@ -19,6 +19,9 @@ impl TestDb for SqliteDb {
         )
         .expect("open sqlite")
     }
+    fn url(&self) -> DbUrl {
+        DbUrl::Sqlite(self.dir.path().join("db/results.sqlite"))
+    }
 }
 
 fn fresh() -> Option<SqliteDb> {
