@@ -10,10 +10,10 @@
 //!
 //! Neither step can fail the run: [`KeepOutcome::warning`] gives the one
 //! line the front end prints to stderr when something was not kept, and
-//! `pario db sync` later loads the JSON files the database lacks. Values of
-//! recorded environment variables that are URLs with a password
-//! (`PARIO_DB=postgres://u:pw@h/db`) are stored with the password replaced
-//! by `***`.
+//! `pario db sync` later loads the JSON files the database lacks. Recorded
+//! environment variables whose name marks a secret ([`is_secret_name`]) are
+//! dropped, and passwords in the others' values (`PARIO_DB=postgres://u:pw@h/db`,
+//! `?password=`, libpq `password=`) are stored as `***` ([`sanitized`]).
 
 use crate::db::Store;
 use crate::error::StoreError;
