@@ -431,6 +431,8 @@ fn every_reference_file_imports_once_with_its_numbers() {
             .len()
     };
     assert_eq!((n("ior"), n("mdtest")), (7, 5));
+    // Sound logs are not flagged suspect.
+    assert!(!r.stdout.contains("suspect"), "{}", r.stdout);
 
     let exp = site.pario(&["export", "--format", "json"]).json();
     let phases = exp.as_array().unwrap();
