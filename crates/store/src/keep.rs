@@ -447,6 +447,20 @@ mod tests {
     }
 
     #[test]
+    fn the_database_holds_no_secret_whoever_inserts() {
+        let mut r = rec("k6");
+        r.system
+            .environment
+            .insert("PARIO_DB_PASS".into(), "hunter2".into());
+        let mut s = DbStore::sqlite_in_memory().unwrap();
+        s.insert_run(&r).unwrap();
+        let back = s.get_run("k6").unwrap().unwrap();
+        assert!(!back.system.environment.contains_key("PARIO_DB_PASS"));
+        // The same run again is the same run, not a taken id.
+        assert_eq!(s.insert_run(&r).unwrap(), InsertOutcome::AlreadyPresent);
+    }
+
+    #[test]
     fn secret_variables_and_every_password_form_stay_out_of_the_record() {
         let tmp = tempfile::tempdir().unwrap();
         let mut r = rec("k5");
