@@ -7,8 +7,10 @@
 use crate::args::ImportArgs;
 use crate::import::import_file;
 use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
-use pario_store::Store;
+use pario_results::RunRecord;
+use pario_store::{DbStore, Store};
 use std::fmt::Write as _;
+use std::path::Path;
 
 pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<i32, CliError> {
     let tags: Vec<(String, String)> = a
@@ -48,39 +50,21 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<i32, CliError> {
             for (k, v) in &tags {
                 rec.tags.insert(k.clone(), v.clone());
             }
-            let phases: usize = rec.tests.iter().map(|t| t.phases.len()).sum();
-            let what = format!(
-                "{} {}, {} test(s), {} phase(s), {} task(s)",
-                rec.tool.map_or("?", |t| t.name()),
-                rec.tool_version,
-                rec.tests.len(),
-                phases,
-                rec.system.num_tasks
-            );
+            let what = describe(&rec);
             let status = match (&mut store, &dir) {
-                (Some(store), Some(dir)) => match store.contains_run(&rec.run_id) {
-                    Ok(true) => {
+                (Some(store), Some(dir)) => match keep(ctx, store, dir, &rec)? {
+                    Kept::New => {
+                        new += 1;
+                        "imported".to_string()
+                    }
+                    Kept::Present => {
                         present += 1;
                         "already present".to_string()
                     }
-                    Ok(false) => match store.insert_run(&rec) {
-                        Ok(_) => {
-                            if let Err(e) = pario_store::write_record_json(dir, &rec) {
-                                ctx.warn(&format!(
-                                    "run {}: JSON record not written: {e}",
-                                    rec.run_id
-                                ));
-                            }
-                            new += 1;
-                            "imported".to_string()
-                        }
-                        Err(e) if e.is_transient() => return Err(e.into()),
-                        Err(e) => {
-                            failed += 1;
-                            format!("not stored ({e})")
-                        }
-                    },
-                    Err(e) => return Err(e.into()),
+                    Kept::Refused(e) => {
+                        failed += 1;
+                        format!("not stored ({e})")
+                    }
                 },
                 _ => {
                     new += 1;
@@ -108,4 +92,43 @@ pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<i32, CliError> {
     );
     emit(&out)?;
     Ok(if failed > 0 { EXIT_REGRESSION } else { EXIT_OK })
+}
+
+/// "ior 3.0.0, 1 test(s), 10 phase(s), 1600 task(s)".
+fn describe(rec: &RunRecord) -> String {
+    let phases: usize = rec.tests.iter().map(|t| t.phases.len()).sum();
+    format!(
+        "{} {}, {} test(s), {} phase(s), {} task(s)",
+        rec.tool.map_or("?", |t| t.name()),
+        rec.tool_version,
+        rec.tests.len(),
+        phases,
+        rec.system.num_tasks
+    )
+}
+
+/// What happened to one imported run.
+enum Kept {
+    New,
+    Present,
+    /// The database refused it (not transient): the reason.
+    Refused(String),
+}
+
+/// Store one imported run (database first, then its JSON file). A
+/// transient database error ends the import.
+fn keep(ctx: &Ctx, store: &mut DbStore, dir: &Path, rec: &RunRecord) -> Result<Kept, CliError> {
+    if store.contains_run(&rec.run_id)? {
+        return Ok(Kept::Present);
+    }
+    match store.insert_run(rec) {
+        Ok(_) => {
+            if let Err(e) = pario_store::write_record_json(dir, rec) {
+                ctx.warn(&format!("run {}: JSON record not written: {e}", rec.run_id));
+            }
+            Ok(Kept::New)
+        }
+        Err(e) if e.is_transient() => Err(e.into()),
+        Err(e) => Ok(Kept::Refused(e.to_string())),
+    }
 }

@@ -433,6 +433,8 @@ fn every_reference_file_imports_once_with_its_numbers() {
             .len()
     };
     assert_eq!((n("ior"), n("mdtest")), (7, 5));
+    // Sound logs are not flagged suspect.
+    assert!(!r.stdout.contains("suspect"), "{}", r.stdout);
 
     let exp = site.pario(&["export", "--format", "json"]).json();
     let phases = exp.as_array().unwrap();
@@ -725,4 +727,62 @@ fn bad_usage_and_bad_input_say_what_is_wrong() {
     ] {
         assert!(r.stdout.contains(cmd), "{cmd}");
     }
+}
+
+/// A listener on 127.0.0.1 that accepts connections and never answers.
+fn silent_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for s in l.incoming().flatten() {
+            kept.push(s);
+        }
+    });
+    port
+}
+
+#[test]
+fn a_silent_database_server_costs_ior_one_warning_not_its_walltime() {
+    let site = Site::new();
+    let port = silent_port();
+    for db in [
+        format!("postgres://bob@127.0.0.1:{port}/db?password=hunter2"),
+        format!("mysql://bob:hun%3Fter2@127.0.0.1:{port}/db"),
+    ] {
+        let target = site.path("f").display().to_string();
+        let r = site.mpirun(
+            "ior",
+            &[
+                "-a", "DUMMY", "-w", "-t", "64k", "-b", "128k", "-o", &target,
+            ],
+            &[
+                ("PARIO_DB", &db),
+                ("PARIO_DB_TIMEOUT", "1"),
+                ("PARIO_DB_PASS", "hunter3"),
+            ],
+        );
+        assert_eq!(r.status, 0, "{}", r.both());
+        assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+        assert!(
+            r.stderr.contains("no answer") && r.stderr.contains("pario db sync"),
+            "{}",
+            r.stderr
+        );
+        assert!(
+            !r.both().contains("hunter2") && !r.both().contains("ter2@"),
+            "{}",
+            r.both()
+        );
+    }
+    // Both runs kept as JSON, with no secret in them.
+    let mut n = 0;
+    for e in std::fs::read_dir(site.runs()).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        for s in ["hunter2", "ter2@", "hunter3", "PARIO_DB_PASS"] {
+            assert!(!text.contains(s), "{s} kept in the record");
+        }
+        n += 1;
+    }
+    assert_eq!(n, 2);
 }

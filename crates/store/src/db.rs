@@ -70,7 +70,8 @@ fn check_readable(conn: &mut dyn Conn, location: &str, current: u32) -> Result<(
             Some(Cell::Null) | None => 0,
             Some(c) => c.uint::<u32>("version")?,
         },
-        Err(e @ StoreError::Timeout { .. }) => return Err(e),
+        // Unreachable, locked, timed out: say that, not "not pario".
+        Err(e) if e.is_transient() => return Err(e.at(format!("database {location}"))),
         Err(_) => 0,
     };
     match version {
@@ -359,6 +360,8 @@ impl Store for DbStore {
     }
 
     fn insert_run(&mut self, record: &RunRecord) -> Result<InsertOutcome, StoreError> {
+        // No secret reaches the database, whoever calls.
+        let record = &*crate::keep::sanitized(record);
         let flat = flatten(record)?;
         let batches = [
             Batch {
@@ -472,8 +475,10 @@ impl Store for DbStore {
             None => Ok(None),
             Some(row) => {
                 let json = row[0].text("record")?;
-                serde_json::from_str(&json)
-                    .map(Some)
+                // Records kept before secrets were filtered are shown
+                // filtered too.
+                serde_json::from_str::<RunRecord>(&json)
+                    .map(|r| Some(crate::keep::sanitized(&r).into_owned()))
                     .map_err(|e| StoreError::Json {
                         what: format!("stored record {run_id}"),
                         source: e,

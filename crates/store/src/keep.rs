@@ -10,10 +10,10 @@
 //!
 //! Neither step can fail the run: [`KeepOutcome::warning`] gives the one
 //! line the front end prints to stderr when something was not kept, and
-//! `pario db sync` later loads the JSON files the database lacks. Values of
-//! recorded environment variables that are URLs with a password
-//! (`PARIO_DB=postgres://u:pw@h/db`) are stored with the password replaced
-//! by `***`.
+//! `pario db sync` later loads the JSON files the database lacks. Recorded
+//! environment variables whose name marks a secret ([`is_secret_name`]) are
+//! dropped, and passwords in the others' values (`PARIO_DB=postgres://u:pw@h/db`,
+//! `?password=`, libpq `password=`) are stored as `***` ([`sanitized`]).
 
 use crate::db::Store;
 use crate::error::StoreError;
@@ -444,6 +444,20 @@ mod tests {
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
         assert!(!text.contains("hunter2"));
         assert!(text.contains("postgres://bob:***@db/x"));
+    }
+
+    #[test]
+    fn the_database_holds_no_secret_whoever_inserts() {
+        let mut r = rec("k6");
+        r.system
+            .environment
+            .insert("PARIO_DB_PASS".into(), "hunter2".into());
+        let mut s = DbStore::sqlite_in_memory().unwrap();
+        s.insert_run(&r).unwrap();
+        let back = s.get_run("k6").unwrap().unwrap();
+        assert!(!back.system.environment.contains_key("PARIO_DB_PASS"));
+        // The same run again is the same run, not a taken id.
+        assert_eq!(s.insert_run(&r).unwrap(), InsertOutcome::AlreadyPresent);
     }
 
     #[test]

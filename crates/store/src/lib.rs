@@ -14,6 +14,11 @@
 //! database insert failed (server down, database locked, disk full) is
 //! loaded later: every database operation returns a [`StoreError`], never
 //! panics, and [`StoreError::is_transient`] says whether a retry may help.
+//! Every operation on a server has a deadline (`PARIO_DB_TIMEOUT`, see
+//! [`mod@open`]); read-only opens ([`OpenOptions::reader`]) create and migrate
+//! nothing; run ids are random ([`run_id`]) and an insert never merges two
+//! runs; the workload key `compare` matches on is built in one place
+//! ([`workload`]).
 //!
 //! ```no_run
 //! use pario_store::{open, sync, write_record_json, RunFilter, Store};

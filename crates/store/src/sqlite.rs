@@ -146,7 +146,7 @@ impl SqliteConn {
         if read_only && !path.exists() {
             return Err(match parent.filter(|p| !p.is_dir()) {
                 Some(p) => StoreError::Missing(format!(
-                    "{shown} (directory {} does not exist)",
+                    "{shown}: directory {} does not exist",
                     p.display()
                 )),
                 None => StoreError::Missing(shown),
@@ -189,7 +189,11 @@ impl SqliteConn {
                             | rusqlite::ErrorCode::PermissionDenied
                     ) =>
                 {
-                    diagnose(path, read_only)
+                    diagnose(path, read_only).or_else(|| {
+                        (f.code == rusqlite::ErrorCode::NotADatabase).then(|| {
+                            "damaged or encrypted: it begins like SQLite but cannot be read".into()
+                        })
+                    })
                 }
                 _ => None,
             };

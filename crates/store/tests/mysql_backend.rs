@@ -19,6 +19,9 @@ impl TestDb for MyDb {
     fn open(&self) -> DbStore {
         DbStore::mysql(&self.url).unwrap_or_else(|e| panic!("connect {}: {e}", self.url))
     }
+    fn url(&self) -> DbUrl {
+        DbUrl::parse(&self.url).unwrap()
+    }
 }
 
 impl Drop for MyDb {

@@ -18,6 +18,9 @@ impl TestDb for PgDb {
     fn open(&self) -> DbStore {
         DbStore::postgres(&self.url).unwrap_or_else(|e| panic!("connect {}: {e}", self.url))
     }
+    fn url(&self) -> DbUrl {
+        DbUrl::parse(&self.url).unwrap()
+    }
 }
 
 impl Drop for PgDb {

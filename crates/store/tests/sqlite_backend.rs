@@ -19,6 +19,9 @@ impl TestDb for SqliteDb {
         )
         .expect("open sqlite")
     }
+    fn url(&self) -> DbUrl {
+        DbUrl::Sqlite(self.dir.path().join("db/results.sqlite"))
+    }
 }
 
 fn fresh() -> Option<SqliteDb> {
@@ -259,6 +262,18 @@ fn foreign_and_non_sqlite_files_are_named_and_explained() {
             m.contains("not a pario database") && m.contains(&foreign.display().to_string()),
             "{m}"
         );
+    }
+    // A damaged SQLite file: SQLite's "file is not a database", with the path.
+    let damaged = dir.path().join("damaged.sqlite");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0xA5u8, 4096));
+    std::fs::write(&damaged, bytes).unwrap();
+    for o in [OpenOptions::default(), reader()] {
+        let m = DbStore::open_with(&DbUrl::Sqlite(damaged.clone()), &o)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(m.contains(&damaged.display().to_string()), "{m}");
     }
     // A text file.
     let text = dir.path().join("notes.txt");

@@ -11,6 +11,8 @@ use std::path::Path;
 /// Something that can open (new connections to) one fresh, empty database.
 pub trait TestDb: Sync {
     fn open(&self) -> DbStore;
+    /// Where it is, for opens with other settings.
+    fn url(&self) -> DbUrl;
 }
 
 /// Whether a missing server must fail the test: in CI (`CI=true`, as CI
@@ -212,6 +214,23 @@ pub fn insert_then_get_returns_the_same_record(db: &dyn TestDb) {
     assert_eq!(s.get_run("missing").unwrap(), None);
     assert!(s.contains_run("0192f0a1b2c3").unwrap());
     assert!(!s.contains_run("missing").unwrap());
+}
+
+/// A read-only open of a database pario never used is refused and leaves
+/// it untouched; once pario has kept a run there, it reads without writing.
+pub fn read_only_opens_read_and_create_nothing(db: &dyn TestDb) {
+    let o = OpenOptions::default().reader();
+    if db.url().backend() != Backend::Sqlite {
+        let e = DbStore::open_with(&db.url(), &o).map(|_| ()).unwrap_err();
+        assert!(e.to_string().contains("not a pario database"), "{e}");
+    }
+    let mut s = db.open();
+    s.insert_run(&record("ro1", 1.0, &[], 1 << 20, 1e9))
+        .unwrap();
+    let mut r = DbStore::open_with(&db.url(), &o).unwrap();
+    assert!(r.is_read_only());
+    assert_eq!(r.list_runs(&RunFilter::default()).unwrap().len(), 1);
+    assert!(r.get_run("ro1").unwrap().is_some());
 }
 
 pub fn insert_is_idempotent_and_a_taken_id_fails(db: &dyn TestDb) {
@@ -580,6 +599,12 @@ macro_rules! backend_tests {
         fn insert_is_idempotent_and_a_taken_id_fails() {
             if let Some(db) = $db {
                 common::insert_is_idempotent_and_a_taken_id_fails(&db);
+            }
+        }
+        #[test]
+        fn read_only_opens_read_and_create_nothing() {
+            if let Some(db) = $db {
+                common::read_only_opens_read_and_create_nothing(&db);
             }
         }
         #[test]
