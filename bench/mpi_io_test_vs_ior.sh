@@ -8,9 +8,9 @@
 #   t2 write/read   mpi_io_test -type 2 vs ior -a MPIIO      (target: >= 0.97)
 #   t4 a0 / a2      -type 4 -num_io 1 (-ahead 0 / 2) vs -type 2: the cost
 #                   of moving the data to one aggregator first
-#   hidden          1 - (aggregator's Write Time with -ahead 2 - its receive
-#                   time alone) / its file write wait with -ahead 0: the part of
-#                   the receive time that the writes in flight hide (rough)
+#   hidden          with -ahead 2, (receive wait + write wait - Write Time) /
+#                   receive wait of the aggregator (the max of each line): the
+#                   part of the receive time spent while writes were in flight
 # Memory: max RSS per rank for -nobj 4 and -nobj 64 (64 KiB objects, one
 # sender per buffer, -ahead 1): the sender's must not grow with -nobj, the
 # aggregator's by the two buffers only (-csize must hold a sender's objects).
@@ -37,7 +37,7 @@ effective() { # phase
     awk -v ph="=== MPI $1" 'index($0, ph) == 1 { on = 1; next }
         on && /^=== Effective Bandwidth/ { split($0, a, ": "); split(a[2], b, " "); print b[1]; exit }'
 }
-field() { # phase label column(1=min,3=avg,4=max)
+field() { # phase label column (1=min, 2=avg, 3=max; ranks dropped)
     awk -v ph="=== MPI $1" -v lab="=== $2" -v c="$3" 'index($0, ph) == 1 { on = 1; next }
         on && index($0, lab) == 1 { split($0, a, "): "); gsub(/\[[0-9]+\]/, "", a[2]); split(a[2], b, " +"); print b[c]; exit }'
 }
@@ -60,9 +60,9 @@ for round in $(seq 1 "$REPS"); do
     a0=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 0 -target "$f.4" -deletefile -op write)
     a2=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 2 -target "$f.4" -deletefile -op write)
     b0=$(echo "$a0" | effective write); b2=$(echo "$a2" | effective write)
-    wait0=$(echo "$a0" | field write "MPI File Write Wait" 4)
-    op2=$(echo "$a2" | field write "Write Time" 4); recv2=$(echo "$a2" | field write "MPI Processor Receive Wait" 4)
-    hidden=$(awk -v o="$op2" -v r="$recv2" -v w="$wait0" 'BEGIN { if (w > 0) printf("%.3f\n", 1 - (o - r) / w); else print "nan" }')
+    wait2=$(echo "$a2" | field write "MPI File Write Wait" 3)
+    op2=$(echo "$a2" | field write "Write Time" 3); recv2=$(echo "$a2" | field write "MPI Processor Receive Wait" 3)
+    hidden=$(awk -v o="$op2" -v r="$recv2" -v w="$wait2" 'BEGIN { if (r > 0) printf("%.3f\n", (r + w - o) / r); else print "nan" }')
     R[t1w]+="$(ratio "$w1" "$iw") "; R[t1r]+="$(ratio "$r1" "$ir") "
     R[t2w]+="$(ratio "$w2" "$jw") "; R[t2r]+="$(ratio "$r2" "$jr") "
     R[a0]+="$(ratio "$b0" "$w2") "; R[a2]+="$(ratio "$b2" "$w2") "; R[hid]+="$hidden "
