@@ -512,27 +512,42 @@ fn a_corrupted_file_fails_verification_with_exit_3_naming_file_and_offset() {
         "{}",
         run.stderr
     );
-    // -chkdata 1 only looks at element 0 (and the touched one): passes
-    mpirun(
-        2,
-        &[
-            "-type",
-            "2",
-            "-nobj",
-            "2",
-            "-size",
-            "32",
-            "-touch",
-            "2",
-            "-chkdata",
-            "1",
-            "-target",
-            &s(&f),
-            "-op",
-            "read",
-        ],
-    )
-    .ok();
+    // element 2 is beyond -chkdata 0, 1 and 2 (element 0 is the touched one)
+    let read = |chk: &str| {
+        mpirun(
+            2,
+            &[
+                "-type",
+                "2",
+                "-nobj",
+                "2",
+                "-size",
+                "32",
+                "-touch",
+                "2",
+                "-chkdata",
+                chk,
+                "-target",
+                &s(&f),
+                "-op",
+                "read",
+            ],
+        )
+    };
+    for chk in ["0", "1", "2"] {
+        read(chk).ok();
+    }
+    // element 1 is checked from -chkdata 2 on
+    bytes[64 + 8..64 + 16].copy_from_slice(&999.0f64.to_ne_bytes());
+    std::fs::write(&f, &bytes).unwrap();
+    read("1").ok();
+    let run = read("2");
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("file {} offset 72", s(&f))),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
