@@ -11,6 +11,8 @@
 #   hidden          with -ahead 2, (receive wait + write wait - Write Time) /
 #                   receive wait of the aggregator (the max of each line): the
 #                   part of the receive time spent while writes were in flight
+#                   (rough: the max of each line may come from different ranks;
+#                   negative values mean the estimate says nothing at that size)
 # Memory: max RSS per rank for -nobj 4 and -nobj 64 (64 KiB objects, one
 # sender per buffer, -ahead 1): the sender's must not grow with -nobj, the
 # aggregator's by the two buffers only (-csize must hold a sender's objects).
@@ -47,16 +49,13 @@ ior_run() { run_np "$NP" $SETSID "$IOR" -a MPIIO -t 1m -b "${OBJ}m" -w -r "$@" -
 declare -A R
 for round in $(seq 1 "$REPS"); do
     rm -f "$f"*
-    out=$(miot -type 1 -target "$f.1.%r" -deletefile)
-    w1=$(echo "$out" | effective write); r1=$(echo "$out" | effective read)
-    out=$(ior_run -F)
-    iw=$(echo "$out" | ior_field write 2); ir=$(echo "$out" | ior_field read 2)
-    rm -f "$f"*
-    out2=$(miot -type 2 -target "$f.2" -deletefile)
-    w2=$(echo "$out2" | effective write); r2=$(echo "$out2" | effective read)
-    out=$(ior_run)
-    jw=$(echo "$out" | ior_field write 2); jr=$(echo "$out" | ior_field read 2)
-    rm -f "$f"*
+    # alternate which tool goes first, so that neither always meets a
+    # freshly emptied /dev/shm
+    t1() { out=$(miot -type 1 -target "$f.1.%r" -deletefile); w1=$(echo "$out" | effective write); r1=$(echo "$out" | effective read); }
+    i1() { out=$(ior_run -F); iw=$(echo "$out" | ior_field write 2); ir=$(echo "$out" | ior_field read 2); rm -f "$f"*; }
+    t2() { out=$(miot -type 2 -target "$f.2" -deletefile); w2=$(echo "$out" | effective write); r2=$(echo "$out" | effective read); }
+    i2() { out=$(ior_run); jw=$(echo "$out" | ior_field write 2); jr=$(echo "$out" | ior_field read 2); rm -f "$f"*; }
+    if [ $((round % 2)) = 1 ]; then t1; i1; t2; i2; else i1; t1; i2; t2; fi
     a0=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 0 -target "$f.4" -deletefile -op write)
     a2=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 2 -target "$f.4" -deletefile -op write)
     b0=$(echo "$a0" | effective write); b2=$(echo "$a2" | effective write)
