@@ -157,6 +157,7 @@ pub fn validate(
         return Err(err(format!("Invalid touch option ({}).", o.touch)));
     }
     check_targets(o, ty, n, m, targets.as_deref())?;
+    check_hints(&o.hints)?;
     let host_quota = check_hosts(o, ty)?;
     let b = s / 8;
     let check = match o.chkdata {
@@ -300,6 +301,25 @@ fn check_targets(
     Ok(())
 }
 
+/// Keys and values MPI_Info accepts (at most 255 and 1023 characters in
+/// Open MPI and MPICH; no NUL), so that a bad hint is bad input, not an
+/// open failure on every rank.
+fn check_hints(hints: &[(String, String)]) -> Result<(), BadInput> {
+    for (k, v) in hints {
+        if k.is_empty() || k.len() > 254 || k.contains('\0') {
+            return Err(err(format!(
+                "-hints: key '{k}' must have 1 to 254 characters."
+            )));
+        }
+        if v.len() > 1023 || v.contains('\0') {
+            return Err(err(format!(
+                "-hints: the value of '{k}' must have at most 1023 characters."
+            )));
+        }
+    }
+    Ok(())
+}
+
 fn check_hosts(o: &Options, ty: TestType) -> Result<Option<Vec<u32>>, BadInput> {
     let (Some(hosts), true) = (&o.host, ty.aggregated()) else {
         return Ok(None);
@@ -437,6 +457,12 @@ mod tests {
                 2,
                 None,
                 "Invalid touch option (4)",
+            ),
+            (
+                "-type 1 -size 8 -hints kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk 1",
+                2,
+                None,
+                "1 to 254 characters",
             ),
             (
                 "-type 1 -size 8 -touch 0",

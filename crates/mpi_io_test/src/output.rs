@@ -164,6 +164,28 @@ impl PhaseReport {
         }
     }
 
+    /// The two message-passing lines of types 3/4 (their own spacing).
+    fn render_messages(&self, o: &mut String) {
+        let s = self.stat(|t| t.send);
+        let np = f64::from(self.np);
+        o.push_str(&format!(
+            "=== MPI Processor send wait time (min [rank] avg max [rank]): {} [{}]  {} {} [{}]  sec.\n",
+            c_e(s.min), s.min_rank, c_e(s.sum / np), c_e(s.max), s.max_rank
+        ));
+        self.per_rank(o, |r, t| {
+            format!("[{r}] Processor send wait time: {} sec.", c_e(t.send))
+        });
+        let s = self.stat(|t| t.recv);
+        o.push_str(&format!(
+            "=== MPI Processor Receive Wait Time (min avg max): {}[{}]  {} {}[{}]  sec.\n",
+            c_e(s.min),
+            s.min_rank,
+            c_e(s.sum / np),
+            c_e(s.max),
+            s.max_rank
+        ));
+    }
+
     /// The summary lines of the phase, from "Effective Bandwidth" to
     /// "=== Completed MPI-IO <op>.".
     pub fn render(&self) -> String {
@@ -244,24 +266,7 @@ impl PhaseReport {
             format!("[{r}] File Close Time = {}", c_e(t.close))
         });
         if self.aggregated {
-            let s = self.stat(|t| t.send);
-            let np = f64::from(self.np);
-            o.push_str(&format!(
-                "=== MPI Processor send wait time (min [rank] avg max [rank]): {} [{}]  {} {} [{}]  sec.\n",
-                c_e(s.min), s.min_rank, c_e(s.sum / np), c_e(s.max), s.max_rank
-            ));
-            self.per_rank(&mut o, |r, t| {
-                format!("[{r}] Processor send wait time: {} sec.", c_e(t.send))
-            });
-            let s = self.stat(|t| t.recv);
-            o.push_str(&format!(
-                "=== MPI Processor Receive Wait Time (min avg max): {}[{}]  {} {}[{}]  sec.\n",
-                c_e(s.min),
-                s.min_rank,
-                c_e(s.sum / np),
-                c_e(s.max),
-                s.max_rank
-            ));
+            self.render_messages(&mut o);
         }
         o.push_str(&format!("=== Completed MPI-IO {op}.\n"));
         o

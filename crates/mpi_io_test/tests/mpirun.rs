@@ -512,27 +512,42 @@ fn a_corrupted_file_fails_verification_with_exit_3_naming_file_and_offset() {
         "{}",
         run.stderr
     );
-    // -chkdata 1 only looks at element 0 (and the touched one): passes
-    mpirun(
-        2,
-        &[
-            "-type",
-            "2",
-            "-nobj",
-            "2",
-            "-size",
-            "32",
-            "-touch",
-            "2",
-            "-chkdata",
-            "1",
-            "-target",
-            &s(&f),
-            "-op",
-            "read",
-        ],
-    )
-    .ok();
+    // element 2 is beyond -chkdata 0, 1 and 2 (element 0 is the touched one)
+    let read = |chk: &str| {
+        mpirun(
+            2,
+            &[
+                "-type",
+                "2",
+                "-nobj",
+                "2",
+                "-size",
+                "32",
+                "-touch",
+                "2",
+                "-chkdata",
+                chk,
+                "-target",
+                &s(&f),
+                "-op",
+                "read",
+            ],
+        )
+    };
+    for chk in ["0", "1", "2"] {
+        read(chk).ok();
+    }
+    // element 1 is checked from -chkdata 2 on
+    bytes[64 + 8..64 + 16].copy_from_slice(&999.0f64.to_ne_bytes());
+    std::fs::write(&f, &bytes).unwrap();
+    read("1").ok();
+    let run = read("2");
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("file {} offset 72", s(&f))),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -1094,4 +1109,134 @@ fn a_failed_open_ends_every_rank_with_exit_1_and_no_numbers() {
         );
         assert!(!run.stdout.contains("Bandwidth"), "{}", run.stdout);
     }
+}
+
+/// An object as the original writes it (specification §4): doubles
+/// `q + i`, then with `-touch 3` element `p·PS` set to `T + p·PS` for every
+/// page stride `PS` (counted in doubles).
+fn original_object(q: u32, t: u64, size: u64, touch3: bool) -> Vec<u8> {
+    let b = size / 8;
+    let ps = 4096u64; // the page size of the machines the tests run on
+    let mut v: Vec<f64> = (0..b).map(|i| f64::from(q) + i as f64).collect();
+    let tc = if touch3 { b.div_ceil(ps) } else { 1 };
+    for p in 0..tc {
+        v[(p * ps) as usize] = (t + p * ps) as f64;
+    }
+    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+}
+
+#[test]
+fn files_laid_out_as_the_original_writes_them_verify_under_ours() {
+    let page = Command::new("getconf").arg("PAGESIZE").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&page.stdout).trim(),
+        "4096",
+        "the expected files assume 4 KiB pages"
+    );
+    let (np, k, size) = (3u32, 2u64, 65544u64);
+    let b = size / 8;
+    let dir = scratch();
+    // type 1: T = 1 + j·S in file <target>.<r>
+    for r in 0..np {
+        let mut bytes = Vec::new();
+        for j in 0..k {
+            bytes.extend(original_object(r, 1 + j * size, size, true));
+        }
+        std::fs::write(dir.path().join(format!("o1.{r}")), bytes).unwrap();
+    }
+    // type 2 strided: object j of rank r at (j·N + r)·S, T = 1 + r·K·B + j·S
+    let mut shared = vec![0u8; (u64::from(np) * k * size) as usize];
+    for r in 0..np {
+        for j in 0..k {
+            let off = ((j * u64::from(np) + u64::from(r)) * size) as usize;
+            let obj = original_object(r, 1 + u64::from(r) * k * b + j * size, size, true);
+            shared[off..off + size as usize].copy_from_slice(&obj);
+        }
+    }
+    std::fs::write(dir.path().join("o2"), &shared).unwrap();
+    let common = [
+        "-nobj", "2", "-size", "65544", "-touch", "3", "-chkdata", "3", "-op", "read",
+    ];
+    let mut a1 = vec!["-type", "1"];
+    let t1 = s(&dir.path().join("o1.%r"));
+    a1.extend(["-target", &t1]);
+    a1.extend(common);
+    mpirun(np, &a1).ok();
+    let mut a2 = vec!["-type", "2", "-strided", "1"];
+    let t2 = s(&dir.path().join("o2"));
+    a2.extend(["-target", &t2]);
+    a2.extend(common);
+    mpirun(np, &a2).ok();
+    // a wrong touch in the second page of rank 2's object 1 is found
+    let off = ((np as usize) + 2) * size as usize + 4096 * 8;
+    shared[off..off + 8].copy_from_slice(&1.0f64.to_ne_bytes());
+    std::fs::write(dir.path().join("o2"), &shared).unwrap();
+    let run = mpirun(np, &a2);
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("[RANK 2] ERROR: 1 Data elements in object 2"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn norsend_leaves_the_aggregators_objects_out() {
+    let dir = scratch();
+    let (k, size) = (2u64, 16u64);
+    let run = mpirun(
+        4,
+        &[
+            "-type",
+            "4",
+            "-num_io",
+            "2",
+            "-norsend",
+            "-nobj",
+            "2",
+            "-size",
+            "16",
+            "-csize",
+            "32",
+            "-touch",
+            "2",
+            "-chkdata",
+            "3",
+            "-target",
+            &s(&dir.path().join("n")),
+        ],
+    );
+    run.ok();
+    assert!(run
+        .stdout
+        .contains("Aggregators send data to themselves (-norsend): 0\n"));
+    // aggregators 0 and 2; senders 1 and 3 at global positions 1 and 3
+    let slots = [(1, 1 + k * size, size / 8), (3, 1 + 3 * k * size, size / 8)];
+    let v = doubles(&dir.path().join("n"));
+    assert_eq!(v.len() as u64, 2 * k * size / 8);
+    expect_region(&v, 0, &slots, k, size, "norsend");
+    // -nofile: message passing only, no file, no read phase
+    let run = mpirun(
+        4,
+        &[
+            "-type",
+            "3",
+            "-num_io",
+            "1",
+            "-nofile",
+            "-nobj",
+            "2",
+            "-size",
+            "16",
+            "-csize",
+            "32",
+            "-target",
+            &s(&dir.path().join("nf.%r")),
+        ],
+    );
+    run.ok();
+    assert!(run.stdout.contains("=== Completed MPI-IO Write."));
+    assert!(!run.stdout.contains("=== MPI read"));
+    assert!(!dir.path().join("nf.0").exists());
 }

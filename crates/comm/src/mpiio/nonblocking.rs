@@ -7,7 +7,7 @@
 //! buffer and the outcome, and dropping a `Pending` waits (the buffer is
 //! never freed while MPI may still touch it).
 
-use super::{byte_type, check, offset, status_count, File, MpiIoError, MAX_CALL_BYTES};
+use super::{byte_type, check, offset, status_count, File, MpiIoError};
 use mpi::ffi;
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
@@ -27,13 +27,14 @@ pub struct Pending<'f> {
 }
 
 impl File {
-    /// Start MPI_File_iwrite_at of all of `buf` (at most [`MAX_CALL_BYTES`]).
+    /// Start MPI_File_iwrite_at of all of `buf` (at most `i32::MAX` bytes:
+    /// one MPI call).
     /// On failure the buffer comes back with the error.
     pub fn iwrite_at(&self, off: u64, buf: Vec<u8>) -> Result<Pending<'_>, (MpiIoError, Vec<u8>)> {
         self.start("MPI_File_iwrite_at", off, buf, true)
     }
 
-    /// Start MPI_File_iread_at into all of `buf` (at most [`MAX_CALL_BYTES`]).
+    /// Start MPI_File_iread_at into all of `buf` (at most `i32::MAX` bytes).
     pub fn iread_at(&self, off: u64, buf: Vec<u8>) -> Result<Pending<'_>, (MpiIoError, Vec<u8>)> {
         self.start("MPI_File_iread_at", off, buf, false)
     }
@@ -79,7 +80,7 @@ impl File {
         mut buf: Vec<u8>,
         write: bool,
     ) -> Result<Pending<'_>, (MpiIoError, Vec<u8>)> {
-        if buf.len() > MAX_CALL_BYTES {
+        if buf.len() > i32::MAX as usize {
             let e = MpiIoError::invalid(op, format!("{} bytes in one call", buf.len()));
             return Err((e, buf));
         }

@@ -176,11 +176,11 @@ fn send_objects<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, me: &Role, out: &m
     let cfg = x.cfg;
     let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
+    data::fill(&mut buf, x.r, 0.0, 0, cfg.page);
     let t = now();
     for j in 0..cfg.k {
-        data::fill(
+        data::retouch(
             &mut buf,
-            x.r,
             data::touch_value(me.filler, j, cfg.k, cfg.s),
             tc,
             cfg.page,

@@ -155,6 +155,7 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
     let cfg = x.cfg;
     let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
+    data::fill(&mut buf, x.r, 0.0, 0, cfg.page);
     let mut failed = false;
     for j in 0..cfg.k {
         if cfg.opts.barrier {
@@ -166,9 +167,8 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
         if failed && !cfg.opts.collective {
             continue;
         }
-        data::fill(
+        data::retouch(
             &mut buf,
-            x.r,
             data::touch_value(filler(x), j, cfg.k, cfg.s),
             tc,
             cfg.page,
