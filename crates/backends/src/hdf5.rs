@@ -67,7 +67,7 @@ use std::os::raw::{c_uint, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Name of the byte dataset of a file opened without a test layout.
+/// Name of the dataset in each file.
 pub const DATASET: &str = "pario";
 /// Chunk length (bytes) when `chunkSize` is not given.
 pub const DEFAULT_CHUNK: u64 = 1 << 20;

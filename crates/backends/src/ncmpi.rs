@@ -56,7 +56,7 @@ use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// Name of the variable in each file (upstream IOR's).
+/// Name of the variable in each file.
 pub const VARIABLE: &str = "data_var";
 /// Names of its three dimensions (upstream IOR's).
 pub const DIMENSIONS: [&str; 3] = ["segments_times_np", "number_of_transfers", "transfer_size"];
