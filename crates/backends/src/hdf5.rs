@@ -40,9 +40,10 @@
 //! error instead of corrupting it (best effort: flock is per node on some
 //! parallel file systems).
 
-use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, BlockView, Hints};
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
@@ -55,6 +56,56 @@ use std::os::fd::AsRawFd;
 use std::os::raw::{c_uint, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// The HDF5 backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "HDF5",
+    module: "hdf5",
+    summary: "parallel HDF5 over MPI-IO, one dataset per file (or per task)",
+    options: &[
+        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+            .letter('U')
+            .directive("hintsFileName"),
+        O::new("showHints", K::Flag, "print the hints of opened files")
+            .letter('H')
+            .directive("showHints"),
+        O::new(
+            "collectiveMetadata",
+            K::Flag,
+            "collective metadata operations",
+        )
+        .directive("collectiveMetadata"),
+        O::new("individualDataSets", K::Flag, "one dataset per task")
+            .letter('I')
+            .directive("individualDataSets"),
+        O::new("setAlignment", K::Size, "HDF5 object alignment")
+            .letter('J')
+            .directive("setAlignment"),
+        O::new("noFill", K::Flag, "do not pre-fill datasets")
+            .letter('n')
+            .directive("noFill"),
+        O::new("chunkSize", K::UInt, "dataset chunk size in elements"),
+    ],
+    reads: &[],
+    features: Features {
+        random_offsets: false,
+        collective: true,
+        hints: true,
+        min_transfer: 8,
+        needs_mpi: true,
+        ..Features::LOCAL
+    },
+    built: cfg!(pario_hdf5),
+    missing: match option_env!("PARIO_HDF5_ABSENT") {
+        Some(why) => why,
+        None => "install a parallel HDF5 (Debian: libhdf5-openmpi-dev) and rebuild",
+    },
+    check: |s| Hdf5Options::parse(&s.module("hdf5")).map(drop),
+    create: |s| {
+        let (backend, notes) = Hdf5Backend::from_options(&s.module("hdf5"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Name of the dataset in each file.
 pub const DATASET: &str = "pario";
@@ -295,9 +346,9 @@ const LIBRARY: LibrarySpec = LibrarySpec {
     api: "HDF5",
     what: "parallel HDF5",
     env: "PARIO_HDF5_LIBRARY",
-    built: env!("PARIO_HDF5_LIBRARY"),
-    soname: env!("PARIO_HDF5_SONAME"),
-    package: env!("PARIO_HDF5_PACKAGE"),
+    built: built_env(option_env!("PARIO_HDF5_LIBRARY")),
+    soname: built_env(option_env!("PARIO_HDF5_SONAME")),
+    package: built_env(option_env!("PARIO_HDF5_PACKAGE")),
     marker: "H5Pset_fapl_mpio",
     marker_missing: "not a parallel HDF5: no H5Pset_fapl_mpio (a serial build?)",
 };
@@ -1008,9 +1059,6 @@ impl Backend for Hdf5Backend {
             collective_open: true,
             queue_depth: 1,
         }
-    }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
     }
     fn open_with(
         &self,

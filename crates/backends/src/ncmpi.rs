@@ -39,9 +39,10 @@
 //! reported as not applied (PnetCDF has no preallocation);
 //! `useFileView` and `useStridedDatatype` are refused (MPI-IO options).
 
-use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, Hints};
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
@@ -52,6 +53,54 @@ use std::ffi::{CStr, CString, OsStr};
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// The NCMPI backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "NCMPI",
+    module: "ncmpi",
+    summary: "PnetCDF: one shared file holding a four-dimensional variable",
+    options: &[
+        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+            .letter('U')
+            .directive("hintsFileName"),
+        O::new("showHints", K::Flag, "print the hints of opened files")
+            .letter('H')
+            .directive("showHints"),
+        O::new("preallocate", K::Flag, "preallocate the file")
+            .letter('p')
+            .directive("preallocate"),
+        O::new(
+            "useStridedDatatype",
+            K::Flag,
+            "strided access through a datatype",
+        )
+        .letter('S')
+        .directive("useStridedDatatype"),
+        O::new("useFileView", K::Flag, "access through a file view")
+            .letter('V')
+            .directive("useFileView"),
+    ],
+    reads: &[],
+    features: Features {
+        random_offsets: false,
+        file_per_process: false,
+        collective: true,
+        hints: true,
+        min_transfer: 8,
+        needs_mpi: true,
+        ..Features::LOCAL
+    },
+    built: cfg!(pario_ncmpi),
+    missing: match option_env!("PARIO_PNETCDF_ABSENT") {
+        Some(why) => why,
+        None => "install PnetCDF built for Open MPI (Debian: libpnetcdf-dev) and rebuild",
+    },
+    check: |s| NcmpiOptions::parse(&s.module("ncmpi")).map(drop),
+    create: |s| {
+        let (backend, notes) = NcmpiBackend::from_options(&s.module("ncmpi"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Name of the variable in each file.
 pub const VARIABLE: &str = "data";
@@ -227,9 +276,9 @@ const LIBRARY: LibrarySpec = LibrarySpec {
     api: "NCMPI",
     what: "PnetCDF",
     env: "PARIO_PNETCDF_LIBRARY",
-    built: env!("PARIO_PNETCDF_LIBRARY"),
-    soname: env!("PARIO_PNETCDF_SONAME"),
-    package: env!("PARIO_PNETCDF_PACKAGE"),
+    built: built_env(option_env!("PARIO_PNETCDF_LIBRARY")),
+    soname: built_env(option_env!("PARIO_PNETCDF_SONAME")),
+    package: built_env(option_env!("PARIO_PNETCDF_PACKAGE")),
     marker: "ncmpi_create",
     marker_missing: "not PnetCDF: no ncmpi_create",
 };
@@ -623,9 +672,6 @@ impl Backend for NcmpiBackend {
             collective_open: true,
             queue_depth: 1,
         }
-    }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
     }
     fn open_with(
         &self,
