@@ -648,26 +648,82 @@ impl Hdf5Backend {
 
     /// Create dataset `name` of `size` bytes: of that fixed size when
     /// `fixed`, else extendible.
-    fn create_dataset(
+    /// H5Fcreate (a new file, truncated) or H5Fopen, through `fapl`.
+    fn create_or_open(
         &self,
-        file: &Id,
+        cpath: &CStr,
+        mode: OpenMode,
+        new_file: bool,
+        fapl: &Id,
         path: &Path,
-        name: &str,
-        size: u64,
-        fixed: bool,
     ) -> Result<Id, BackendError> {
-        let dims = [size];
-        let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
-        // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
-        // space.
-        let space = Id::new(
+        if new_file {
+            // SAFETY: table call (see `ffi`); a NUL-terminated path and a live
+            // fapl.
+            Id::new(
+                &self.lib,
+                unsafe {
+                    (self.lib.H5Fcreate)(
+                        cpath.as_ptr(),
+                        ffi::H5F_ACC_TRUNC,
+                        ffi::H5P_DEFAULT,
+                        fapl.id,
+                    )
+                },
+                self.lib.H5Fclose,
+                "open",
+                "H5Fcreate",
+                path,
+            )
+        } else {
+            let flags = if mode.write {
+                ffi::H5F_ACC_RDWR
+            } else {
+                ffi::H5F_ACC_RDONLY
+            };
+            // SAFETY: table call (see `ffi`); as above.
+            Id::new(
+                &self.lib,
+                unsafe { (self.lib.H5Fopen)(cpath.as_ptr(), flags, fapl.id) },
+                self.lib.H5Fclose,
+                "open",
+                "H5Fopen",
+                path,
+            )
+        }
+    }
+
+    /// The transfer properties: collective or independent MPI-IO.
+    fn transfer_list(&self, collective: bool, path: &Path) -> Result<Id, BackendError> {
+        let class = self.lib.global(Global::DatasetXfer);
+        // SAFETY: table call (see `ffi`); a property list of a class H5open
+        // initialised.
+        let dxpl = Id::new(
             &self.lib,
-            unsafe { (self.lib.H5Screate_simple)(1, dims.as_ptr(), max.as_ptr()) },
-            self.lib.H5Sclose,
+            unsafe { (self.lib.H5Pcreate)(class) },
+            self.lib.H5Pclose,
             "open",
-            "H5Screate_simple",
+            "H5Pcreate",
             path,
         )?;
+        let xfer_mode = if collective {
+            ffi::H5FD_MPIO_COLLECTIVE
+        } else {
+            ffi::H5FD_MPIO_INDEPENDENT
+        };
+        // SAFETY: table call (see `ffi`); a live dxpl.
+        self.lib.check(
+            unsafe { (self.lib.H5Pset_dxpl_mpio)(dxpl.id, xfer_mode) },
+            "open",
+            "H5Pset_dxpl_mpio",
+            path,
+        )?;
+        Ok(dxpl)
+    }
+
+    /// The dataset creation properties: chunked when the dataset grows (or
+    /// `chunkSize` is set), no fill with `noFill`.
+    fn dataset_create_list(&self, path: &Path, size: u64, fixed: bool) -> Result<Id, BackendError> {
         let class = self.lib.global(Global::DatasetCreate);
         // SAFETY: table call (see `ffi`); a property list of a class H5open
         // initialised.
@@ -707,6 +763,30 @@ impl Hdf5Backend {
                 path,
             )?;
         }
+        Ok(dcpl)
+    }
+
+    fn create_dataset(
+        &self,
+        file: &Id,
+        path: &Path,
+        name: &str,
+        size: u64,
+        fixed: bool,
+    ) -> Result<Id, BackendError> {
+        let dims = [size];
+        let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
+        // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
+        // space.
+        let space = Id::new(
+            &self.lib,
+            unsafe { (self.lib.H5Screate_simple)(1, dims.as_ptr(), max.as_ptr()) },
+            self.lib.H5Sclose,
+            "open",
+            "H5Screate_simple",
+            path,
+        )?;
+        let dcpl = self.dataset_create_list(path, size, fixed)?;
         let name = CString::new(name).map_err(|_| {
             BackendError::new(
                 ErrorKind::InvalidInput,
@@ -1077,40 +1157,7 @@ impl Backend for Hdf5Backend {
         };
         let fapl = self.fapl(path, comm)?;
         let new_file = mode.write && (mode.create || mode.truncate);
-        let file = if new_file {
-            // SAFETY: table call (see `ffi`); a NUL-terminated path and a live
-            // fapl.
-            Id::new(
-                &self.lib,
-                unsafe {
-                    (self.lib.H5Fcreate)(
-                        cpath.as_ptr(),
-                        ffi::H5F_ACC_TRUNC,
-                        ffi::H5P_DEFAULT,
-                        fapl.id,
-                    )
-                },
-                self.lib.H5Fclose,
-                "open",
-                "H5Fcreate",
-                path,
-            )?
-        } else {
-            let flags = if mode.write {
-                ffi::H5F_ACC_RDWR
-            } else {
-                ffi::H5F_ACC_RDONLY
-            };
-            // SAFETY: table call (see `ffi`); as above.
-            Id::new(
-                &self.lib,
-                unsafe { (self.lib.H5Fopen)(cpath.as_ptr(), flags, fapl.id) },
-                self.lib.H5Fclose,
-                "open",
-                "H5Fopen",
-                path,
-            )?
-        };
+        let file = self.create_or_open(&cpath, mode, new_file, &fapl, path)?;
         if self.options.show_hints {
             self.show_hints(&file, &fapl, path)?;
         }
@@ -1145,29 +1192,7 @@ impl Backend for Hdf5Backend {
             }
             dsets.push(dset);
         }
-        let class = self.lib.global(Global::DatasetXfer);
-        // SAFETY: table call (see `ffi`); a property list of a class H5open
-        // initialised.
-        let dxpl = Id::new(
-            &self.lib,
-            unsafe { (self.lib.H5Pcreate)(class) },
-            self.lib.H5Pclose,
-            "open",
-            "H5Pcreate",
-            path,
-        )?;
-        let xfer_mode = if ctx.collective || self.options.collective {
-            ffi::H5FD_MPIO_COLLECTIVE
-        } else {
-            ffi::H5FD_MPIO_INDEPENDENT
-        };
-        // SAFETY: table call (see `ffi`); a live dxpl.
-        self.lib.check(
-            unsafe { (self.lib.H5Pset_dxpl_mpio)(dxpl.id, xfer_mode) },
-            "open",
-            "H5Pset_dxpl_mpio",
-            path,
-        )?;
+        let dxpl = self.transfer_list(ctx.collective || self.options.collective, path)?;
         Ok(Box::new(Hdf5File {
             dsets,
             active,
