@@ -14,8 +14,10 @@ const RECORDED_PREFIXES: &[&str] = &[
     "UCX_", "HDF5_", "PNETCDF_", "LUSTRE_",
 ];
 
-/// Words that mark a variable as a secret (never recorded).
-const SECRET_MARKERS: &[&str] = &["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL"];
+/// Words that mark a variable as a secret (never recorded), anywhere in
+/// the name, in any case: PASS covers PASSWORD and PASSWD, CRED covers
+/// CREDS and CREDENTIAL.
+const SECRET_MARKERS: &[&str] = &["PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN"];
 
 /// True when a variable with this name is recorded.
 pub fn is_recorded_env(name: &str) -> bool {
@@ -114,6 +116,11 @@ mod tests {
             ("ROMIO_PASSWORD", "x"),
             ("HOME", "/root"),
             ("MPICH_API_TOKEN", "t"),
+            ("PARIO_DB_PASS", "x"),
+            ("SLURM_AUTH", "x"),
+            ("UCX_private_thing", "x"),
+            ("PARIO_S3_CREDS", "x"),
+            ("OMPI_MCA_Passwd", "x"),
         ];
         let env = recorded_env(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         let keys: Vec<&str> = env.keys().map(String::as_str).collect();

@@ -100,6 +100,7 @@
 
 use crate::deck;
 use crate::size::{format_size, parse_size, parse_size_or_percent, MemorySize, SizeError};
+use pario_backends::registry::{self, BackendDescriptor, Features, OptionKind, OptionSpec};
 use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -108,51 +109,50 @@ use thiserror::Error;
 // Value types
 // ---------------------------------------------------------------------------
 
-/// The I/O backends `-a` accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Api {
-    Posix,
-    Dummy,
-    Mpiio,
-    Hdf5,
-    Ncmpi,
-    Mmap,
-    Uring,
-    Aio,
+/// The I/O backend `-a` selected: one of
+/// [`pario_backends::registry::DESCRIPTORS`], which say what each accepts
+/// and supports. The front end asks it for features, never for its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Api(&'static BackendDescriptor);
+
+// Named like the variants they replace, for tests and callers that pick one.
+#[allow(non_upper_case_globals)]
+impl Api {
+    pub const Posix: Api = Api(&pario_backends::posix::DESCRIPTOR);
+    pub const Dummy: Api = Api(&pario_backends::dummy::DESCRIPTOR);
+    pub const Mpiio: Api = Api(&pario_backends::mpiio::DESCRIPTOR);
+    pub const Hdf5: Api = Api(&pario_backends::hdf5::DESCRIPTOR);
+    pub const Ncmpi: Api = Api(&pario_backends::ncmpi::DESCRIPTOR);
+    pub const Mmap: Api = Api(&pario_backends::mmap::DESCRIPTOR);
+    pub const Uring: Api = Api(&pario_backends::uring::DESCRIPTOR);
+    pub const Aio: Api = Api(&pario_backends::aio::DESCRIPTOR);
 }
 
 impl Api {
-    /// Every accepted API, in the order error messages list them.
-    pub const ALL: [Api; 8] = [
-        Api::Posix,
-        Api::Dummy,
-        Api::Mpiio,
-        Api::Hdf5,
-        Api::Ncmpi,
-        Api::Mmap,
-        Api::Uring,
-        Api::Aio,
-    ];
-
     /// The canonical (upper-case) name.
     pub fn name(self) -> &'static str {
-        match self {
-            Api::Posix => "POSIX",
-            Api::Dummy => "DUMMY",
-            Api::Mpiio => "MPIIO",
-            Api::Hdf5 => "HDF5",
-            Api::Ncmpi => "NCMPI",
-            Api::Mmap => "MMAP",
-            Api::Uring => "URING",
-            Api::Aio => "AIO",
-        }
+        self.0.name
+    }
+
+    /// The backend's description: options, features, whether built.
+    pub fn descriptor(self) -> &'static BackendDescriptor {
+        self.0
+    }
+
+    /// What the backend supports.
+    pub fn features(self) -> Features {
+        self.0.features
     }
 
     /// Case-insensitive lookup.
     pub fn from_name(s: &str) -> Option<Api> {
-        Api::ALL
-            .into_iter()
-            .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
+        registry::find(s).map(Api)
+    }
+}
+
+impl std::hash::Hash for Api {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
     }
 }
 
@@ -238,8 +238,8 @@ pub enum AfterDeck {
 
 /// A module option as written: `(module, key, value)`, e.g.
 /// `("dummy", "delay-create", Some("1000"))` or `("posix", "odirect", None)`.
-/// Module names are lower case, keys use the canonical spelling of
-/// [`MODULE_OPTIONS`].
+/// Module names are lower case, keys use the canonical spelling of the
+/// backend's [`OptionSpec`].
 pub type ModuleOption = (String, String, Option<String>);
 
 // ---------------------------------------------------------------------------
@@ -562,9 +562,7 @@ pub enum OptionError {
         module: String,
         known: String,
     },
-    #[error(
-        "unknown API '{0}' for -a/api (valid: POSIX, DUMMY, MPIIO, HDF5, NCMPI, MMAP, URING, AIO)"
-    )]
+    #[error("unknown API '{0}' for -a/api (valid: {valid})", valid = registry::api_names(", "))]
     UnknownApi(String),
     #[error("{0}")]
     Usage(String),
@@ -760,13 +758,36 @@ enum ShortKind {
 
 fn short_kind(c: char) -> Option<ShortKind> {
     match c {
-        'a' | 'A' | 'b' | 'd' | 'D' | 'f' | 'G' | 'i' | 'j' | 'J' | 'l' | 'M' | 'N' | 'o' | 'O'
-        | 'Q' | 's' | 't' | 'T' | 'U' | 'X' => Some(ShortKind::Value),
-        'B' | 'c' | 'C' | 'e' | 'E' | 'F' | 'g' | 'h' | 'H' | 'I' | 'k' | 'K' | 'm' | 'n' | 'p'
-        | 'P' | 'q' | 'r' | 'R' | 'S' | 'u' | 'v' | 'V' | 'w' | 'W' | 'x' | 'y' | 'Y' | 'z'
-        | 'Z' => Some(ShortKind::Flag),
-        _ => None,
+        'a' | 'A' | 'b' | 'd' | 'D' | 'f' | 'G' | 'i' | 'j' | 'l' | 'M' | 'N' | 'o' | 'O' | 'Q'
+        | 's' | 't' | 'T' | 'X' => Some(ShortKind::Value),
+        'c' | 'C' | 'e' | 'E' | 'F' | 'g' | 'h' | 'k' | 'K' | 'm' | 'q' | 'r' | 'R' | 'u' | 'v'
+        | 'w' | 'W' | 'x' | 'y' | 'Y' | 'z' | 'Z' => Some(ShortKind::Flag),
+        _ => backend_letter(c).map(|(_, o)| match o.kind {
+            OptionKind::Flag => ShortKind::Flag,
+            _ => ShortKind::Value,
+        }),
     }
+}
+
+/// The backend option IOR 3's letter `c` stands for (`-B` is
+/// `--posix.odirect`), from the backends' descriptors, with its module.
+pub fn backend_letter(c: char) -> Option<(&'static str, &'static OptionSpec)> {
+    module_options().find(|(_, o)| o.letter == Some(c))
+}
+
+/// Sets what backend letter `c` stands for: its IOR 3 directive, with
+/// `value` (None: the flag was given).
+fn apply_backend_letter(
+    p: &mut IorParams,
+    c: char,
+    value: Option<&str>,
+) -> Result<(), OptionError> {
+    let name = format!("-{c}");
+    let spec = backend_letter(c)
+        .and_then(|(_, o)| o.directive)
+        .and_then(find_directive)
+        .ok_or_else(|| OptionError::UnknownOption(name.clone()))?;
+    apply_directive_spec(p, spec, &name, value)
 }
 
 /// Parses the argument at `args[i]` (and its value); returns words used.
@@ -884,7 +905,6 @@ fn apply_short_value(
         'G' => p.set_timestamp_signature = parse_i64(name, v)?,
         'i' => p.repetitions = parse_count(name, v)?,
         'j' => p.outlier_threshold = parse_u64(name, v)?,
-        'J' => p.set_alignment = parse_bytes(name, v)?,
         'l' => p.data_packet_type = parse_packet_type(name, v)?,
         'M' => set_memory_per_node(p, name, v)?,
         'N' => p.num_tasks = parse_num_tasks(name, v)?,
@@ -894,9 +914,8 @@ fn apply_short_value(
         's' => p.segment_count = parse_count(name, v)?,
         't' => p.transfer_size = parse_bytes(name, v)?,
         'T' => p.max_time_duration = parse_u64(name, v)?,
-        'U' => p.hints_file_name = Some(nonempty(name, v)?.to_string()),
         'X' => p.reorder_tasks_random_seed = parse_i64(name, v)?,
-        _ => return Err(OptionError::UnknownOption(name.to_string())),
+        _ => apply_backend_letter(p, c, Some(v))?,
     }
     Ok(None)
 }
@@ -904,7 +923,6 @@ fn apply_short_value(
 /// One occurrence of a flag letter.
 fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
     match c {
-        'B' => p.use_o_direct = true,
         'c' => p.collective = true,
         'C' => p.reorder_tasks = true,
         'e' => p.fsync = true,
@@ -912,21 +930,14 @@ fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
         'F' => p.file_per_proc = true,
         'g' => p.intra_test_barriers = true,
         'h' => return Some(Action::Help),
-        'H' => p.show_hints = true,
-        'I' => p.individual_data_sets = true,
         'k' => p.keep_file = true,
         'K' => p.keep_file_with_error = true,
         'm' => p.multi_file = true,
-        'n' => p.no_fill = true,
-        'p' => p.preallocate = true,
-        'P' => p.use_shared_file_pointer = true,
         'q' => p.quit_on_error = true,
         'r' => p.read_file = true,
         'R' => p.check_read = true,
-        'S' => p.use_strided_datatype = true,
         'u' => p.unique_dir = true,
         'v' => p.verbose = p.verbose.saturating_add(1),
-        'V' => p.use_file_view = true,
         'w' => p.write_file = true,
         'W' => p.check_write = true,
         'x' => p.single_xfer_attempt = true,
@@ -934,7 +945,13 @@ fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
         'Y' => p.fsync_per_write = true,
         'z' => p.random_offset = p.random_offset.saturating_add(1),
         'Z' => p.reorder_tasks_random = p.reorder_tasks_random.saturating_add(1),
-        _ => {}
+        // A backend's flag letter (`-B`, `-H`, ...): its directive, set to
+        // true, which cannot fail.
+        _ => {
+            if let Err(e) = apply_backend_letter(p, c, None) {
+                debug_assert!(false, "-{c}: {e}");
+            }
+        }
     }
     None
 }
@@ -951,30 +968,23 @@ fn set_short_flag(p: &mut IorParams, c: char, v: &str) -> Result<Option<Action>,
                 return Ok(Some(Action::Help));
             }
         }
+        c if backend_letter(c).is_some() => apply_backend_letter(p, c, Some(v))?,
         _ => {
             let on = parse_bool(&name, v)?;
             let field: &mut bool = match c {
-                'B' => &mut p.use_o_direct,
                 'c' => &mut p.collective,
                 'C' => &mut p.reorder_tasks,
                 'e' => &mut p.fsync,
                 'E' => &mut p.use_existing_test_file,
                 'F' => &mut p.file_per_proc,
                 'g' => &mut p.intra_test_barriers,
-                'H' => &mut p.show_hints,
-                'I' => &mut p.individual_data_sets,
                 'k' => &mut p.keep_file,
                 'K' => &mut p.keep_file_with_error,
                 'm' => &mut p.multi_file,
-                'n' => &mut p.no_fill,
-                'p' => &mut p.preallocate,
-                'P' => &mut p.use_shared_file_pointer,
                 'q' => &mut p.quit_on_error,
                 'r' => &mut p.read_file,
                 'R' => &mut p.check_read,
-                'S' => &mut p.use_strided_datatype,
                 'u' => &mut p.unique_dir,
-                'V' => &mut p.use_file_view,
                 'w' => &mut p.write_file,
                 'W' => &mut p.check_write,
                 'x' => &mut p.single_xfer_attempt,
@@ -1010,13 +1020,13 @@ fn parse_long(
         return Ok((1, vec![Action::Help]));
     }
     if let Some((module, key)) = name.split_once('.') {
-        let spec = find_module_option(&label, module, key)?;
+        let (module, spec) = find_module_option(&label, module, key)?;
         let (value, used) = match inline {
             Some(v) => (Some(v), 1),
-            None if spec.kind == ModKind::Flag => (None, 1),
+            None if spec.kind == OptionKind::Flag => (None, 1),
             None => (Some(next_value(args, i, &label)?), 2),
         };
-        apply_module_spec(p, &label, spec, value)?;
+        apply_module_spec(p, &label, module, spec, value)?;
         return Ok((used, Vec::new()));
     }
     let Some(spec) = find_directive(name) else {
@@ -1347,8 +1357,8 @@ pub fn apply_directive_text(p: &mut IorParams, item: &str) -> Result<(), OptionE
     }
     if let Some((module, opt)) = bare.split_once('.') {
         let label = format!("--{bare}");
-        let spec = find_module_option(&label, module, opt)?;
-        return apply_module_spec(p, &label, spec, value);
+        let (module, spec) = find_module_option(&label, module, opt)?;
+        return apply_module_spec(p, &label, module, spec, value);
     }
     if value.is_none() && !dashed {
         return Err(OptionError::MalformedDirective(t.to_string()));
@@ -1514,407 +1524,79 @@ fn apply_directive_spec(
 // Module options
 // ---------------------------------------------------------------------------
 
-/// How a module option's value is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModKind {
-    /// No value (true), or an explicit 0/1.
-    Flag,
-    /// A non-negative integer (size suffixes accepted, as IOR does).
-    UInt,
-    /// A signed integer.
-    Int,
-    /// A byte size.
-    Size,
-    /// A string.
-    Text,
+/// Every module option the user may give, with its module: the backends'
+/// descriptors' (see [`pario_backends::registry`]), in their order.
+pub fn module_options() -> impl Iterator<Item = (&'static str, &'static OptionSpec)> {
+    registry::DESCRIPTORS
+        .iter()
+        .flat_map(|d| d.user_options().map(move |o| (d.module, o)))
 }
-
-/// One known `--<module>.<key>` option.
-#[derive(Clone, Copy, Debug)]
-pub struct ModuleOptionSpec {
-    pub module: &'static str,
-    /// Canonical spelling (matching is case-insensitive).
-    pub key: &'static str,
-    pub kind: ModKind,
-    pub help: &'static str,
-}
-
-const fn m(
-    module: &'static str,
-    key: &'static str,
-    kind: ModKind,
-    help: &'static str,
-) -> ModuleOptionSpec {
-    ModuleOptionSpec {
-        module,
-        key,
-        kind,
-        help,
-    }
-}
-
-/// Modules in the order help and errors list them.
-pub const MODULES: &[&str] = &[
-    "posix", "dummy", "mpiio", "hdf5", "ncmpi", "mmap", "aio", "uring",
-];
-
-/// Known module options (IOR 4.1's, plus pario's `uring`).
-pub const MODULE_OPTIONS: &[ModuleOptionSpec] = &[
-    m(
-        "posix",
-        "odirect",
-        ModKind::Flag,
-        "open files with O_DIRECT",
-    ),
-    m(
-        "posix",
-        "rangelocks",
-        ModKind::Flag,
-        "take byte-range locks around each access",
-    ),
-    m(
-        "posix",
-        "lustre.stripecount",
-        ModKind::Int,
-        "Lustre stripe count for new files",
-    ),
-    m(
-        "posix",
-        "lustre.stripesize",
-        ModKind::Size,
-        "Lustre stripe size for new files",
-    ),
-    m(
-        "posix",
-        "lustre.startost",
-        ModKind::Int,
-        "first Lustre OST for new files",
-    ),
-    m(
-        "posix",
-        "lustre.ignorelocks",
-        ModKind::Flag,
-        "disable Lustre range locking",
-    ),
-    m(
-        "posix",
-        "lustre.pool",
-        ModKind::Text,
-        "Lustre OST pool for new files",
-    ),
-    m(
-        "posix",
-        "gpfs.hintaccess",
-        ModKind::Flag,
-        "pre-declare GPFS access ranges",
-    ),
-    m(
-        "posix",
-        "gpfs.releasetoken",
-        ModKind::Flag,
-        "release GPFS tokens after open",
-    ),
-    m(
-        "posix",
-        "gpfs.finegrainwritesharing",
-        ModKind::Flag,
-        "GPFS fine-grain write sharing",
-    ),
-    m(
-        "posix",
-        "gpfs.finegrainreadsharing",
-        ModKind::Flag,
-        "GPFS fine-grain read sharing",
-    ),
-    m(
-        "posix",
-        "gpfs.createsharing",
-        ModKind::Flag,
-        "GPFS shared-directory creates",
-    ),
-    m(
-        "posix",
-        "beegfs.NumTargets",
-        ModKind::UInt,
-        "BeeGFS stripe targets",
-    ),
-    m(
-        "posix",
-        "beegfs.ChunkSize",
-        ModKind::Size,
-        "BeeGFS chunk size",
-    ),
-    m(
-        "dummy",
-        "delay-create",
-        ModKind::UInt,
-        "microseconds to sleep per create",
-    ),
-    m(
-        "dummy",
-        "delay-close",
-        ModKind::UInt,
-        "microseconds to sleep per close",
-    ),
-    m(
-        "dummy",
-        "delay-sync",
-        ModKind::UInt,
-        "microseconds to sleep per sync",
-    ),
-    m(
-        "dummy",
-        "delay-xfer",
-        ModKind::UInt,
-        "microseconds to sleep per transfer",
-    ),
-    m(
-        "dummy",
-        "delay-only-rank0",
-        ModKind::Flag,
-        "only rank 0 sleeps",
-    ),
-    m(
-        "mpiio",
-        "hintsFileName",
-        ModKind::Text,
-        "file of MPI-IO hints",
-    ),
-    m(
-        "mpiio",
-        "showHints",
-        ModKind::Flag,
-        "print the hints of opened files",
-    ),
-    m(
-        "mpiio",
-        "preallocate",
-        ModKind::Flag,
-        "preallocate the file",
-    ),
-    m(
-        "mpiio",
-        "useStridedDatatype",
-        ModKind::Flag,
-        "strided access through a datatype",
-    ),
-    m(
-        "mpiio",
-        "useFileView",
-        ModKind::Flag,
-        "access through MPI_File_set_view",
-    ),
-    m(
-        "hdf5",
-        "hintsFileName",
-        ModKind::Text,
-        "file of MPI-IO hints",
-    ),
-    m(
-        "hdf5",
-        "showHints",
-        ModKind::Flag,
-        "print the hints of opened files",
-    ),
-    m(
-        "hdf5",
-        "collectiveMetadata",
-        ModKind::Flag,
-        "collective metadata operations",
-    ),
-    m(
-        "hdf5",
-        "individualDataSets",
-        ModKind::Flag,
-        "one dataset per task",
-    ),
-    m(
-        "hdf5",
-        "setAlignment",
-        ModKind::Size,
-        "HDF5 object alignment",
-    ),
-    m("hdf5", "noFill", ModKind::Flag, "do not pre-fill datasets"),
-    m(
-        "hdf5",
-        "chunkSize",
-        ModKind::UInt,
-        "dataset chunk size in elements",
-    ),
-    m(
-        "ncmpi",
-        "hintsFileName",
-        ModKind::Text,
-        "file of MPI-IO hints",
-    ),
-    m(
-        "ncmpi",
-        "showHints",
-        ModKind::Flag,
-        "print the hints of opened files",
-    ),
-    m(
-        "ncmpi",
-        "preallocate",
-        ModKind::Flag,
-        "preallocate the file",
-    ),
-    m(
-        "ncmpi",
-        "useStridedDatatype",
-        ModKind::Flag,
-        "strided access through a datatype",
-    ),
-    m(
-        "ncmpi",
-        "useFileView",
-        ModKind::Flag,
-        "access through a file view",
-    ),
-    m(
-        "mmap",
-        "madv_dont_need",
-        ModKind::Flag,
-        "madvise(DONTNEED) after access",
-    ),
-    m(
-        "mmap",
-        "madv_pattern",
-        ModKind::Flag,
-        "madvise the access pattern",
-    ),
-    m(
-        "aio",
-        "max-pending",
-        ModKind::UInt,
-        "most operations in flight",
-    ),
-    m(
-        "aio",
-        "granularity",
-        ModKind::UInt,
-        "submit every N operations",
-    ),
-    m("uring", "depth", ModKind::UInt, "submission queue depth"),
-    m(
-        "uring",
-        "fixed-buffers",
-        ModKind::Flag,
-        "register I/O buffers with the ring",
-    ),
-    m(
-        "uring",
-        "odirect",
-        ModKind::Flag,
-        "open files with O_DIRECT",
-    ),
-    m(
-        "uring",
-        "batch",
-        ModKind::UInt,
-        "submit once N operations are queued (1: at once)",
-    ),
-    m(
-        "uring",
-        "fixed-files",
-        ModKind::Flag,
-        "register the file with the ring",
-    ),
-    m(
-        "uring",
-        "sqpoll",
-        ModKind::Flag,
-        "a kernel thread polls the submission queue",
-    ),
-];
 
 fn find_module_option(
     label: &str,
     module: &str,
     key: &str,
-) -> Result<&'static ModuleOptionSpec, OptionError> {
-    let Some(module) = MODULES.iter().find(|m| m.eq_ignore_ascii_case(module)) else {
+) -> Result<(&'static str, &'static OptionSpec), OptionError> {
+    let Some(d) = registry::find_module(module) else {
         return Err(OptionError::UnknownModule {
             option: label.to_string(),
             module: module.to_string(),
-            known: MODULES.join(", "),
+            known: registry::DESCRIPTORS
+                .iter()
+                .map(|d| d.module)
+                .collect::<Vec<_>>()
+                .join(", "),
         });
     };
-    MODULE_OPTIONS
-        .iter()
-        .find(|s| s.module == *module && s.key.eq_ignore_ascii_case(key))
+    d.user_options()
+        .find(|s| s.key.eq_ignore_ascii_case(key))
+        .map(|s| (d.module, s))
         .ok_or_else(|| OptionError::UnknownModuleOption {
             option: label.to_string(),
-            module: module.to_string(),
-            known: MODULE_OPTIONS
-                .iter()
-                .filter(|s| s.module == *module)
+            module: d.module.to_string(),
+            known: d
+                .user_options()
                 .map(|s| s.key)
                 .collect::<Vec<_>>()
                 .join(", "),
         })
 }
 
-/// Records a module option and sets the matching IOR-3 field, if any.
+/// Records a module option and, when it has an IOR 3 directive
+/// (`--posix.odirect` is `useO_DIRECT`), sets that directive too.
 fn apply_module_spec(
     p: &mut IorParams,
     label: &str,
-    spec: &ModuleOptionSpec,
+    module: &'static str,
+    spec: &OptionSpec,
     value: Option<&str>,
 ) -> Result<(), OptionError> {
     let value = value.map(str::trim);
-    let on = match (spec.kind, value) {
-        (ModKind::Flag, None) => true,
-        (ModKind::Flag, Some(v)) => parse_bool(label, v)?,
+    let v = match (spec.kind, value) {
+        (OptionKind::Flag, None) => None,
+        (OptionKind::Flag, Some(v)) => Some(parse_bool(label, v)?.to_string()),
         (_, None) => {
             return Err(OptionError::MissingValue {
                 option: label.to_string(),
                 hint: String::new(),
             })
         }
-        (_, Some(_)) => true,
+        (OptionKind::UInt | OptionKind::Size, Some(v)) => Some(parse_bytes(label, v)?.to_string()),
+        (OptionKind::Int, Some(v)) => Some(parse_i64(label, v)?.to_string()),
+        (OptionKind::Text, Some(v)) => Some(nonempty(label, v)?.to_string()),
     };
-    let v = value.unwrap_or("");
-    let mut uint = 0u64;
-    let mut int = 0i64;
-    match spec.kind {
-        ModKind::Flag => {}
-        ModKind::UInt | ModKind::Size => uint = parse_bytes(label, v)?,
-        ModKind::Int => int = parse_i64(label, v)?,
-        ModKind::Text => {
-            nonempty(label, v)?;
-        }
-    }
-    match (spec.module, spec.key) {
-        ("posix", "odirect") => p.use_o_direct = on,
-        ("posix", "lustre.stripecount") => p.lustre_stripe_count = int,
-        ("posix", "lustre.stripesize") => p.lustre_stripe_size = uint,
-        ("posix", "lustre.startost") => p.lustre_start_ost = int,
-        ("posix", "lustre.ignorelocks") => p.lustre_ignore_locks = on,
-        ("posix", "gpfs.hintaccess") => p.gpfs_hint_access = on,
-        ("posix", "gpfs.releasetoken") => p.gpfs_release_token = on,
-        ("posix", "beegfs.NumTargets") => p.beegfs_num_targets = Some(uint),
-        ("posix", "beegfs.ChunkSize") => p.beegfs_chunk_size = Some(uint),
-        ("mpiio" | "hdf5" | "ncmpi", "hintsFileName") => p.hints_file_name = Some(v.to_string()),
-        ("mpiio" | "hdf5" | "ncmpi", "showHints") => p.show_hints = on,
-        ("mpiio" | "ncmpi", "preallocate") => p.preallocate = on,
-        ("mpiio" | "ncmpi", "useStridedDatatype") => p.use_strided_datatype = on,
-        ("mpiio" | "ncmpi", "useFileView") => p.use_file_view = on,
-        ("hdf5", "collectiveMetadata") => p.collective_metadata = on,
-        ("hdf5", "individualDataSets") => p.individual_data_sets = on,
-        ("hdf5", "setAlignment") => p.set_alignment = uint,
-        ("hdf5", "noFill") => p.no_fill = on,
-        _ => {}
+    if let Some(directive) = spec.directive.and_then(find_directive) {
+        apply_directive_spec(p, directive, label, v.as_deref())?;
     }
     let entry = (
-        spec.module.to_string(),
+        module.to_string(),
         spec.key.to_string(),
         value.map(str::to_string),
     );
     match p
         .module_options
         .iter_mut()
-        .find(|(m, k, _)| m == spec.module && k == spec.key)
+        .find(|(m, k, _)| m == module && k == spec.key)
     {
         Some(slot) => *slot = entry,
         None => p.module_options.push(entry),
@@ -1980,10 +1662,11 @@ impl IorParams {
                  is checked (-W/checkWrite, -R/checkRead)"
             ));
         }
-        if matches!(self.api_kind, Api::Mpiio | Api::Hdf5 | Api::Ncmpi) && t < 8 {
+        let features = self.api_kind.features();
+        if t < features.min_transfer {
             return bad(format!(
-                "transfer size (-t/transferSize = {t}) must be at least 8 bytes with -a {}",
-                self.api_kind
+                "transfer size (-t/transferSize = {t}) must be at least {} bytes with -a {}",
+                features.min_transfer, self.api_kind
             ));
         }
         if self.segment_count == 0 {
@@ -2037,14 +1720,17 @@ impl IorParams {
                         --random-offset-seed so the read-back visits the same offsets"
                 .into());
         }
-        if self.random_offset > 0 && matches!(self.api_kind, Api::Hdf5 | Api::Ncmpi) {
+        if self.random_offset > 0 && !features.random_offsets {
             return bad(format!(
                 "random offsets (-z/randomOffset) are not available with -a {}",
                 self.api_kind
             ));
         }
-        if self.file_per_proc && self.api_kind == Api::Ncmpi {
-            return bad("file per process (-F/filePerProc) is not available with -a NCMPI".into());
+        if self.file_per_proc && !features.file_per_process {
+            return bad(format!(
+                "file per process (-F/filePerProc) is not available with -a {}",
+                self.api_kind
+            ));
         }
         if self.random_prefill > 0 {
             if self.random_offset == 0 {
@@ -2105,7 +1791,65 @@ impl IorParams {
         if self.gpu_direct && !self.use_o_direct {
             return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
         }
-        Ok(())
+        // The selected backend's own checks, as a run would make them.
+        registry::check_options(self.api_kind.name(), &self.backend_options())
+            .map_err(OptionError::Invalid)
+    }
+
+    /// The module options the selected backend gets: those given (except
+    /// the file-system ones, which only [`crate::driver::advice`] reports),
+    /// plus the IOR 3 directives set for the modules it reads
+    /// (`-H`/`showHints` becomes `--mpiio.showHints` with `-a MPIIO`),
+    /// unless given as module options too.
+    pub fn backend_options(&self) -> Vec<ModuleOption> {
+        let is_fs = |m: &str, k: &str| {
+            m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
+        };
+        let mut v: Vec<ModuleOption> = self
+            .module_options
+            .iter()
+            .filter(|(m, k, _)| !is_fs(m, k))
+            .cloned()
+            .collect();
+        let d = self.api_kind.descriptor();
+        let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
+        for d in modules.filter_map(registry::find_module) {
+            for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
+                let Some(value) = o.directive.and_then(|n| self.directive_value(n)) else {
+                    continue;
+                };
+                let given = v.iter().any(|(m, k, _)| {
+                    m.eq_ignore_ascii_case(d.module) && k.eq_ignore_ascii_case(o.key)
+                });
+                if !given {
+                    v.push((d.module.to_string(), o.key.to_string(), value));
+                }
+            }
+        }
+        v
+    }
+
+    /// An IOR 3 directive that backends take as a module option, when set:
+    /// `Some(None)` for a flag that is on, `Some(Some(v))` for a value.
+    pub fn directive_value(&self, name: &str) -> Option<Option<String>> {
+        let flag = |on: bool| on.then_some(None);
+        match name {
+            "useO_DIRECT" => flag(self.use_o_direct),
+            "showHints" => flag(self.show_hints),
+            "hintsFileName" => self.hints_file_name.clone().map(Some),
+            "preallocate" => flag(self.preallocate),
+            "useFileView" => flag(self.use_file_view),
+            "useSharedFilePointer" => flag(self.use_shared_file_pointer),
+            "useStridedDatatype" => flag(self.use_strided_datatype),
+            "individualDataSets" => flag(self.individual_data_sets),
+            "noFill" => flag(self.no_fill),
+            "collectiveMetadata" => flag(self.collective_metadata),
+            "setAlignment" => {
+                (self.set_alignment > 1).then(|| Some(self.set_alignment.to_string()))
+            }
+            "randomOffset" => flag(self.random_offset > 0),
+            _ => None,
+        }
     }
 }
 
@@ -2480,17 +2224,17 @@ mod tests {
         );
         let e = err("--uring.depth");
         assert!(e.contains("--uring.depth"), "{e}");
-        for spec in MODULE_OPTIONS {
+        for (module, spec) in super::module_options() {
             let value = match spec.kind {
-                ModKind::Flag => "1",
-                ModKind::Int => "-1",
-                ModKind::Text => "x",
-                ModKind::UInt | ModKind::Size => "65536",
+                OptionKind::Flag => "1",
+                OptionKind::Int => "-1",
+                OptionKind::Text => "x",
+                OptionKind::UInt | OptionKind::Size => "65536",
             };
             let mut p = IorParams::default();
-            let t = format!("--{}.{}={value}", spec.module, spec.key);
+            let t = format!("--{}.{}={value}", module, spec.key);
             apply_directive_text(&mut p, &t).unwrap_or_else(|e| panic!("{t}: {e}"));
-            assert!(p.module_option(spec.module, spec.key).is_some(), "{t}");
+            assert!(p.module_option(module, spec.key).is_some(), "{t}");
         }
     }
 
@@ -2675,6 +2419,121 @@ mod tests {
             err("--tag nokey")
         );
         assert!(err("--tag =x").contains("--tag"));
+    }
+
+    /// Words to try for a placeholder of the help text.
+    fn sample(placeholder: &str) -> &'static str {
+        match placeholder {
+            "API" => "posix",
+            "SIZE" | "SIZE|N%" => "64k",
+            "N" | "SECONDS" | "MINUTES" | "USEC" => "3",
+            "TYPE" => "offset",
+            "F" => "JSON",
+            "KEY=VALUE" => "k=v",
+            _ => "/tmp/pario-help-sample",
+        }
+    }
+
+    #[test]
+    fn every_option_the_help_lists_is_accepted() {
+        let mut tried = 0;
+        for line in crate::help::help_text().lines() {
+            // Usage lines: two blanks, then the option (several spellings
+            // separated by ", "), then blanks and the description.
+            let Some(usage) = line.strip_prefix("  ").filter(|u| u.starts_with('-')) else {
+                continue;
+            };
+            let usage = usage.split("  ").next().unwrap_or(usage);
+            for spelling in usage.split(", ") {
+                let words: Vec<String> = spelling
+                    .split_whitespace()
+                    .flat_map(|w| match w.split_once('=') {
+                        _ if w == "KEY=VALUE" => vec![sample(w).to_string()],
+                        Some((k, v)) if k.starts_with("--") => vec![format!("{k}={}", sample(v))],
+                        Some((k, v)) if !v.is_empty() && v.chars().all(|c| !c.is_lowercase()) => {
+                            let name = k.to_string();
+                            let value = match find_directive(&name) {
+                                Some(d) => d.sample.to_string(),
+                                None => sample(v).to_string(),
+                            };
+                            vec![format!("{name}={value}")]
+                        }
+                        _ if w.chars().all(|c| !c.is_lowercase())
+                            && !w.starts_with('-')
+                            && registry::find(w).is_none() =>
+                        {
+                            vec![sample(w).to_string()]
+                        }
+                        _ => vec![w.to_string()],
+                    })
+                    .collect();
+                if words.iter().any(|w| w == "name=value,...") {
+                    continue; // the grammar line of -O, not an option
+                }
+                let mut p = IorParams::default();
+                let mut i = 0;
+                if let Some((_, used)) = parse_tag_option(&words, 0).unwrap() {
+                    i = used;
+                }
+                while i < words.len() {
+                    let (used, _) = parse_argument(&words, i, &mut p)
+                        .unwrap_or_else(|e| panic!("help lists '{spelling}' ({words:?}): {e}"));
+                    i += used;
+                }
+                tried += 1;
+            }
+        }
+        assert!(tried > 100, "only {tried} options found in the help");
+    }
+
+    #[test]
+    fn backend_letters_and_directives_agree_with_the_descriptors() {
+        for (module, o) in super::module_options() {
+            if let Some(d) = o.directive {
+                let spec = find_directive(d).unwrap_or_else(|| panic!("--{module}.{}: {d}", o.key));
+                let bool_like = spec.kind == DirectiveKind::Bool;
+                assert_eq!(bool_like, o.kind == OptionKind::Flag, "{d}");
+            }
+            if let Some(c) = o.letter {
+                // One letter, one directive, whichever backend names it.
+                assert!(o.directive.is_some(), "-{c}");
+                assert_eq!(backend_letter(c).unwrap().1.directive, o.directive, "-{c}");
+                assert!(short_kind(c).is_some(), "-{c}");
+            }
+        }
+        // IOR 3 letters reach the selected backend as its module options.
+        let p = one("-a MPIIO -H -U /h -p");
+        let opts = p.backend_options();
+        for key in ["showHints", "hintsFileName", "preallocate"] {
+            assert!(
+                opts.iter().any(|(m, k, _)| m == "mpiio" && k == key),
+                "{key}: {opts:?}"
+            );
+        }
+        let p = one("-a AIO -B");
+        assert!(p
+            .backend_options()
+            .contains(&("posix".into(), "odirect".into(), None)));
+        let p = one("-a MMAP -z -F");
+        assert!(p
+            .backend_options()
+            .iter()
+            .any(|(m, k, _)| m == "mmap" && k == "random-offset"));
+    }
+
+    #[test]
+    fn backend_option_refusals_are_bad_input() {
+        // Refused by the backend's own check when the command line is read.
+        let e = err("-a AIO --aio.max-pending=4");
+        assert!(e.contains("--aio.max-pending=4"), "{e}");
+        one("-a AIO --aio.max-pending=8");
+        let e = err("-a URING --uring.depth=0");
+        assert!(e.contains("--uring.depth"), "{e}");
+        // Another backend's options are not checked (a note says so at run time).
+        one("--aio.max-pending=4");
+        let e = err("-a DUMMY --dummy.delay-xfer=x");
+        assert!(e.contains("--dummy.delay-xfer"), "{e}");
+        one("-a DUMMY --dummy.delay-close=5 --dummy.delay-sync=5 --dummy.delay-only-rank0");
     }
 
     #[test]

@@ -77,7 +77,12 @@ impl Backend for Counting {
             queue_depth: 1,
         }
     }
-    fn open(&self, _path: &Path, _mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        _path: &Path,
+        _mode: OpenMode,
+        _ctx: &pario_backends::OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         Ok(Box::new(CountingFile {
             delay_us: self.delay_us,
             fail_after: self.fail_after,
