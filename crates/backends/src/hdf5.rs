@@ -1260,6 +1260,7 @@ mod tests {
 
     // One test: the HDF5 library is not thread-safe and tests run in threads.
     #[test]
+    #[cfg(pario_hdf5)]
     fn library_loads_and_open_without_mpi_is_a_typed_error() {
         let v = library_version().unwrap();
         let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap());
