@@ -63,12 +63,8 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     module: "hdf5",
     summary: "parallel HDF5 over MPI-IO, one dataset per file (or per task)",
     options: &[
-        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
-            .letter('U')
-            .directive("hintsFileName"),
-        O::new("showHints", K::Flag, "print the hints of opened files")
-            .letter('H')
-            .directive("showHints"),
+        crate::mpiio::HINTS_FILE_OPTION,
+        crate::mpiio::SHOW_HINTS_OPTION,
         O::new(
             "collectiveMetadata",
             K::Flag,

@@ -60,12 +60,8 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     module: "ncmpi",
     summary: "PnetCDF: one shared file holding a four-dimensional variable",
     options: &[
-        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
-            .letter('U')
-            .directive("hintsFileName"),
-        O::new("showHints", K::Flag, "print the hints of opened files")
-            .letter('H')
-            .directive("showHints"),
+        crate::mpiio::HINTS_FILE_OPTION,
+        crate::mpiio::SHOW_HINTS_OPTION,
         O::new("preallocate", K::Flag, "preallocate the file")
             .letter('p')
             .directive("preallocate"),
