@@ -555,6 +555,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(pario_aio)] // needs libaio: io_setup
     fn submission_refusals_come_back_as_events() {
         // A bad descriptor: io_submit refuses the control block (EBADF).
         let ctx = Context::new(4).unwrap();

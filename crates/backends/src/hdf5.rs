@@ -74,12 +74,8 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     module: "hdf5",
     summary: "parallel HDF5 over MPI-IO, IOR's one dataset per segment (or per task)",
     options: &[
-        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
-            .letter('U')
-            .directive("hintsFileName"),
-        O::new("showHints", K::Flag, "print the hints of opened files")
-            .letter('H')
-            .directive("showHints"),
+        crate::mpiio::HINTS_FILE_OPTION,
+        crate::mpiio::SHOW_HINTS_OPTION,
         O::new(
             "collectiveMetadata",
             K::Flag,
@@ -1421,6 +1417,7 @@ mod tests {
 
     // One test: the HDF5 library is not thread-safe and tests run in threads.
     #[test]
+    #[cfg(pario_hdf5)]
     fn library_loads_and_open_without_mpi_is_a_typed_error() {
         let v = library_version().unwrap();
         let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap());

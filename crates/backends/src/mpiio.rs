@@ -41,18 +41,23 @@ use pario_comm::mpiio::{self, AccessMode, IoErrorClass, MpiIoError};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// `hintsFileName` (IOR 3's `-U`), shared by the MPI-IO based backends.
+pub const HINTS_FILE_OPTION: O = O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+    .letter('U')
+    .directive("hintsFileName");
+/// `showHints` (IOR 3's `-H`), shared by the MPI-IO based backends.
+pub const SHOW_HINTS_OPTION: O = O::new("showHints", K::Flag, "print the hints of opened files")
+    .letter('H')
+    .directive("showHints");
+
 /// The MPIIO backend, described once (see [`crate::registry`]).
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "MPIIO",
     module: "mpiio",
     summary: "MPI-IO (independent or collective transfers, hints)",
     options: &[
-        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
-            .letter('U')
-            .directive("hintsFileName"),
-        O::new("showHints", K::Flag, "print the hints of opened files")
-            .letter('H')
-            .directive("showHints"),
+        HINTS_FILE_OPTION,
+        SHOW_HINTS_OPTION,
         O::new("preallocate", K::Flag, "preallocate the file")
             .letter('p')
             .directive("preallocate"),

@@ -63,12 +63,8 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     module: "ncmpi",
     summary: "PnetCDF: one shared file holding IOR's three-dimensional byte variable",
     options: &[
-        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
-            .letter('U')
-            .directive("hintsFileName"),
-        O::new("showHints", K::Flag, "print the hints of opened files")
-            .letter('H')
-            .directive("showHints"),
+        crate::mpiio::HINTS_FILE_OPTION,
+        crate::mpiio::SHOW_HINTS_OPTION,
         O::new("preallocate", K::Flag, "preallocate the file")
             .letter('p')
             .directive("preallocate"),
@@ -984,6 +980,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(pario_ncmpi)]
     fn library_version_is_named() {
         let v = library_version().unwrap();
         assert!(v.starts_with("1."), "{v}");

@@ -187,10 +187,7 @@ fn other_backends(p: &IorParams) -> Vec<String> {
     let mut seen: Vec<&str> = Vec::new();
     for (_, o) in crate::options::module_options() {
         let Some(name) = o.directive else { continue };
-        let fs = FILE_SYSTEMS
-            .iter()
-            .any(|(fs, _)| o.key.to_ascii_lowercase().starts_with(fs));
-        if fs || seen.contains(&name) || p.directive_value(name).is_none() {
+        if is_fs_module_key(o.key) || seen.contains(&name) || p.directive_value(name).is_none() {
             continue;
         }
         seen.push(name);
@@ -198,11 +195,10 @@ fn other_backends(p: &IorParams) -> Vec<String> {
             .iter()
             .copied()
             .filter(|d| {
-                d.options.iter().any(|x| x.directive == Some(name))
-                    || d.reads.iter().any(|m| {
-                        registry::find_module(m)
-                            .is_some_and(|r| r.options.iter().any(|x| x.directive == Some(name)))
-                    })
+                let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
+                modules
+                    .filter_map(registry::find_module)
+                    .any(|m| m.options.iter().any(|x| x.directive == Some(name)))
             })
             .collect();
         if let Some(why) = not_selected(p, &takers) {
