@@ -13,6 +13,7 @@
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
+pub mod memcheck;
 pub mod naming;
 pub mod observer;
 pub mod sysinfo;

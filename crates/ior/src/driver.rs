@@ -46,6 +46,8 @@ pub const DEFAULT_RANDOM_SEED: u64 = 0;
 pub const EXIT_VERIFY: i32 = 3;
 /// Exit status when a test failed (I/O error, bad input discovered at run time).
 pub const EXIT_FAILED: i32 = 1;
+/// Exit status for input refused before anything is opened.
+pub const EXIT_USAGE: i32 = 2;
 
 /// How the packet type maps onto the signature crate.
 fn packet(p: DataPacketType) -> PacketType {
@@ -476,6 +478,12 @@ impl<W: Write> Observer for TextObserver<'_, W> {
 pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     let rank = comm.rank();
     let layout = comm.node_layout();
+    if let Err(e) = agree(comm, check_before_run(comm, &layout, inv).err()) {
+        if rank == 0 {
+            eprintln!("ior: {e}");
+        }
+        return EXIT_USAGE;
+    }
     let sync = ClockSync::measure(comm);
     let clock = sync.clock;
     let first = inv.tests.first();
@@ -586,6 +594,98 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
         keep(&record);
     }
     status
+}
+
+/// This rank's checks of every test against the machine, before anything
+/// is opened (the caller agrees on them; a refusal is bad input, exit 2):
+/// the I/O buffers fit ([`pario_engine::memcheck`]), `-Q` fits the nodes,
+/// a write test fits its file system, and no file is a device node, FIFO
+/// or socket.
+fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> Result<(), String> {
+    for p in &inv.tests {
+        let Ok(n) = participants(p, comm.size()) else {
+            continue; // refused later, with its own message
+        };
+        let buffers = if p.check_write || p.check_read { 2 } else { 1 };
+        pario_engine::memcheck::check_buffers(
+            &format!(
+                "-t {} ({buffers} buffer(s) of the transfer size)",
+                crate::size::format_size(p.transfer_size)
+            ),
+            p.transfer_size.saturating_mul(buffers),
+            layout.local_size.min(n),
+        )?;
+        let nodes = p.num_nodes.unwrap_or(u64::from(layout.num_nodes));
+        let reordered = p.reorder_tasks || p.reorder_tasks_random > 0;
+        if reordered && p.task_per_node_offset > 1 && p.task_per_node_offset >= nodes {
+            return Err(format!(
+                "-Q {} (taskPerNodeOffset) counts nodes, but this run has {nodes} node(s): \
+                 give a -Q below the number of nodes",
+                p.task_per_node_offset
+            ));
+        }
+        if p.api.eq_ignore_ascii_case("dummy") || p.dry_run {
+            continue;
+        }
+        if comm.rank() == 0 && (p.write_file || p.check_write) {
+            check_fits_file_system(p, n)?;
+        }
+        check_targets(comm.rank(), n, p)?;
+    }
+    Ok(())
+}
+
+/// A write test whose files are larger than their file system can ever be
+/// (`-b 8191p`) would write until the disk is full: refused.
+fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
+    let dir = parent_dir(&p.test_file);
+    let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
+        return Ok(());
+    };
+    let targets = p.test_file.split('@').count() as u64;
+    let bytes = p
+        .block_size
+        .saturating_mul(p.segment_count)
+        .saturating_mul(u64::from(n));
+    if fs.total_bytes > 0 && bytes / targets.max(1) > fs.total_bytes {
+        return Err(format!(
+            "-b {} -s {} with {n} rank(s) writes {}, but the file system holding {} is only {} \
+             in total",
+            crate::size::format_size(p.block_size),
+            p.segment_count,
+            pario_engine::memcheck::human(bytes),
+            dir.display(),
+            pario_engine::memcheck::human(fs.total_bytes)
+        ));
+    }
+    Ok(())
+}
+
+/// None of the files this rank will write, read or remove may be a device
+/// node, FIFO or socket (IOR would write over `/dev/null` and then unlink
+/// it). Each rank checks the files of its own data index, so the whole job
+/// checks every file.
+fn check_targets(rank: u32, n: u32, p: &IorParams) -> Result<(), String> {
+    let Ok(naming) = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
+    else {
+        return Ok(()); // refused later, with its own message
+    };
+    let mine = if p.file_per_proc { rank < n } else { rank == 0 };
+    if !mine {
+        return Ok(());
+    }
+    let reps = if p.multi_file { p.repetitions } else { 1 };
+    for rep in 0..reps.min(u64::from(u32::MAX)) as u32 {
+        let path = naming.path_for(if p.file_per_proc { rank } else { 0 }, rep);
+        if let Some(kind) = pario_backends::posix::special_file(&path) {
+            return Err(format!(
+                "-o {}: {} is a {kind}, not a regular file: refusing to open or remove it",
+                p.test_file,
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parent_dir(test_file: &str) -> PathBuf {

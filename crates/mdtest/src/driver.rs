@@ -329,6 +329,25 @@ fn topology(layout: &NodeLayout, n: u32) -> Topology {
     }
 }
 
+/// A `-d` directory or `-x` file that is a device node, FIFO or socket,
+/// refused before anything is opened (rank-local; agreed by the caller).
+fn special_targets(o: &MdtestOptions) -> Option<String> {
+    let dirs = o.dirs.iter().map(|d| ("-d", d));
+    for (option, path) in dirs.chain(o.stonewall_file.iter().map(|f| ("-x", f))) {
+        if let Some(kind) = pario_backends::posix::special_file(Path::new(path)) {
+            return Some(format!(
+                "{option} {path}: is a {kind}, not a {}: refusing to use it",
+                if option == "-d" {
+                    "directory"
+                } else {
+                    "regular file"
+                }
+            ));
+        }
+    }
+    None
+}
+
 /// Run mdtest on `comm`. Returns the exit status (the same on every rank).
 ///
 /// Once the options are consistent, every run is kept, failed ones
@@ -340,7 +359,22 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         Ok(r) => r,
         Err(e) => return fail(comm, &e.0, EXIT_USAGE),
     };
+    if let Err(e) = agree(comm, special_targets(o)) {
+        return fail(comm, &e, EXIT_USAGE);
+    }
     let layout = comm.node_layout();
+    // The write and read buffers of every rank, filled before use.
+    let buffers = pario_engine::memcheck::check_buffers(
+        &format!(
+            "-w {} / -e {} (the write and read buffers)",
+            o.write_bytes, o.read_bytes
+        ),
+        o.write_bytes.saturating_add(o.read_bytes),
+        layout.local_size,
+    );
+    if let Err(e) = agree(comm, buffers.err()) {
+        return fail(comm, &e, EXIT_USAGE);
+    }
     let sync = ClockSync::measure(comm);
     let began = sync.clock.to_epoch(sync.clock.now());
     // The file-system figures are filled in once the target is known.
