@@ -453,7 +453,17 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                 bad_transfers,
                 details,
             } => {
-                // Errors always go to stderr, whatever the output format.
+                // IOR's own line first (site scripts grep for it; on stdout,
+                // or stderr when a summary owns stdout): N counts the
+                // transfers with wrong data.
+                let access = match operation {
+                    Operation::Write | Operation::CheckWrite => "write",
+                    _ => "read",
+                };
+                self.warn(&format!(
+                    "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
+                ));
+                // Then our details, always on stderr, whatever the output format.
                 let report = pario_results::render::format::verify_error_report(
                     "ior",
                     operation.ior_name(),
@@ -483,6 +493,17 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
             eprintln!("ior: {e}");
         }
         return EXIT_USAGE;
+    }
+    let summary = if rank == 0 {
+        check_summary_file(inv).err()
+    } else {
+        None
+    };
+    if let Err(e) = agree(comm, summary) {
+        if rank == 0 {
+            eprintln!("ior: {e}");
+        }
+        return EXIT_FAILED;
     }
     let sync = ClockSync::measure(comm);
     let clock = sync.clock;
@@ -589,11 +610,42 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     record.finished = clock.to_epoch(clock.now());
     record.exit_status = status;
 
+    let mut failed_outputs = 0;
     if rank == 0 {
-        finish_output(&record, inv, machine_to_stdout);
+        // A requested output that could not be written fails the run (exit
+        // 1, as IOR), after the record keeps what was measured.
+        let errors = finish_output(&record, inv, machine_to_stdout);
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         keep(&record);
     }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
     status
+}
+
+/// Rank 0: the directory of the `summaryFile` exists (before any I/O, so
+/// that a typo does not cost the whole benchmark).
+fn check_summary_file(inv: &Invocation) -> Result<(), String> {
+    let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) else {
+        return Ok(());
+    };
+    let dir = match Path::new(file).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!(
+            "summaryFile {file}: directory {} does not exist",
+            dir.display()
+        ))
+    }
 }
 
 /// This rank's checks of every test against the machine, before anything
@@ -1107,7 +1159,9 @@ fn new_run_id(comm: &dyn Comm, began: f64) -> String {
 }
 
 /// Summary table, machine-readable summaries and the Finished line.
-fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) {
+/// Returns the outputs that could not be written (path and reason).
+fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) -> Vec<String> {
+    let mut errors = Vec::new();
     let first = inv.tests.first();
     let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
     let doc = match format {
@@ -1123,20 +1177,24 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
         if let Err(e) =
             record_io::write_atomically(Path::new(file), ior_text::summary(record).as_bytes())
         {
-            eprintln!("ior: summaryFile {file}: {e}");
+            errors.push(format!("summaryFile {file}: {e}"));
         }
     }
     if let Some(doc) = doc {
         match first.and_then(|t| t.summary_file.as_ref()) {
             Some(file) => {
                 if let Err(e) = record_io::write_atomically(Path::new(file), doc.as_bytes()) {
-                    eprintln!("ior: summaryFile {file}: {e}");
+                    errors.push(format!("summaryFile {file}: {e}"));
                 }
             }
             None => print!("{doc}"),
         }
     }
     let _ = std::io::stdout().flush();
+    for e in &errors {
+        eprintln!("ior: {e}");
+    }
+    errors
 }
 
 /// Keep the run (rank 0, every run, failed ones included): its JSON file

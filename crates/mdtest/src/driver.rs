@@ -362,6 +362,14 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     if let Err(e) = agree(comm, special_targets(o)) {
         return fail(comm, &e, EXIT_USAGE);
     }
+    let outputs = if comm.rank() == 0 {
+        check_output_dirs(o)
+    } else {
+        None
+    };
+    if let Err(e) = agree(comm, outputs) {
+        return fail(comm, &e, EXIT_FAILED);
+    }
     let layout = comm.node_layout();
     // The write and read buffers of every rank, filled before use.
     let buffers = pario_engine::memcheck::check_buffers(
@@ -417,15 +425,65 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         }
     };
     record.exit_status = status;
+    let mut failed_outputs = 0;
     if comm.rank() == 0 {
-        if ran {
-            write_outputs(o, &record);
+        // A requested output that was not written fails the run (exit 1).
+        let mut errors = if ran {
+            write_outputs(o, &record)
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = &o.stonewall_file {
+            let prefix = format!("stonewall status file {f}:");
+            errors.extend(
+                record
+                    .warnings
+                    .iter()
+                    .filter(|w| w.starts_with(&prefix))
+                    .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file "))),
+            );
         }
+        for e in &errors {
+            eprintln!("mdtest: {e}");
+        }
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         if let Some(w) = pario_store::keep_run(&record).warning() {
             eprintln!("mdtest: warning: {w}");
         }
     }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
     status
+}
+
+/// Rank 0: the directories of the files the run must write exist (`-x`,
+/// `--summary-file`, `--saveRankPerformanceDetails`), checked before any
+/// I/O so that a typo does not cost the whole run.
+fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
+    let files = [
+        ("-x", &o.stonewall_file),
+        ("--summary-file", &o.summary_file),
+        ("--saveRankPerformanceDetails", &o.save_rank_details),
+    ];
+    for (option, file) in files {
+        let Some(file) = file else { continue };
+        let dir = match Path::new(file).parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Some(format!(
+                "{option} {file}: directory {} does not exist",
+                dir.display()
+            ));
+        }
+    }
+    None
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
@@ -700,8 +758,10 @@ fn run_one(
     Ok(test)
 }
 
-/// Rank 0: the rank details CSV and the machine-readable summary.
-fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
+/// Rank 0: the rank details CSV and the machine-readable summary. Returns
+/// what could not be written (option, path and reason).
+fn write_outputs(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
+    let mut errors = Vec::new();
     if let Some(f) = &o.save_rank_details {
         let mut csv = output::rank_details_header();
         for t in &record.tests {
@@ -713,7 +773,7 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
             csv.push_str(&output::rank_details_rows(t, items, t.workload.num_tasks));
         }
         if let Err(e) = record_io::write_atomically(Path::new(f), csv.as_bytes()) {
-            eprintln!("mdtest: --saveRankPerformanceDetails {f}: {e}");
+            errors.push(format!("--saveRankPerformanceDetails {f}: {e}"));
         }
     }
     if let Some(format) = o.summary_format {
@@ -728,7 +788,7 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
         match &o.summary_file {
             Some(f) => {
                 if let Err(e) = record_io::write_atomically(Path::new(f), doc.as_bytes()) {
-                    eprintln!("mdtest: --summary-file {f}: {e}");
+                    errors.push(format!("--summary-file {f}: {e}"));
                 }
             }
             None => {
@@ -738,4 +798,5 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
             }
         }
     }
+    errors
 }
