@@ -10,6 +10,7 @@
 //! decides together. So one rank's failure ends the run cleanly on all ranks
 //! instead of leaving them waiting.
 
+pub mod interrupt;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;

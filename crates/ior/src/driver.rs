@@ -19,7 +19,8 @@ pub mod memhog;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_backends::create_backend;
-use pario_comm::{ClockSync, Comm, NodeLayout};
+use pario_comm::{ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_engine::interrupt::Interrupt;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
@@ -487,6 +488,9 @@ impl<W: Write> Observer for TextObserver<'_, W> {
 /// writes to stdout; errors go to stderr from rank 0.
 pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     let rank = comm.rank();
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let interrupt = Interrupt::register();
     let layout = comm.node_layout();
     if let Err(e) = agree(comm, check_before_run(comm, &layout, inv).err()) {
         if rank == 0 {
@@ -576,6 +580,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
         clock,
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
+        interrupt: &interrupt,
     };
     let mut status = 0;
     let mut advised: Vec<String> = Vec::new();
@@ -597,8 +602,9 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
                 if rank == 0 {
                     eprintln!("ior: {}", msg.replace('\n', "\nior: "));
                 }
-                // summaryAlways: the summaries include what the failed test did.
-                if params.summary_always {
+                // summaryAlways, or an interrupted run: the summaries
+                // include what the failed test did.
+                if params.summary_always || interrupt.exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
@@ -606,6 +612,23 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
                 break;
             }
         }
+    }
+    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+    // (SIGTERM) on every rank, its record marked.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+             that finished; the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if rank == 0 {
+            eprintln!("ior: {text}");
+        }
+        record.errors.push(text);
     }
     record.finished = clock.to_epoch(clock.now());
     record.exit_status = status;
@@ -687,8 +710,10 @@ fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> R
     Ok(())
 }
 
-/// A write test whose files are larger than their file system can ever be
-/// (`-b 8191p`) would write until the disk is full: refused.
+/// A write test whose files are many times larger than their file system
+/// can ever be (`-b 8191p`: a typo) would write until the disk is full,
+/// for hours: refused. Up to [`FS_SIZE_FACTOR`] times the size is allowed,
+/// so that a full file system (ENOSPC) can still be provoked and measured.
 fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
     let dir = parent_dir(&p.test_file);
     let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
@@ -699,10 +724,10 @@ fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
         .block_size
         .saturating_mul(p.segment_count)
         .saturating_mul(u64::from(n));
-    if fs.total_bytes > 0 && bytes / targets.max(1) > fs.total_bytes {
+    if fs.total_bytes > 0 && bytes / targets.max(1) / FS_SIZE_FACTOR > fs.total_bytes {
         return Err(format!(
-            "-b {} -s {} with {n} rank(s) writes {}, but the file system holding {} is only {} \
-             in total",
+            "-b {} -s {} with {n} rank(s) writes {}, more than {FS_SIZE_FACTOR} times the \
+             file system holding {} ({} in total)",
             crate::size::format_size(p.block_size),
             p.segment_count,
             pario_engine::memcheck::human(bytes),
@@ -712,6 +737,9 @@ fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// How many times its file system's size a write test may ask for.
+const FS_SIZE_FACTOR: u64 = 16;
 
 /// None of the files this rank will write, read or remove may be a device
 /// node, FIFO or socket (IOR would write over `/dev/null` and then unlink
@@ -757,6 +785,8 @@ struct RunCtx<'a> {
     quiet: bool,
     /// The command line as IOR's "options" parameter shows it.
     options_text: String,
+    /// Set by SIGINT/SIGTERM.
+    interrupt: &'a Interrupt,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -821,9 +851,10 @@ fn run_one(
             match (hog, created) {
                 (Err(e), _) | (Ok(_), Err(e)) => (None, Some(e)),
                 (Ok((hog, per_node)), Ok(created)) => {
+                    // Ctrl-C / SIGTERM: new operations fail from then on.
+                    let backend = ctx.interrupt.wrap(created.backend);
                     let mut spec = spec.clone();
-                    spec.fs = created
-                        .backend
+                    spec.fs = backend
                         .statfs(&parent_dir(&params.test_file))
                         .ok()
                         .map(|f| fs_usage(&f));
@@ -832,7 +863,7 @@ fn run_one(
                             .insert("memoryPerNode".into(), json!(per_node));
                     }
                     spec.parameters
-                        .insert("apiVersion".into(), json!(created.backend.api_version()));
+                        .insert("apiVersion".into(), json!(backend.api_version()));
                     if sub.rank() == 0 && params.verbose >= 1 {
                         for note in &created.notes {
                             eprintln!("ior: note: {note}");
@@ -849,7 +880,7 @@ fn run_one(
                     let env = Env {
                         comm: sub,
                         clock,
-                        backend: created.backend.as_ref(),
+                        backend: backend.as_ref(),
                         topology: Topology {
                             num_tasks: n,
                             tasks_per_node: params

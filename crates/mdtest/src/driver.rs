@@ -12,7 +12,8 @@ use crate::mknod::MknodBackend;
 use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
 use pario_backends::{create_backend, Backend};
-use pario_comm::{Clock, ClockSync, Comm, NodeLayout};
+use pario_comm::{Clock, ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
@@ -355,6 +356,9 @@ fn special_targets(o: &MdtestOptions) -> Option<String> {
 /// (JSON file and database), whatever the exit status.
 pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     let size = comm.size();
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let interrupt = Interrupt::register();
     let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
         Ok(r) => r,
         Err(e) => return fail(comm, &e.0, EXIT_USAGE),
@@ -407,16 +411,13 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         }
     }
     let mut ran = false;
-    let status = match run_resolved(
-        comm,
-        argv,
-        o,
-        &resolved,
-        &layout,
-        &sync,
-        &mut record,
-        &mut ran,
-    ) {
+    let setup = RunCtx {
+        resolved: &resolved,
+        layout: &layout,
+        sync: &sync,
+        interrupt: &interrupt,
+    };
+    let mut status = match run_resolved(comm, argv, o, &setup, &mut record, &mut ran) {
         Ok(status) => status,
         Err((msg, status)) => {
             record.errors.push(msg.clone());
@@ -424,6 +425,22 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
             fail(comm, &msg, status)
         }
     };
+    // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next item; what this run created is removed \
+             (unless --keep-on-error); the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if comm.rank() == 0 {
+            eprintln!("mdtest: {text}");
+        }
+        record.errors.push(text);
+    }
     record.exit_status = status;
     let mut failed_outputs = 0;
     if comm.rank() == 0 {
@@ -486,20 +503,26 @@ fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
     None
 }
 
+/// What [`run_resolved`] needs besides the options.
+struct RunCtx<'a> {
+    resolved: &'a Resolved,
+    layout: &'a NodeLayout,
+    sync: &'a ClockSync,
+    interrupt: &'a Interrupt,
+}
+
 /// The run once the options are resolved: `Err((message, status))` for a
 /// failure before any test ran; otherwise the exit status, with `ran` set
 /// and the tests, errors and end time in `record`.
-#[allow(clippy::too_many_arguments)]
 fn run_resolved(
     comm: &dyn Comm,
     argv: &[String],
     o: &MdtestOptions,
-    resolved: &Resolved,
-    layout: &NodeLayout,
-    sync: &ClockSync,
+    setup: &RunCtx<'_>,
     record: &mut RunRecord,
     ran: &mut bool,
 ) -> Result<i32, (String, i32)> {
+    let (resolved, layout, sync) = (setup.resolved, setup.layout, setup.sync);
     let rank = comm.rank();
     let size = comm.size();
     let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
@@ -539,6 +562,8 @@ fn run_resolved(
     } else {
         created.backend
     };
+    // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
+    let backend = setup.interrupt.wrap(backend);
 
     // Nodemap: which ranks share rank 0's node.
     let bits = comm.gather_bytes(0, &[u8::from(layout.node_index == 0)]);
