@@ -10,6 +10,7 @@
 //! decides together. So one rank's failure ends the run cleanly on all ranks
 //! instead of leaving them waiting.
 
+pub mod collective;
 pub mod interrupt;
 pub mod ior;
 pub mod latency;
@@ -48,3 +49,9 @@ impl std::fmt::Display for EngineError {
 }
 
 impl std::error::Error for EngineError {}
+
+impl From<String> for EngineError {
+    fn from(message: String) -> Self {
+        EngineError { message }
+    }
+}
