@@ -1073,7 +1073,7 @@ mod tests {
         assert!(out.error.is_none(), "{:?}", out.error);
         let rows = std::fs::read_to_string(&ranks).unwrap();
         let kinds: Vec<&str> = rows.lines().map(|l| &l[..l.find(',').unwrap()]).collect();
-        assert_eq!(kinds, ["write", "read", "write", "read"]);
+        assert_eq!(kinds, ["access", "write", "read", "write", "read"]);
         for op in ["write", "read"] {
             let f = dir.path().join(format!("ops-{op}-1-00000.csv"));
             let text = std::fs::read_to_string(&f).unwrap();

@@ -11,9 +11,11 @@
 //! instead of leaving them waiting.
 
 pub mod collective;
+pub mod interrupt;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
+pub mod memcheck;
 pub mod naming;
 pub mod observer;
 pub mod sysinfo;

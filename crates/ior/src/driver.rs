@@ -19,7 +19,8 @@ pub mod memhog;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_backends::create_backend;
-use pario_comm::{ClockSync, Comm, NodeLayout};
+use pario_comm::{ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_engine::interrupt::Interrupt;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
@@ -46,6 +47,8 @@ pub const DEFAULT_RANDOM_SEED: u64 = 0;
 pub const EXIT_VERIFY: i32 = 3;
 /// Exit status when a test failed (I/O error, bad input discovered at run time).
 pub const EXIT_FAILED: i32 = 1;
+/// Exit status for input refused before anything is opened.
+pub const EXIT_USAGE: i32 = 2;
 
 /// How the packet type maps onto the signature crate.
 fn packet(p: DataPacketType) -> PacketType {
@@ -295,6 +298,8 @@ pub fn build_extras(p: &IorParams) -> IorExtras {
         inter_io_delay_us: p.inter_io_delay,
         random_prefill: p.random_prefill,
         collective: p.collective,
+        // Set by the driver (SIGINT/SIGTERM): see [`run`].
+        stop: None,
     }
 }
 
@@ -446,7 +451,17 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                 bad_transfers,
                 details,
             } => {
-                // Errors always go to stderr, whatever the output format.
+                // IOR's own line first (site scripts grep for it; on stdout,
+                // or stderr when a summary owns stdout): N counts the
+                // transfers with wrong data.
+                let access = match operation {
+                    Operation::Write | Operation::CheckWrite => "write",
+                    _ => "read",
+                };
+                self.warn(&format!(
+                    "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
+                ));
+                // Then our details, always on stderr, whatever the output format.
                 let report = pario_results::render::format::verify_error_report(
                     "ior",
                     operation.ior_name(),
@@ -470,7 +485,27 @@ impl<W: Write> Observer for TextObserver<'_, W> {
 /// writes to stdout; errors go to stderr from rank 0.
 pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     let rank = comm.rank();
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let interrupt = Interrupt::register();
     let layout = comm.node_layout();
+    if let Err(e) = agree(comm, check_before_run(comm, &layout, inv).err()) {
+        if rank == 0 {
+            eprintln!("ior: {e}");
+        }
+        return EXIT_USAGE;
+    }
+    let summary = if rank == 0 {
+        check_summary_file(inv).err()
+    } else {
+        None
+    };
+    if let Err(e) = agree(comm, summary) {
+        if rank == 0 {
+            eprintln!("ior: {e}");
+        }
+        return EXIT_FAILED;
+    }
     let sync = ClockSync::measure(comm);
     let clock = sync.clock;
     let first = inv.tests.first();
@@ -542,6 +577,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
         clock,
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
+        interrupt: &interrupt,
     };
     let mut status = 0;
     let mut advised: Vec<String> = Vec::new();
@@ -563,8 +599,9 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
                 if rank == 0 {
                     eprintln!("ior: {}", msg.replace('\n', "\nior: "));
                 }
-                // summaryAlways: the summaries include what the failed test did.
-                if params.summary_always {
+                // summaryAlways, or an interrupted run: the summaries
+                // include what the failed test did.
+                if params.summary_always || interrupt.exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
@@ -573,14 +610,159 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
             }
         }
     }
+    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+    // (SIGTERM) on every rank, its record marked.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+             that finished; the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if rank == 0 {
+            eprintln!("ior: {text}");
+        }
+        record.errors.push(text);
+    }
     record.finished = clock.to_epoch(clock.now());
     record.exit_status = status;
 
+    let mut failed_outputs = 0;
     if rank == 0 {
-        finish_output(&record, inv, machine_to_stdout);
+        // A requested output that could not be written fails the run (exit
+        // 1, as IOR), after the record keeps what was measured.
+        let errors = finish_output(&record, inv, machine_to_stdout);
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         keep(&record);
     }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
     status
+}
+
+/// Rank 0: the directory of the `summaryFile` exists (before any I/O, so
+/// that a typo does not cost the whole benchmark).
+fn check_summary_file(inv: &Invocation) -> Result<(), String> {
+    let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) else {
+        return Ok(());
+    };
+    let dir = match Path::new(file).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!(
+            "summaryFile {file}: directory {} does not exist",
+            dir.display()
+        ))
+    }
+}
+
+/// This rank's checks of every test against the machine, before anything
+/// is opened (the caller agrees on them; a refusal is bad input, exit 2):
+/// the I/O buffers fit ([`pario_engine::memcheck`]), `-Q` fits the nodes,
+/// a write test fits its file system, and no file is a device node, FIFO
+/// or socket.
+fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> Result<(), String> {
+    for p in &inv.tests {
+        let Ok(n) = participants(p, comm.size()) else {
+            continue; // refused later, with its own message
+        };
+        let buffers = if p.check_write || p.check_read { 2 } else { 1 };
+        pario_engine::memcheck::check_buffers(
+            &format!(
+                "-t {} ({buffers} buffer(s) of the transfer size)",
+                crate::size::format_size(p.transfer_size)
+            ),
+            p.transfer_size.saturating_mul(buffers),
+            layout.local_size.min(n),
+        )?;
+        let nodes = p.num_nodes.unwrap_or(u64::from(layout.num_nodes));
+        let reordered = p.reorder_tasks || p.reorder_tasks_random > 0;
+        if reordered && p.task_per_node_offset > 1 && p.task_per_node_offset >= nodes {
+            return Err(format!(
+                "-Q {} (taskPerNodeOffset) counts nodes, but this run has {nodes} node(s): \
+                 give a -Q below the number of nodes",
+                p.task_per_node_offset
+            ));
+        }
+        if p.api.eq_ignore_ascii_case("dummy") || p.dry_run {
+            continue;
+        }
+        if comm.rank() == 0 && (p.write_file || p.check_write) {
+            check_fits_file_system(p, n)?;
+        }
+        check_targets(comm.rank(), n, p)?;
+    }
+    Ok(())
+}
+
+/// A write test whose files are many times larger than their file system
+/// can ever be (`-b 8191p`: a typo) would write until the disk is full,
+/// for hours: refused. Up to [`FS_SIZE_FACTOR`] times the size is allowed,
+/// so that a full file system (ENOSPC) can still be provoked and measured.
+fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
+    let dir = parent_dir(&p.test_file);
+    let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
+        return Ok(());
+    };
+    let targets = p.test_file.split('@').count() as u64;
+    let bytes = p
+        .block_size
+        .saturating_mul(p.segment_count)
+        .saturating_mul(u64::from(n));
+    if fs.total_bytes > 0 && bytes / targets.max(1) / FS_SIZE_FACTOR > fs.total_bytes {
+        return Err(format!(
+            "-b {} -s {} with {n} rank(s) writes {}, more than {FS_SIZE_FACTOR} times the \
+             file system holding {} ({} in total)",
+            crate::size::format_size(p.block_size),
+            p.segment_count,
+            pario_engine::memcheck::human(bytes),
+            dir.display(),
+            pario_engine::memcheck::human(fs.total_bytes)
+        ));
+    }
+    Ok(())
+}
+
+/// How many times its file system's size a write test may ask for.
+const FS_SIZE_FACTOR: u64 = 16;
+
+/// None of the files this rank will write, read or remove may be a device
+/// node, FIFO or socket (IOR would write over `/dev/null` and then unlink
+/// it). Each rank checks the files of its own data index, so the whole job
+/// checks every file.
+fn check_targets(rank: u32, n: u32, p: &IorParams) -> Result<(), String> {
+    let Ok(naming) = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
+    else {
+        return Ok(()); // refused later, with its own message
+    };
+    let mine = if p.file_per_proc { rank < n } else { rank == 0 };
+    if !mine {
+        return Ok(());
+    }
+    let reps = if p.multi_file { p.repetitions } else { 1 };
+    for rep in 0..reps.min(u64::from(u32::MAX)) as u32 {
+        let path = naming.path_for(if p.file_per_proc { rank } else { 0 }, rep);
+        if let Some(kind) = pario_backends::posix::special_file(&path) {
+            return Err(format!(
+                "-o {}: {} is a {kind}, not a regular file: refusing to open or remove it",
+                p.test_file,
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn parent_dir(test_file: &str) -> PathBuf {
@@ -600,6 +782,8 @@ struct RunCtx<'a> {
     quiet: bool,
     /// The command line as IOR's "options" parameter shows it.
     options_text: String,
+    /// Set by SIGINT/SIGTERM.
+    interrupt: &'a Interrupt,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -640,7 +824,9 @@ fn run_one(
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    let extras = build_extras(params);
+    let mut extras = build_extras(params);
+    // Every rank has the flag (the engine asks all or none).
+    extras.stop = Some(ctx.interrupt.stop_flag());
     let warnings = match preflight(comm, params, advised) {
         Ok(w) => w,
         Err((e, w)) => return OneOutcome::failed(e, w),
@@ -664,9 +850,10 @@ fn run_one(
             match (hog, created) {
                 (Err(e), _) | (Ok(_), Err(e)) => (None, Some(e)),
                 (Ok((hog, per_node)), Ok(created)) => {
+                    // Ctrl-C / SIGTERM: new operations fail from then on.
+                    let backend = ctx.interrupt.wrap(created.backend);
                     let mut spec = spec.clone();
-                    spec.fs = created
-                        .backend
+                    spec.fs = backend
                         .statfs(&parent_dir(&params.test_file))
                         .ok()
                         .map(|f| fs_usage(&f));
@@ -675,7 +862,7 @@ fn run_one(
                             .insert("memoryPerNode".into(), json!(per_node));
                     }
                     spec.parameters
-                        .insert("apiVersion".into(), json!(created.backend.api_version()));
+                        .insert("apiVersion".into(), json!(backend.api_version()));
                     if sub.rank() == 0 && params.verbose >= 1 {
                         for note in &created.notes {
                             eprintln!("ior: note: {note}");
@@ -692,7 +879,7 @@ fn run_one(
                     let env = Env {
                         comm: sub,
                         clock,
-                        backend: created.backend.as_ref(),
+                        backend: backend.as_ref(),
                         topology: Topology {
                             num_tasks: n,
                             tasks_per_node: params
@@ -934,7 +1121,9 @@ fn new_run_id(comm: &dyn Comm, began: f64) -> String {
 }
 
 /// Summary table, machine-readable summaries and the Finished line.
-fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) {
+/// Returns the outputs that could not be written (path and reason).
+fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) -> Vec<String> {
+    let mut errors = Vec::new();
     let first = inv.tests.first();
     let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
     let doc = match format {
@@ -950,20 +1139,24 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
         if let Err(e) =
             record_io::write_atomically(Path::new(file), ior_text::summary(record).as_bytes())
         {
-            eprintln!("ior: summaryFile {file}: {e}");
+            errors.push(format!("summaryFile {file}: {e}"));
         }
     }
     if let Some(doc) = doc {
         match first.and_then(|t| t.summary_file.as_ref()) {
             Some(file) => {
                 if let Err(e) = record_io::write_atomically(Path::new(file), doc.as_bytes()) {
-                    eprintln!("ior: summaryFile {file}: {e}");
+                    errors.push(format!("summaryFile {file}: {e}"));
                 }
             }
             None => print!("{doc}"),
         }
     }
     let _ = std::io::stdout().flush();
+    for e in &errors {
+        eprintln!("ior: {e}");
+    }
+    errors
 }
 
 /// Keep the run (rank 0, every run, failed ones included): its JSON file

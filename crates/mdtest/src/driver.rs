@@ -12,7 +12,8 @@ use crate::mknod::MknodBackend;
 use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
 use pario_backends::{create_backend, Backend};
-use pario_comm::{Clock, ClockSync, Comm, NodeLayout};
+use pario_comm::{Clock, ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
@@ -310,6 +311,25 @@ fn topology(layout: &NodeLayout, n: u32) -> Topology {
     }
 }
 
+/// A `-d` directory or `-x` file that is a device node, FIFO or socket,
+/// refused before anything is opened (rank-local; agreed by the caller).
+fn special_targets(o: &MdtestOptions) -> Option<String> {
+    let dirs = o.dirs.iter().map(|d| ("-d", d));
+    for (option, path) in dirs.chain(o.stonewall_file.iter().map(|f| ("-x", f))) {
+        if let Some(kind) = pario_backends::posix::special_file(Path::new(path)) {
+            return Some(format!(
+                "{option} {path}: is a {kind}, not a {}: refusing to use it",
+                if option == "-d" {
+                    "directory"
+                } else {
+                    "regular file"
+                }
+            ));
+        }
+    }
+    None
+}
+
 /// Run mdtest on `comm`. Returns the exit status (the same on every rank).
 ///
 /// Once the options are consistent, every run is kept, failed ones
@@ -317,11 +337,37 @@ fn topology(layout: &NodeLayout, n: u32) -> Topology {
 /// (JSON file and database), whatever the exit status.
 pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     let size = comm.size();
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let interrupt = Interrupt::register();
     let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
         Ok(r) => r,
         Err(e) => return fail(comm, &e.0, EXIT_USAGE),
     };
+    if let Err(e) = agree(comm, special_targets(o)) {
+        return fail(comm, &e, EXIT_USAGE);
+    }
+    let outputs = if comm.rank() == 0 {
+        check_output_dirs(o)
+    } else {
+        None
+    };
+    if let Err(e) = agree(comm, outputs) {
+        return fail(comm, &e, EXIT_FAILED);
+    }
     let layout = comm.node_layout();
+    // The write and read buffers of every rank, filled before use.
+    let buffers = pario_engine::memcheck::check_buffers(
+        &format!(
+            "-w {} / -e {} (the write and read buffers)",
+            o.write_bytes, o.read_bytes
+        ),
+        o.write_bytes.saturating_add(o.read_bytes),
+        layout.local_size,
+    );
+    if let Err(e) = agree(comm, buffers.err()) {
+        return fail(comm, &e, EXIT_USAGE);
+    }
     let sync = ClockSync::measure(comm);
     let began = sync.clock.to_epoch(sync.clock.now());
     // The file-system figures are filled in once the target is known.
@@ -346,16 +392,13 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
         }
     }
     let mut ran = false;
-    let status = match run_resolved(
-        comm,
-        argv,
-        o,
-        &resolved,
-        &layout,
-        &sync,
-        &mut record,
-        &mut ran,
-    ) {
+    let setup = RunCtx {
+        resolved: &resolved,
+        layout: &layout,
+        sync: &sync,
+        interrupt: &interrupt,
+    };
+    let mut status = match run_resolved(comm, argv, o, &setup, &mut record, &mut ran) {
         Ok(status) => status,
         Err((msg, status)) => {
             record.errors.push(msg.clone());
@@ -363,32 +406,104 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
             fail(comm, &msg, status)
         }
     };
-    record.exit_status = status;
-    if comm.rank() == 0 {
-        if ran {
-            write_outputs(o, &record);
+    // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next item; what this run created is removed \
+             (unless --keep-on-error); the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if comm.rank() == 0 {
+            eprintln!("mdtest: {text}");
         }
+        record.errors.push(text);
+    }
+    record.exit_status = status;
+    let mut failed_outputs = 0;
+    if comm.rank() == 0 {
+        // A requested output that was not written fails the run (exit 1).
+        let mut errors = if ran {
+            write_outputs(o, &record)
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = &o.stonewall_file {
+            let prefix = format!("stonewall status file {f}:");
+            errors.extend(
+                record
+                    .warnings
+                    .iter()
+                    .filter(|w| w.starts_with(&prefix))
+                    .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file "))),
+            );
+        }
+        for e in &errors {
+            eprintln!("mdtest: {e}");
+        }
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         if let Some(w) = pario_store::keep_run(&record).warning() {
             eprintln!("mdtest: warning: {w}");
         }
     }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
     status
+}
+
+/// Rank 0: the directories of the files the run must write exist (`-x`,
+/// `--summary-file`, `--saveRankPerformanceDetails`), checked before any
+/// I/O so that a typo does not cost the whole run.
+fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
+    let files = [
+        ("-x", &o.stonewall_file),
+        ("--summary-file", &o.summary_file),
+        ("--saveRankPerformanceDetails", &o.save_rank_details),
+    ];
+    for (option, file) in files {
+        let Some(file) = file else { continue };
+        let dir = match Path::new(file).parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Some(format!(
+                "{option} {file}: directory {} does not exist",
+                dir.display()
+            ));
+        }
+    }
+    None
+}
+
+/// What [`run_resolved`] needs besides the options.
+struct RunCtx<'a> {
+    resolved: &'a Resolved,
+    layout: &'a NodeLayout,
+    sync: &'a ClockSync,
+    interrupt: &'a Interrupt,
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
 /// failure before any test ran; otherwise the exit status, with `ran` set
 /// and the tests, errors and end time in `record`.
-#[allow(clippy::too_many_arguments)]
 fn run_resolved(
     comm: &dyn Comm,
     argv: &[String],
     o: &MdtestOptions,
-    resolved: &Resolved,
-    layout: &NodeLayout,
-    sync: &ClockSync,
+    setup: &RunCtx<'_>,
     record: &mut RunRecord,
     ran: &mut bool,
 ) -> Result<i32, (String, i32)> {
+    let (resolved, layout, sync) = (setup.resolved, setup.layout, setup.sync);
     let rank = comm.rank();
     let size = comm.size();
     let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
@@ -428,6 +543,8 @@ fn run_resolved(
     } else {
         created.backend
     };
+    // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
+    let backend = setup.interrupt.wrap(backend);
 
     // Nodemap: which ranks share rank 0's node.
     let bits = comm.gather_bytes(0, &[u8::from(layout.node_index == 0)]);
@@ -647,8 +764,10 @@ fn run_one(
     Ok(test)
 }
 
-/// Rank 0: the rank details CSV and the machine-readable summary.
-fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
+/// Rank 0: the rank details CSV and the machine-readable summary. Returns
+/// what could not be written (option, path and reason).
+fn write_outputs(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
+    let mut errors = Vec::new();
     if let Some(f) = &o.save_rank_details {
         let mut csv = output::rank_details_header();
         for t in &record.tests {
@@ -660,7 +779,7 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
             csv.push_str(&output::rank_details_rows(t, items, t.workload.num_tasks));
         }
         if let Err(e) = record_io::write_atomically(Path::new(f), csv.as_bytes()) {
-            eprintln!("mdtest: --saveRankPerformanceDetails {f}: {e}");
+            errors.push(format!("--saveRankPerformanceDetails {f}: {e}"));
         }
     }
     if let Some(format) = o.summary_format {
@@ -675,7 +794,7 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
         match &o.summary_file {
             Some(f) => {
                 if let Err(e) = record_io::write_atomically(Path::new(f), doc.as_bytes()) {
-                    eprintln!("mdtest: --summary-file {f}: {e}");
+                    errors.push(format!("--summary-file {f}: {e}"));
                 }
             }
             None => {
@@ -685,4 +804,5 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) {
             }
         }
     }
+    errors
 }

@@ -492,7 +492,7 @@ fn on_root(
             }
         }
         if let Some(csv) = &extras.rank_csv {
-            if let Err(e) = files::append(csv, &files::rank_csv_rows(phase)) {
+            if let Err(e) = files::append_rank_csv(csv, &files::rank_csv_rows(phase)) {
                 observer.event(Event::Warning {
                     text: &format!("saveRankPerformanceDetailsCSV {}: {e}", csv.display()),
                 });

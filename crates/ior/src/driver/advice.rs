@@ -6,12 +6,16 @@
 //!   directory is not on that file system (statfs type `lustre`, `gpfs`,
 //!   `beegfs`) the warning says so; when it is, it says that this build has
 //!   no interface to apply them. They are never passed to the backend.
-//! - GPU buffers and `dualMount` are warnings (not supported).
+//! - GPU buffers (accepted only with `--allow-cpu-fallback`, see
+//!   [`crate::options::ALLOW_CPU_FALLBACK`]) and `dualMount` are warnings
+//!   (not supported).
+//! - `collective` (`-c`) with a backend without collective I/O (POSIX, ...)
+//!   and `uniqueDir` (`-u`) without `-F` are warnings: IOR accepts both
+//!   silently, and sites' scripts pass them, but they change nothing.
 //! - Options of a backend that is not selected, or not built (IOR 3's
-//!   backend directives and letters, `--<module>.*` of another module,
-//!   `collective` with a backend without collective I/O) are notes: they
-//!   change nothing for the selected backend. Which backend takes which
-//!   option comes from the backends' descriptors
+//!   backend directives and letters, `--<module>.*` of another module) are
+//!   notes: they change nothing for the selected backend. Which backend
+//!   takes which option comes from the backends' descriptors
 //!   ([`pario_backends::registry`]).
 //!
 //! `warningAsErrors` turns the warnings into an error before any I/O.
@@ -141,6 +145,17 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
         );
     }
 
+    if let Some(text) = collective_without_collective_io(p) {
+        warn(&mut out, text);
+    }
+    if p.unique_dir && !p.file_per_proc {
+        warn(
+            &mut out,
+            "uniqueDir (-u): a directory per task needs file per process (-F); with one shared \
+             file it has no effect"
+                .to_string(),
+        );
+    }
     out.extend(other_backends(p).into_iter().map(|text| Advice {
         level: Level::Note,
         text,
@@ -179,6 +194,21 @@ fn not_selected(p: &IorParams, backends: &[&BackendDescriptor]) -> Option<String
 /// Notes on options given for backends other than the selected one: IOR 3
 /// directives (and their letters) of backend options, `collective`, and
 /// `--<module>.*` options of modules the selected backend does not read.
+/// IOR accepts `-c` with any backend and says nothing; a warning here,
+/// since the user asked for collective I/O and gets independent I/O.
+fn collective_without_collective_io(p: &IorParams) -> Option<String> {
+    if !p.collective {
+        return None;
+    }
+    let takers: Vec<&BackendDescriptor> = registry::DESCRIPTORS
+        .iter()
+        .copied()
+        .filter(|d| d.features.collective)
+        .collect();
+    not_selected(p, &takers)
+        .map(|why| format!("collective (-c): collective I/O is {why}: independent I/O is used"))
+}
+
 fn other_backends(p: &IorParams) -> Vec<String> {
     let mut out = Vec::new();
     let api = p.api.to_ascii_uppercase();
@@ -203,18 +233,6 @@ fn other_backends(p: &IorParams) -> Vec<String> {
             .collect();
         if let Some(why) = not_selected(p, &takers) {
             out.push(format!("{name}: an option {why}: ignored"));
-        }
-    }
-    if p.collective {
-        let takers: Vec<&BackendDescriptor> = registry::DESCRIPTORS
-            .iter()
-            .copied()
-            .filter(|d| d.features.collective)
-            .collect();
-        if let Some(why) = not_selected(p, &takers) {
-            out.push(format!(
-                "collective: collective I/O is {why}: independent I/O is used"
-            ));
         }
     }
     let selected = p.api_kind.descriptor();
@@ -284,7 +302,8 @@ mod tests {
                 .any(|t| t.starts_with("showHints: an option for -a MPIIO/HDF5/NCMPI, ")),
             "{n:?}"
         );
-        assert!(n.iter().any(|t| t.starts_with("collective:")), "{n:?}");
+        let w = texts(&advise(&p, "ext4"), Level::Warning);
+        assert!(w.iter().any(|t| t.starts_with("collective (-c):")), "{w:?}");
         assert!(
             n.iter().any(|t| t.starts_with(
                 "--dummy.delay-xfer: an option of the DUMMY backend, not the selected -a POSIX"
@@ -302,14 +321,21 @@ mod tests {
             "MPIIO's own options: {:?}",
             advise(&m, "")
         );
-        assert!(texts(&advise(&p, "ext4"), Level::Warning).is_empty());
+        assert_eq!(w.len(), 1, "{w:?}");
         let d = params("-a dummy --dummy.delay-xfer=10");
         assert!(advise(&d, "").is_empty());
     }
 
     #[test]
+    fn unique_dir_without_file_per_process_warns() {
+        let w = texts(&advise(&params("-w -u"), "ext4"), Level::Warning);
+        assert!(w.len() == 1 && w[0].contains("-F"), "{w:?}");
+        assert!(advise(&params("-w -u -F"), "ext4").is_empty());
+    }
+
+    #[test]
     fn unsupported_features_warn() {
-        let p = params("--allocateBufferOnGPU -O dualMount=1");
+        let p = params("--allocateBufferOnGPU -O dualMount=1 --allow-cpu-fallback");
         assert_eq!(texts(&advise(&p, "xfs"), Level::Warning).len(), 2);
     }
 }
