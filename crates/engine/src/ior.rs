@@ -24,7 +24,12 @@
 //!
 //! [`IorExtras`] carries the IOR 4 options that only some runs use (time
 //! floor, iteration cap, outliers, side CSV files, delays, prefill,
-//! collective transfers); see [`files`] for the CSV formats.
+//! collective transfers, a [`StopFlag`]); the side files' contents go to
+//! the front end's [`files::SideOutputs`], never to disk from here.
+//!
+//! A test is a sequence of repetitions, each a sequence of phases; a phase
+//! is the pipeline of steps in `phase` (plan, open, execute, close,
+//! collect, after-write), each with explicit inputs and outputs.
 //!
 //! Files are opened with [`pario_backends::Backend::open_with`]: a shared
 //! file with the test communicator, every file with its planned size and
