@@ -161,8 +161,9 @@ fn peak_rss_kib() -> u64 {
     kib.unwrap_or(0)
 }
 
-/// Keep the record in a fresh SQLite database and JSON directory; seconds.
-fn keep(record: &RunRecord) -> f64 {
+/// Keep the record in a fresh SQLite database and JSON directory; seconds
+/// and the database file's size in bytes.
+fn keep(record: &RunRecord) -> (f64, u64) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let target = pario_store::KeepTarget {
         results_dir: Ok(dir.path().join("json")),
@@ -170,12 +171,14 @@ fn keep(record: &RunRecord) -> f64 {
             dir.path().join("db.sqlite"),
         ))),
         sqlite_busy_timeout: std::time::Duration::from_secs(10),
+        deadline: std::time::Duration::from_secs(30),
     };
     let start = Instant::now();
     let outcome = pario_store::keep_run_with(record, &target);
     let took = start.elapsed().as_secs_f64();
     assert!(outcome.complete(), "not kept: {:?}", outcome.db);
-    took
+    let db = std::fs::metadata(dir.path().join("db.sqlite")).map_or(0, |m| m.len());
+    (took, db)
 }
 
 fn main() {
@@ -189,13 +192,14 @@ fn main() {
         "iterations {iterations}, {TASKS_PER_NODE} ranks per pretend node, -w -r -F -t 4k -b 16k"
     );
     println!(
-        "{:>7} {:>7} {:>12} {:>12} {:>12} {:>10} {:>9} {:>10} {:>9}",
+        "{:>7} {:>7} {:>12} {:>12} {:>12} {:>10} {:>12} {:>9} {:>10} {:>9}",
         "ranks",
         "phases",
         "gathered_B",
         "held_B",
         "json_B",
         "json_B/rk",
+        "db_B",
         "keep_s",
         "keep_us/rk",
         "hwm_MiB"
@@ -211,9 +215,9 @@ fn main() {
             ..RunRecord::default()
         };
         let json = serde_json::to_vec(&record).expect("a record encodes").len();
-        let took = keep(&record);
+        let (took, db) = keep(&record);
         println!(
-            "{n:>7} {phases:>7} {gathered:>12} {held:>12} {json:>12} {:>10.1} {took:>9.3} {:>10.2} {:>9}",
+            "{n:>7} {phases:>7} {gathered:>12} {held:>12} {json:>12} {:>10.1} {db:>12} {took:>9.3} {:>10.2} {:>9}",
             json as f64 / f64::from(n),
             took * 1e6 / f64::from(n),
             peak_rss_kib() / 1024

@@ -24,7 +24,12 @@
 //!
 //! [`IorExtras`] carries the IOR 4 options that only some runs use (time
 //! floor, iteration cap, outliers, side CSV files, delays, prefill,
-//! collective transfers); see [`files`] for the CSV formats.
+//! collective transfers, a [`StopFlag`]); the side files' contents go to
+//! the front end's [`files::SideOutputs`], never to disk from here.
+//!
+//! A test is a sequence of repetitions, each a sequence of phases; a phase
+//! is the pipeline of steps in `phase` (plan, open, execute, close,
+//! collect, after-write), each with explicit inputs and outputs.
 //!
 //! Files are opened with [`pario_backends::Backend::open_with`]: a shared
 //! file with the test communicator, every file with its planned size and
@@ -142,6 +147,10 @@ pub struct IorExtras {
     pub collective: bool,
     /// A request to end the run early (see [`StopFlag`]); None = never.
     pub stop: Option<StopFlag>,
+    /// Where the side files requested above (`rank_csv`, `per_op_csv`,
+    /// [`IorSpec::stonewall_status_file`]) go: the engine writes none
+    /// itself. None = they are not written.
+    pub side_outputs: Option<files::SideSink>,
 }
 
 /// A request to stop a run early, for Ctrl-C or SIGTERM handlers.
@@ -784,17 +793,21 @@ fn run_phase(
     Ok((result, interrupted))
 }
 
-/// `savePerOpDataCSV`: this rank's file for the phase (a failure is the
-/// rank's error).
+/// `savePerOpDataCSV`: this rank's timings for the phase, to the side
+/// outputs (a failure is the rank's error).
 fn write_per_op(ctx: &Ctx<'_, '_>, pp: &PhasePlan, ops: &[(f64, f64)], report: &mut RankReport) {
-    let Some(prefix) = &ctx.extras.per_op_csv else {
+    let Some(sink) = &ctx.extras.side_outputs else {
         return;
     };
-    let file = files::per_op_path(prefix, pp.access.operation(), pp.rep, ctx.rank);
-    if let Err(e) = files::write_per_op(&file, ctx.spec.layout.transfer_size, ops) {
-        report
-            .error
-            .get_or_insert(format!("savePerOpDataCSV {}: {e}", file.display()));
+    let log = files::PerOpLog {
+        operation: pp.access.operation(),
+        iteration: pp.rep,
+        rank: ctx.rank,
+        transfer_size: ctx.spec.layout.transfer_size,
+        ops,
+    };
+    if let Err(e) = sink.0.per_op(&log) {
+        report.error.get_or_insert(e);
     }
 }
 
@@ -1056,30 +1069,6 @@ mod tests {
         assert_eq!(bytes_of(&out.result, Operation::Read), vec![40 * 4096]);
         assert_eq!(out.result.verification_errors, 0);
         assert!(out.result.phases[0].stonewall.is_none());
-    }
-
-    #[test]
-    fn csv_side_files_and_partial_results() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = spec(&dir.path().join("f").display().to_string());
-        s.repetitions = 2;
-        let ranks = dir.path().join("ranks.csv");
-        let x = IorExtras {
-            rank_csv: Some(ranks.clone()),
-            per_op_csv: Some(dir.path().join("ops")),
-            ..IorExtras::default()
-        };
-        let (out, _) = run(&s, &x);
-        assert!(out.error.is_none(), "{:?}", out.error);
-        let rows = std::fs::read_to_string(&ranks).unwrap();
-        let kinds: Vec<&str> = rows.lines().map(|l| &l[..l.find(',').unwrap()]).collect();
-        assert_eq!(kinds, ["access", "write", "read", "write", "read"]);
-        for op in ["write", "read"] {
-            let f = dir.path().join(format!("ops-{op}-1-00000.csv"));
-            let text = std::fs::read_to_string(&f).unwrap();
-            assert!(text.starts_with("time,runtime,tp\n"), "{text}");
-            assert_eq!(text.lines().count(), 1 + 32, "{}", f.display());
-        }
     }
 
     #[test]

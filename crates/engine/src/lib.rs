@@ -8,7 +8,9 @@
 //! happens locally: a rank whose I/O fails stops issuing transfers but still
 //! reaches the phase's end, where errors are gathered and the whole job
 //! decides together. So one rank's failure ends the run cleanly on all ranks
-//! instead of leaving them waiting.
+//! instead of leaving them waiting. [`collective`] holds those decisions
+//! (error agreement, error summaries, typed gathers of rank reports) for
+//! the engine and the front ends alike.
 
 pub mod collective;
 pub mod interrupt;

@@ -5,7 +5,8 @@ use pario_backends::faulty::{FaultPlan, FaultyBackend};
 use pario_backends::posix::PosixBackend;
 use pario_backends::Backend;
 use pario_comm::{Clock, LocalComm};
-use pario_engine::ior::{run_ior_test, IorSpec};
+use pario_engine::ior::files::{PerOpLog, SideOutputs, SideSink};
+use pario_engine::ior::{run_ior_test, run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::observer::RecordingObserver;
 use pario_engine::Env;
@@ -181,6 +182,22 @@ fn full_disk_during_write_ends_cleanly_and_removes_the_file() {
     assert!(!dir.path().join("t").exists(), "no stray file left behind");
 }
 
+/// A side-output sink that writes only the status file.
+struct StatusFile(std::path::PathBuf);
+
+impl SideOutputs for StatusFile {
+    fn stonewall_count(&self, count: u64) -> Result<(), String> {
+        let text = pario_engine::ior::files::status_text(count);
+        std::fs::write(&self.0, text).map_err(|e| e.to_string())
+    }
+    fn rank_details(&self, _phase: &pario_results::PhaseResult) -> Result<(), String> {
+        Ok(())
+    }
+    fn per_op(&self, _log: &PerOpLog<'_>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 #[test]
 fn stonewall_stops_early_and_reads_only_what_was_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -202,7 +219,14 @@ fn stonewall_stops_early_and_reads_only_what_was_written() {
     let status = dir.path().join("status");
     s.stonewall_status_file = Some(status.clone());
     let mut obs = RecordingObserver::default();
-    let r = run_ior_test(&env(&comm, &backend), &s, &mut obs).unwrap();
+    // The front end writes the status file; the engine hands it the count.
+    let x = IorExtras {
+        side_outputs: Some(SideSink(std::sync::Arc::new(StatusFile(status.clone())))),
+        ..IorExtras::default()
+    };
+    let out = run_ior_test_with(&env(&comm, &backend), &s, &x, &mut obs);
+    assert!(out.error.is_none(), "{:?}", out.error);
+    let r = out.result;
     let w = &r.phases[0];
     let sw = w.stonewall.as_ref().unwrap();
     assert!(w.ops < 16000 && w.ops > 0, "stopped at the wall: {}", w.ops);

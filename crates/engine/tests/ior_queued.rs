@@ -9,6 +9,7 @@ use pario_backends::{
     FileStat, FsInfo, IoOp, OpenMode,
 };
 use pario_comm::{Clock, LocalComm};
+use pario_engine::ior::files::{self, PerOpLog, SideOutputs, SideSink};
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, NullObserver};
@@ -344,6 +345,24 @@ fn the_stonewall_stops_submitting_and_in_flight_transfers_count() {
     assert_eq!((sw.min_ops, sw.max_ops), (w.ops, w.ops));
 }
 
+/// A side-output sink that writes only the per-operation CSVs (the front
+/// end's job; the engine hands over the timings).
+struct PerOpFiles(PathBuf);
+
+impl SideOutputs for PerOpFiles {
+    fn stonewall_count(&self, _count: u64) -> Result<(), String> {
+        Ok(())
+    }
+    fn rank_details(&self, _phase: &pario_results::PhaseResult) -> Result<(), String> {
+        Ok(())
+    }
+    fn per_op(&self, log: &PerOpLog<'_>) -> Result<(), String> {
+        let file = files::per_op_path(&self.0, log.operation, log.iteration, log.rank);
+        let text = files::per_op_text(log.transfer_size, log.ops);
+        std::fs::write(file, text).map_err(|e| e.to_string())
+    }
+}
+
 #[test]
 fn io_uring_end_to_end_with_many_in_flight() {
     if pario_backends::uring::probe().is_err() {
@@ -364,6 +383,7 @@ fn io_uring_end_to_end_with_many_in_flight() {
         let per_op = dir.path().join("ops");
         let x = IorExtras {
             per_op_csv: Some(per_op.clone()),
+            side_outputs: Some(SideSink(Arc::new(PerOpFiles(per_op.clone())))),
             ..IorExtras::default()
         };
         let (r, err) = run(&b, &s, &x);

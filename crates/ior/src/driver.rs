@@ -16,6 +16,7 @@
 
 pub mod advice;
 pub mod memhog;
+pub mod sinks;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_backends::create_backend;
@@ -298,8 +299,16 @@ pub fn build_extras(p: &IorParams) -> IorExtras {
         inter_io_delay_us: p.inter_io_delay,
         random_prefill: p.random_prefill,
         collective: p.collective,
-        // Set by the driver (SIGINT/SIGTERM): see [`run`].
-        stop: None,
+        side_outputs: sinks::IorFiles {
+            status: p.stonewalling_status_file.as_ref().map(PathBuf::from),
+            rank_csv: p
+                .save_rank_performance_details_csv
+                .as_ref()
+                .map(PathBuf::from),
+            per_op_prefix: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
+        }
+        .sink(),
+        ..IorExtras::default()
     }
 }
 

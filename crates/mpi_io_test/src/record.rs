@@ -57,11 +57,7 @@ pub fn build<C: Comm + ?Sized>(
         .collect();
     RunRecord {
         schema_version: RECORD_SCHEMA_VERSION,
-        run_id: format!(
-            "{:012x}-{:08x}",
-            (o.began * 1000.0) as u64,
-            std::process::id()
-        ),
+        run_id: pario_store::new_run_id(o.began),
         tool: Some(Tool::MpiIoTest),
         tool_version: crate::BANNER_VERSION.to_string(),
         command_line: argv.to_vec(),
@@ -74,6 +70,7 @@ pub fn build<C: Comm + ?Sized>(
         warnings: tag_warnings,
         errors,
         exit_status: o.exit,
+        interrupted: false,
     }
 }
 

@@ -1,6 +1,13 @@
-//! Side files of an IOR test, in IOR 4.1's formats: the per-rank performance
-//! CSV (`saveRankPerformanceDetailsCSV`) and the per-operation CSVs
+//! Side outputs of an IOR test and their formats (IOR 4.1's): the
+//! stonewall status file, the per-rank performance CSV
+//! (`saveRankPerformanceDetailsCSV`) and the per-operation CSVs
 //! (`savePerOpDataCSV`), plus the C-style `%e` number formatting they use.
+//!
+//! The engine writes none of these files itself: it hands their contents
+//! to a [`SideOutputs`] implementation (the front end's, given in
+//! [`super::IorExtras::side_outputs`]), which decides where they go. The
+//! formatting functions here are pure, so every writer produces the same
+//! bytes.
 //!
 //! Formats (from IOR 4.1):
 //! - per-rank: IOR 4.1's header line [`RANK_CSV_HEADER`] when the file is
@@ -18,8 +25,55 @@
 //!   `<prefix>-<write|read>-<iteration>-<rank, 5 digits>.csv`.
 
 use pario_results::{Operation, PhaseResult};
-use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Where an ior test's side outputs go. Errors are one line naming the
+/// output and the reason; the engine shows the first two as warnings and
+/// makes a per-operation failure the rank's error (as IOR does).
+pub trait SideOutputs: Send + Sync {
+    /// Rank 0, after a stonewalled write (when `stoneWallingStatusFile` is
+    /// set): the transfer count every rank's reads may cover.
+    fn stonewall_count(&self, count: u64) -> Result<(), String>;
+    /// Rank 0, after each timed phase (when `saveRankPerformanceDetailsCSV`
+    /// is set): the phase with every rank's timers.
+    fn rank_details(&self, phase: &PhaseResult) -> Result<(), String>;
+    /// Every rank, after each timed phase (when `savePerOpDataCSV` is set):
+    /// (start since the first transfer, duration) of each of its transfers.
+    fn per_op(&self, log: &PerOpLog<'_>) -> Result<(), String>;
+}
+
+/// One rank's per-transfer timings of one phase.
+#[derive(Clone, Copy, Debug)]
+pub struct PerOpLog<'a> {
+    pub operation: Operation,
+    pub iteration: u32,
+    pub rank: u32,
+    pub transfer_size: u64,
+    pub ops: &'a [(f64, f64)],
+}
+
+/// A shared [`SideOutputs`], as [`super::IorExtras`] carries it (equal
+/// when it is the same sink).
+#[derive(Clone)]
+pub struct SideSink(pub Arc<dyn SideOutputs>);
+
+impl std::fmt::Debug for SideSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SideSink")
+    }
+}
+
+impl PartialEq for SideSink {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The status file's text for `count` transfers.
+pub fn status_text(count: u64) -> String {
+    format!("{count}\n")
+}
 
 /// `value` as C's `printf("%.<precision>e")` prints it: mantissa with
 /// `precision` decimals, `e`, sign, and at least two exponent digits.
@@ -46,6 +100,11 @@ pub fn c_exp(value: f64, precision: usize) -> String {
     }
 }
 
+/// The header line IOR 4.1 writes at the top of the per-rank CSV, before
+/// the first rows (see [`rank_csv_rows`]).
+pub const RANK_CSV_HEADER: &str =
+    "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n";
+
 /// The rows IOR appends to the per-rank CSV for one phase.
 pub fn rank_csv_rows(phase: &PhaseResult) -> String {
     let name = match phase.operation {
@@ -71,30 +130,6 @@ pub fn rank_csv_rows(phase: &PhaseResult) -> String {
     out
 }
 
-/// The header line IOR 4.1 writes at the top of the per-rank CSV.
-pub const RANK_CSV_HEADER: &str =
-    "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n";
-
-/// Append a phase's per-rank `rows` to `path`, after [`RANK_CSV_HEADER`]
-/// when the file is new or empty (a later run appends below the header).
-pub fn append_rank_csv(path: &Path, rows: &str) -> std::io::Result<()> {
-    let empty = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
-    if empty {
-        append(path, &format!("{RANK_CSV_HEADER}{rows}"))
-    } else {
-        append(path, rows)
-    }
-}
-
-/// Append `text` to `path` (created if missing).
-pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)?;
-    f.write_all(text.as_bytes())
-}
-
 /// Name of one rank's per-operation CSV for a phase.
 pub fn per_op_path(prefix: &Path, operation: Operation, iteration: u32, rank: u32) -> PathBuf {
     let mut name = prefix.as_os_str().to_os_string();
@@ -105,8 +140,8 @@ pub fn per_op_path(prefix: &Path, operation: Operation, iteration: u32, rank: u3
     PathBuf::from(name)
 }
 
-/// Write one rank's per-operation CSV: `ops` holds (start, duration) pairs.
-pub fn write_per_op(path: &Path, transfer_size: u64, ops: &[(f64, f64)]) -> std::io::Result<()> {
+/// One rank's per-operation CSV: `ops` holds (start, duration) pairs.
+pub fn per_op_text(transfer_size: u64, ops: &[(f64, f64)]) -> String {
     let mut text = String::with_capacity(16 + ops.len() * 48);
     text.push_str("time,runtime,tp\n");
     for &(start, dur) in ops {
@@ -117,7 +152,7 @@ pub fn write_per_op(path: &Path, transfer_size: u64, ops: &[(f64, f64)]) -> std:
             c_exp(transfer_size as f64 / dur, 6)
         );
     }
-    std::fs::write(path, text)
+    text
 }
 
 #[cfg(test)]
@@ -132,20 +167,6 @@ mod tests {
         assert_eq!(c_exp(0.0, 3), "0.000e+00");
         assert_eq!(c_exp(-2.5e-120, 1), "-2.5e-120");
         assert_eq!(c_exp(f64::INFINITY, 3), "inf");
-    }
-
-    #[test]
-    fn rank_csv_has_one_header_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("r.csv");
-        append_rank_csv(&f, "write,0,1,1,1,1\n").unwrap();
-        append_rank_csv(&f, "read,0,1,1,1,1\n").unwrap();
-        let text = std::fs::read_to_string(&f).unwrap();
-        assert_eq!(
-            text,
-            format!("{RANK_CSV_HEADER}write,0,1,1,1,1\nread,0,1,1,1,1\n")
-        );
-        assert!(RANK_CSV_HEADER.starts_with("access,rank,runtime-with-openclose,runtime,"));
     }
 
     #[test]

@@ -491,11 +491,9 @@ fn on_root(
                 observer.event(Event::Warning { text: &text });
             }
         }
-        if let Some(csv) = &extras.rank_csv {
-            if let Err(e) = files::append_rank_csv(csv, &files::rank_csv_rows(phase)) {
-                observer.event(Event::Warning {
-                    text: &format!("saveRankPerformanceDetailsCSV {}: {e}", csv.display()),
-                });
+        if let (Some(_), Some(sink)) = (&extras.rank_csv, &extras.side_outputs) {
+            if let Err(text) = sink.0.rank_details(phase) {
+                observer.event(Event::Warning { text: &text });
             }
         }
     }
@@ -537,13 +535,10 @@ pub(super) fn after_write(
             u64::MAX - counts[1]
         };
         run.read_limit = Some(agreed);
-        if let Some(path) = &spec.stonewall_status_file {
-            if run.rank == 0 {
-                if let Err(e) = std::fs::write(path, format!("{agreed}\n")) {
-                    observer.event(Event::Warning {
-                        text: &format!("stoneWallingStatusFile {}: {e}", path.display()),
-                    });
-                }
+        let sink = run.extras.side_outputs.as_ref();
+        if let (Some(_), Some(sink), 0) = (&spec.stonewall_status_file, sink, run.rank) {
+            if let Err(text) = sink.0.stonewall_count(agreed) {
+                observer.event(Event::Warning { text: &text });
             }
         }
         if spec.wear_out {
