@@ -1965,7 +1965,7 @@ impl IorParams {
                 format_size(b)
             ));
         }
-        if b % t != 0 {
+        if !b.is_multiple_of(t) {
             return bad(format!(
                 "block size (-b/blockSize = {}) must be a multiple of transfer size \
                  (-t/transferSize = {})",
@@ -1974,7 +1974,7 @@ impl IorParams {
             ));
         }
         let checked = self.check_write || self.check_read;
-        if checked && t % 8 != 0 {
+        if checked && !t.is_multiple_of(8) {
             return bad(format!(
                 "transfer size (-t/transferSize = {t}) must be a multiple of 8 bytes when data \
                  is checked (-W/checkWrite, -R/checkRead)"
@@ -2050,7 +2050,7 @@ impl IorParams {
             if self.random_offset == 0 {
                 return bad("--randomPrefill is only useful with random offsets (-z)".into());
             }
-            if b % self.random_prefill != 0 {
+            if !b.is_multiple_of(self.random_prefill) {
                 return bad(format!(
                     "--randomPrefill ({}) must divide the block size (-b/blockSize = {})",
                     format_size(self.random_prefill),

@@ -1,0 +1,125 @@
+//! In-process tests of the driver: one rank (`LocalComm`), output captured
+//! from the console, runs kept in a temp dir.
+
+use super::*;
+use crate::options::parse;
+use pario_comm::LocalComm;
+
+/// What one in-process run gave.
+struct Ran {
+    status: i32,
+    out: String,
+    err: String,
+    /// The records kept in the results directory.
+    kept: Vec<RunRecord>,
+}
+
+fn run_args(args: &[&str], dir: &Path) -> Ran {
+    let runs = dir.join("runs");
+    let settings = Settings::results_dir_only(runs.clone());
+    let mut argv: Vec<String> = vec!["mdtest".into()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    let o = parse(&argv[1..]).expect("options parse");
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let status = {
+        let console = Console::new("mdtest", &mut out, &mut err);
+        run_with(&LocalComm::new(), &argv, &o, &settings, &console)
+    };
+    let kept = std::fs::read_dir(&runs)
+        .map(|d| {
+            d.map(|e| {
+                let bytes = std::fs::read(e.unwrap().path()).unwrap();
+                serde_json::from_slice(&bytes).unwrap()
+            })
+            .collect()
+        })
+        .unwrap_or_default();
+    Ran {
+        status,
+        out: String::from_utf8(out).unwrap(),
+        err: String::from_utf8(err).unwrap(),
+        kept,
+    }
+}
+
+#[test]
+fn a_run_prints_its_rows_and_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d").display().to_string();
+    let r = run_args(&["-n", "20", "-d", &d, "-i", "2"], tmp.path());
+    assert_eq!(r.status, 0, "{}", r.err);
+    assert!(r.out.contains("mdtest-4.1.0+pario-"), "{}", r.out);
+    assert!(r.out.contains("Nodemap: 1\n"), "{}", r.out);
+    assert!(r.out.contains("1 tasks, 20 files/directories"), "{}", r.out);
+    for row in [
+        "Directory creation",
+        "File creation",
+        "File stat",
+        "File removal",
+        "Tree creation",
+    ] {
+        assert!(
+            r.out.lines().any(|l| l.trim_start().starts_with(row)),
+            "{row}:\n{}",
+            r.out
+        );
+    }
+    assert!(r.out.contains("-- finished at "), "{}", r.out);
+    assert!(!Path::new(&d).exists(), "the run removes what it made");
+    assert_eq!(r.kept.len(), 1);
+    let rec = &r.kept[0];
+    assert_eq!(rec.tool, Some(Tool::Mdtest));
+    assert_eq!(rec.tests.len(), 1);
+    assert_eq!(rec.tests[0].parameters["items"], json!(20));
+    assert_eq!(rec.tests[0].parameters["iterations"], json!(2));
+}
+
+#[test]
+fn the_dummy_backend_runs_without_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d").display().to_string();
+    let r = run_args(
+        &["-a", "DUMMY", "-F", "-C", "-n", "10", "-d", &d],
+        tmp.path(),
+    );
+    assert_eq!(r.status, 0, "{}", r.err);
+    assert!(
+        r.out
+            .lines()
+            .any(|l| l.trim_start().starts_with("File creation")),
+        "{}",
+        r.out
+    );
+    assert_eq!(r.kept[0].tests[0].parameters["api"], json!("DUMMY"));
+}
+
+#[test]
+fn too_many_tasks_is_a_usage_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d").display().to_string();
+    let r = run_args(&["-n", "4", "-d", &d, "-l", "2"], tmp.path());
+    assert_eq!(r.status, EXIT_USAGE, "{}", r.out);
+    assert!(r.err.starts_with("mdtest: "), "{}", r.err);
+    assert!(r.out.is_empty(), "{}", r.out);
+    assert!(r.kept.is_empty(), "inconsistent options are not a run");
+}
+
+#[test]
+fn an_existing_tree_is_a_kept_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("d");
+    std::fs::create_dir_all(d.join("test-dir.0-0/mdtest_tree.0")).unwrap();
+    let d = d.display().to_string();
+    let r = run_args(&["-n", "4", "-d", &d], tmp.path());
+    assert_eq!(r.status, EXIT_FAILED, "{}", r.out);
+    assert!(r.err.contains("File exists"), "{}", r.err);
+    assert_eq!(r.kept.len(), 1);
+    assert_eq!(r.kept[0].exit_status, EXIT_FAILED);
+    assert!(!r.kept[0].errors.is_empty());
+}
+
+#[test]
+fn a_bad_option_does_not_parse() {
+    let e = parse(&["--no-such-option".to_string()]).unwrap_err();
+    assert!(e.to_string().contains("no-such-option"), "{e}");
+}
