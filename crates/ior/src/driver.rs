@@ -21,6 +21,7 @@
 
 pub mod advice;
 pub mod memhog;
+pub mod params;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_comm::{Comm, NodeLayout};
@@ -186,7 +187,8 @@ fn naming_first_path(p: &IorParams) -> String {
         .unwrap_or_else(|_| p.test_file.clone())
 }
 
-/// The parameter map of a test: IOR's Parameters block names, plus extras.
+/// The parameter map of a test: IOR's Parameters block names, plus extras
+/// (see [`params::IorParameters`]).
 fn parameters(
     p: &IorParams,
     num_tasks: u32,
@@ -196,90 +198,17 @@ fn parameters(
     options_text: &str,
     memory_per_node: u64,
 ) -> BTreeMap<String, Value> {
-    let b = |v: bool| json!(i32::from(v));
-    let mut m = BTreeMap::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
+    let context = params::ParamsContext {
+        test_id,
+        num_tasks,
+        nodes: u64::from(layout.num_nodes),
+        tasks_per_node: u64::from(layout.tasks_per_node),
+        default_platform: format!("{}({})", layout.host, pario_engine::sysinfo::uname()[0]),
+        path,
+        options_text,
+        memory_per_node,
     };
-    put("testID", json!(test_id));
-    put("refnum", json!(p.ref_num));
-    put("api", json!(p.api));
-    put(
-        "platform",
-        json!(p.platform.clone().unwrap_or_else(|| format!(
-            "{}({})",
-            layout.host,
-            pario_engine::sysinfo::uname()[0]
-        ))),
-    );
-    put("testFileName", json!(p.test_file));
-    put("deadlineForStonewall", json!(p.deadline_for_stonewalling));
-    put("stoneWallingWearOut", b(p.stonewalling_wear_out));
-    put("maxTimeDuration", json!(p.max_time_duration));
-    put("outlierThreshold", json!(p.outlier_threshold));
-    put("options", json!(options_text));
-    put("dryRun", b(p.dry_run));
-    put(
-        "nodes",
-        json!(p.num_nodes.unwrap_or(u64::from(layout.num_nodes))),
-    );
-    put("memoryPerTask", json!(p.memory_per_task));
-    put("memoryPerNode", json!(memory_per_node));
-    put(
-        "tasksPerNode",
-        json!(p
-            .num_tasks_on_node0
-            .unwrap_or(u64::from(layout.tasks_per_node))),
-    );
-    put("repetitions", json!(p.repetitions));
-    put("multiFile", b(p.multi_file));
-    put("interTestDelay", json!(p.inter_test_delay));
-    put("fsync", b(p.fsync));
-    put("fsyncperwrite", b(p.fsync_per_write));
-    put("useExistingTestFile", b(p.use_existing_test_file));
-    put("uniqueDir", b(p.unique_dir));
-    put("singleXferAttempt", b(p.single_xfer_attempt));
-    put("readFile", b(p.read_file));
-    put("writeFile", b(p.write_file));
-    put("filePerProc", b(p.file_per_proc));
-    put("reorderTasks", b(p.reorder_tasks));
-    put("reorderTasksRandom", json!(p.reorder_tasks_random));
-    put("reorderTasksRandomSeed", json!(p.reorder_tasks_random_seed));
-    put("randomOffset", json!(p.random_offset));
-    put("checkWrite", b(p.check_write));
-    put("checkRead", b(p.check_read));
-    put("dataPacketType", json!(p.data_packet_type.ior_code()));
-    put("keepFile", b(p.keep_file));
-    put("keepFileWithError", b(p.keep_file_with_error));
-    put("warningAsErrors", b(p.warning_as_errors));
-    put("verbose", json!(p.verbose));
-    put("data packet type", json!(packet_letter(p.data_packet_type)));
-    put(
-        "setTimeStampSignature/incompressibleSeed",
-        json!(p.set_timestamp_signature),
-    );
-    put("collective", b(p.collective));
-    put("segmentCount", json!(p.segment_count));
-    put("transferSize", json!(p.transfer_size));
-    put("blockSize", json!(p.block_size));
-    put("apiVersion", json!(""));
-    put("numTasks", json!(num_tasks));
-    put("taskPerNodeOffset", json!(p.task_per_node_offset));
-    put("path", json!(path));
-    put("stoneWallingStatusFile", json!(p.stonewalling_status_file));
-    put(
-        "summaryFormat",
-        json!(format!("{:?}", p.summary_format).to_ascii_lowercase()),
-    );
-    put("summaryAlways", b(p.summary_always));
-    put("minTimeDuration", json!(p.min_time_duration));
-    put(
-        "stoneWallingWearOutIterations",
-        json!(p.stonewalling_wear_out_iterations),
-    );
-    put("interIODelay", json!(p.inter_io_delay));
-    put("randomPrefill", json!(p.random_prefill));
-    m
+    params::IorParameters::new(p, &context).to_map()
 }
 
 /// The IOR 4 options the engine takes beside the spec (pure).

@@ -27,9 +27,10 @@ use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_results::render::mdtest_text as text;
 use pario_results::{record_io, Operation, RunRecord, TestResult, Tool, Workload};
 use pario_signature::Pattern;
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use serde_json::Value;
 use std::path::Path;
+
+pub mod params;
 
 /// Exit status when a run failed (I/O error, bad input found at run time).
 pub const EXIT_FAILED: i32 = 1;
@@ -175,53 +176,51 @@ pub fn build_spec(
     .map_err(|e| e.to_string())?;
     let sig = o.signature.unwrap_or(0) as u32;
     let pattern = Pattern::new(o.packet, sig, sig);
-    let b = |v: bool| json!(v);
-    let mut m: BTreeMap<String, Value> = BTreeMap::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
-    };
-    put("numTasks", json!(num_tasks));
-    put("items", json!(shape.items_per_rank()));
-    put("iterations", json!(o.iterations));
-    put("dirs", b(r.dirs));
-    put("files", b(r.files));
-    put("shared_file", b(o.shared_file));
-    put("print_time", b(o.print_time));
-    put("print_rate_and_time", b(o.print_rate_and_time));
-    put("print_all_procs", b(o.print_all_procs));
-    put("path", json!(ctx.path));
-    put("nodemap", json!(ctx.nodemap));
-    put("api", json!(o.api.to_ascii_uppercase()));
-    put("branch_factor", json!(o.branch));
-    put("depth", json!(o.depth));
-    put("items_per_dir", json!(shape.items_per_dir()));
-    put("directory_loops", json!(shape.loops()));
-    put("num_dirs_in_tree", json!(shape.tree().num_dirs()));
-    put("leaf_only", b(o.leaf_only));
-    put("unique_dir_per_task", b(o.unique_dir));
-    put("nstride", json!(ctx.stride));
-    put("create_only", b(r.create));
-    put("stat_only", b(r.stat));
-    put("read_only", b(r.read));
-    put("rename_dirs", b(r.rename));
-    put("remove_only", b(r.remove));
-    put("write_bytes", json!(o.write_bytes));
-    put("read_bytes", json!(o.read_bytes));
-    put("verify_read", b(o.verify_read));
-    put("verify_write", b(o.verify_write));
-    put("sync_file", b(o.sync_file));
-    put("call_sync", b(o.call_sync));
-    put("make_node", b(o.make_node));
-    put("collective_creates", b(o.collective));
-    put("barriers", b(!o.no_barriers));
-    put("time_unique_dir_overhead", b(o.time_unique_dir));
-    put("pre_delay", json!(o.pre_delay));
-    put("stone_wall_timer_seconds", json!(o.stonewall_seconds));
-    put("stoneWallingStatusFile", json!(o.stonewall_file));
-    put("random_seed", json!(ctx.random_seed));
-    put("dataPacketType", json!(o.packet.name()));
-    put("signature", json!(sig));
-    put("dirpaths", json!(o.dirs));
+    let parameters = params::MdtestParameters {
+        num_tasks,
+        items: shape.items_per_rank(),
+        iterations: o.iterations,
+        dirs: r.dirs,
+        files: r.files,
+        shared_file: o.shared_file,
+        print_time: o.print_time,
+        print_rate_and_time: o.print_rate_and_time,
+        print_all_procs: o.print_all_procs,
+        path: &ctx.path,
+        nodemap: &ctx.nodemap,
+        api: o.api.to_ascii_uppercase(),
+        branch_factor: o.branch,
+        depth: o.depth,
+        items_per_dir: shape.items_per_dir(),
+        directory_loops: shape.loops(),
+        num_dirs_in_tree: shape.tree().num_dirs(),
+        leaf_only: o.leaf_only,
+        unique_dir_per_task: o.unique_dir,
+        nstride: ctx.stride,
+        create_only: r.create,
+        stat_only: r.stat,
+        read_only: r.read,
+        rename_dirs: r.rename,
+        remove_only: r.remove,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        verify_read: o.verify_read,
+        verify_write: o.verify_write,
+        sync_file: o.sync_file,
+        call_sync: o.call_sync,
+        make_node: o.make_node,
+        collective_creates: o.collective,
+        barriers: !o.no_barriers,
+        time_unique_dir_overhead: o.time_unique_dir,
+        pre_delay: o.pre_delay,
+        stone_wall_timer_seconds: o.stonewall_seconds,
+        stone_walling_status_file: o.stonewall_file.as_deref(),
+        random_seed: ctx.random_seed,
+        data_packet_type: o.packet.name(),
+        signature: sig,
+        dirpaths: &o.dirs,
+    }
+    .to_map();
     let workload = Workload {
         api: o.api.to_ascii_uppercase(),
         num_tasks,
@@ -285,7 +284,7 @@ pub fn build_spec(
         keep_on_error: o.keep_on_error,
         warnings_are_errors: o.warning_as_errors,
         verbose: o.verbose,
-        parameters: m,
+        parameters,
         workload,
     })
 }

@@ -120,3 +120,74 @@ fn a_bad_option_does_not_parse() {
     let e = parse_command_line(&args).unwrap_err();
     assert!(e.to_string().contains("no-such-option"), "{e}");
 }
+
+/// A test's parameters: a command line with many options set.
+fn golden_params() -> (IorParams, NodeLayout) {
+    let args: Vec<String> = [
+        "-a",
+        "DUMMY",
+        "-w",
+        "-r",
+        "-W",
+        "-R",
+        "-b",
+        "1m",
+        "-t",
+        "256k",
+        "-s",
+        "3",
+        "-F",
+        "-C",
+        "-z",
+        "--random-offset-seed=9",
+        "-e",
+        "-k",
+        "-l",
+        "offset",
+        "-D",
+        "5",
+        "-O",
+        "stoneWallingWearOut=1",
+        "-O",
+        "stoneWallingStatusFile=/tmp/sw",
+        "-O",
+        "summaryFormat=JSON",
+        "-G",
+        "77",
+        "-i",
+        "2",
+        "-d",
+        "0.5",
+        "-o",
+        "/tmp/x/f",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let inv = parse_command_line(&args).unwrap();
+    let mut p = inv.tests[0].clone();
+    p.platform = Some("plat".into());
+    (p, pario_comm::layout_from_override(0, 4, 2, "hostA".into()))
+}
+
+/// The parameters as the untyped map made them before the typed struct
+/// (keys, values and JSON number types), for a command line with many
+/// options and for the defaults.
+const GOLDEN_MANY: &str = r#"{"api":"DUMMY","apiVersion":"","blockSize":1048576,"checkRead":1,"checkWrite":1,"collective":0,"data packet type":"o","dataPacketType":1,"deadlineForStonewall":5,"dryRun":0,"filePerProc":1,"fsync":1,"fsyncperwrite":0,"interIODelay":0,"interTestDelay":0.5,"keepFile":1,"keepFileWithError":0,"maxTimeDuration":0,"memoryPerNode":0,"memoryPerTask":0,"minTimeDuration":0,"multiFile":0,"nodes":2,"numTasks":4,"options":"-a DUMMY","outlierThreshold":0,"path":"/tmp/x/f.00000000","platform":"plat","randomOffset":1,"randomPrefill":0,"readFile":1,"refnum":0,"reorderTasks":1,"reorderTasksRandom":0,"reorderTasksRandomSeed":0,"repetitions":2,"segmentCount":3,"setTimeStampSignature/incompressibleSeed":77,"singleXferAttempt":0,"stoneWallingStatusFile":"/tmp/sw","stoneWallingWearOut":1,"stoneWallingWearOutIterations":0,"summaryAlways":0,"summaryFormat":"json","taskPerNodeOffset":1,"tasksPerNode":2,"testFileName":"/tmp/x/f","testID":7,"transferSize":262144,"uniqueDir":0,"useExistingTestFile":0,"verbose":0,"warningAsErrors":0,"writeFile":1}"#;
+const GOLDEN_DEFAULT: &str = r#"{"api":"POSIX","apiVersion":"","blockSize":1048576,"checkRead":0,"checkWrite":0,"collective":0,"data packet type":"t","dataPacketType":0,"deadlineForStonewall":0,"dryRun":0,"filePerProc":0,"fsync":0,"fsyncperwrite":0,"interIODelay":0,"interTestDelay":0.0,"keepFile":0,"keepFileWithError":0,"maxTimeDuration":0,"memoryPerNode":9,"memoryPerTask":0,"minTimeDuration":0,"multiFile":0,"nodes":2,"numTasks":1,"options":"","outlierThreshold":0,"path":"f","platform":"plat","randomOffset":0,"randomPrefill":0,"readFile":0,"refnum":0,"reorderTasks":0,"reorderTasksRandom":0,"reorderTasksRandomSeed":0,"repetitions":1,"segmentCount":1,"setTimeStampSignature/incompressibleSeed":0,"singleXferAttempt":0,"stoneWallingStatusFile":null,"stoneWallingWearOut":0,"stoneWallingWearOutIterations":0,"summaryAlways":0,"summaryFormat":"default","taskPerNodeOffset":1,"tasksPerNode":2,"testFileName":"testFile","testID":0,"transferSize":262144,"uniqueDir":0,"useExistingTestFile":0,"verbose":0,"warningAsErrors":0,"writeFile":0}"#;
+
+#[test]
+fn parameters_keep_ior_key_names_and_values() {
+    let (p, layout) = golden_params();
+    let m = parameters(&p, 4, &layout, 7, "/tmp/x/f.00000000", "-a DUMMY", 0);
+    let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_MANY).unwrap();
+    assert_eq!(m, want);
+    let d = IorParams {
+        platform: Some("plat".into()),
+        ..IorParams::default()
+    };
+    let m = parameters(&d, 1, &layout, 0, "f", "", 9);
+    let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_DEFAULT).unwrap();
+    assert_eq!(m, want);
+    assert_eq!(m.len(), 54);
+}

@@ -4,6 +4,8 @@
 use super::*;
 use crate::options::parse;
 use pario_comm::LocalComm;
+use serde_json::json;
+use std::collections::BTreeMap;
 
 /// What one in-process run gave.
 struct Ran {
@@ -122,4 +124,63 @@ fn an_existing_tree_is_a_kept_failure() {
 fn a_bad_option_does_not_parse() {
     let e = parse(&["--no-such-option".to_string()]).unwrap_err();
     assert!(e.to_string().contains("no-such-option"), "{e}");
+}
+
+/// A spec's parameters for a command line with many options (`many`) or
+/// few.
+fn golden_parameters(many: bool) -> BTreeMap<String, Value> {
+    let few = ["-n", "10", "-d", "/tmp/a"];
+    let many_args = [
+        "-z",
+        "2",
+        "-b",
+        "3",
+        "-I",
+        "5",
+        "-u",
+        "-w",
+        "64",
+        "-e",
+        "64",
+        "-R",
+        "-x",
+        "/tmp/sw",
+        "-W",
+        "9",
+        "-G",
+        "11",
+        "-d",
+        "/tmp/a@/tmp/b",
+        "-y",
+        "-a",
+        "DUMMY",
+    ];
+    let args: Vec<String> = if many { &many_args[..] } else { &few[..] }
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let o = parse(&args).unwrap();
+    let resolved = o.resolve().unwrap();
+    let ctx = Context {
+        resolved: &resolved,
+        stride: 2,
+        random_seed: many.then_some(5),
+        path: "/tmp/a".into(),
+        nodemap: "11".into(),
+    };
+    build_spec(&o, &ctx, 2, 0).unwrap().parameters
+}
+
+/// The parameters as the untyped map made them before the typed struct
+/// (keys, values and JSON types).
+const GOLDEN_MANY: &str = r#"{"api":"DUMMY","barriers":true,"branch_factor":3,"call_sync":false,"collective_creates":false,"create_only":true,"dataPacketType":"timestamp","depth":2,"directory_loops":1,"dirpaths":["/tmp/a","/tmp/b"],"dirs":true,"files":true,"items":65,"items_per_dir":5,"iterations":1,"leaf_only":false,"make_node":false,"nodemap":"11","nstride":2,"numTasks":2,"num_dirs_in_tree":13,"path":"/tmp/a","pre_delay":0,"print_all_procs":false,"print_rate_and_time":false,"print_time":false,"random_seed":5,"read_bytes":64,"read_only":true,"remove_only":true,"rename_dirs":true,"shared_file":false,"signature":11,"stat_only":true,"stoneWallingStatusFile":"/tmp/sw","stone_wall_timer_seconds":9,"sync_file":true,"time_unique_dir_overhead":false,"unique_dir_per_task":true,"verify_read":false,"verify_write":false,"write_bytes":64}"#;
+const GOLDEN_FEW: &str = r#"{"api":"POSIX","barriers":true,"branch_factor":1,"call_sync":false,"collective_creates":false,"create_only":true,"dataPacketType":"timestamp","depth":0,"directory_loops":1,"dirpaths":["/tmp/a"],"dirs":true,"files":true,"items":10,"items_per_dir":10,"iterations":1,"leaf_only":false,"make_node":false,"nodemap":"11","nstride":2,"numTasks":2,"num_dirs_in_tree":1,"path":"/tmp/a","pre_delay":0,"print_all_procs":false,"print_rate_and_time":false,"print_time":false,"random_seed":null,"read_bytes":0,"read_only":true,"remove_only":true,"rename_dirs":true,"shared_file":false,"signature":0,"stat_only":true,"stoneWallingStatusFile":null,"stone_wall_timer_seconds":0,"sync_file":false,"time_unique_dir_overhead":false,"unique_dir_per_task":false,"verify_read":false,"verify_write":false,"write_bytes":0}"#;
+
+#[test]
+fn parameters_keep_their_key_names_and_values() {
+    let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_MANY).unwrap();
+    assert_eq!(golden_parameters(true), want);
+    let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_FEW).unwrap();
+    assert_eq!(golden_parameters(false), want);
+    assert_eq!(want.len(), 42);
 }
