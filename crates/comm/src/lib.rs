@@ -4,7 +4,9 @@
 //! [`Comm`] trait: rank and size, barrier, broadcast, reductions, one gather,
 //! node topology and abort. [`mpi_comm::MpiWorld`] implements it on the system
 //! MPI through the `mpi` crate; [`local::LocalComm`] is a single-process
-//! implementation for tests and tools that need no MPI. [`mpiio`] is the
+//! implementation for tests and tools that need no MPI; [`threads::ThreadComm`]
+//! runs N ranks on N threads of one process, so collective logic gets unit
+//! tests (and thousands of simulated ranks) without `mpirun`. [`mpiio`] is the
 //! safe wrapper over MPI-IO (files, hints) that the MPI-IO backend uses.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
@@ -16,9 +18,11 @@ pub mod clock;
 pub mod local;
 pub mod mpi_comm;
 pub mod mpiio;
+pub mod threads;
 
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
+pub use threads::ThreadComm;
 
 /// Reduction operators supported by [`Comm::all_reduce_f64`] and friends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -37,9 +37,12 @@
 //! some waiting in a collective call.
 
 pub mod files;
+#[cfg(test)]
+mod threaded_tests;
 mod trace;
 mod transfer;
 
+use crate::collective;
 use crate::latency::{Histogram, BUCKETS};
 use crate::naming::FileNaming;
 use crate::{EngineError, Env, Event, Observer};
@@ -553,57 +556,9 @@ fn remove_files(
 }
 
 /// Collective: if any rank has an error, every rank returns the same error
-/// (rank 0's view lists every distinct message with the ranks that had it).
+/// (every distinct message with the ranks that had it).
 fn agree_on_errors(env: &Env<'_>, error: Option<String>) -> Result<(), EngineError> {
-    let comm = env.comm;
-    if !comm.any_true(error.is_some()) {
-        return Ok(());
-    }
-    let gathered = comm.gather_bytes(0, error.unwrap_or_default().as_bytes());
-    let mut message = Vec::new();
-    if let Some(all) = gathered {
-        message = summarize_errors(all.iter().map(|b| String::from_utf8_lossy(b).into_owned()))
-            .into_bytes();
-    }
-    comm.broadcast_bytes(0, &mut message);
-    Err(EngineError {
-        message: String::from_utf8_lossy(&message).into_owned(),
-    })
-}
-
-/// "rank 1: msg" lines, ranks with identical messages grouped.
-fn summarize_errors(per_rank: impl Iterator<Item = String>) -> String {
-    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-    for (rank, msg) in per_rank.enumerate() {
-        if msg.is_empty() {
-            continue;
-        }
-        match groups.iter_mut().find(|(m, _)| *m == msg) {
-            Some((_, ranks)) => ranks.push(rank),
-            None => groups.push((msg, vec![rank])),
-        }
-    }
-    groups
-        .iter()
-        .map(|(msg, ranks)| {
-            let who = if ranks.len() == 1 {
-                format!("rank {}", ranks[0])
-            } else if ranks.len() <= 4 {
-                format!(
-                    "ranks {}",
-                    ranks
-                        .iter()
-                        .map(|r| r.to_string())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )
-            } else {
-                format!("{} ranks (first {})", ranks.len(), ranks[0])
-            };
-            format!("{who}: {msg}")
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    collective::agree_on_errors(env.comm, error).map_err(EngineError::from)
 }
 
 /// One timed (write, read) or untimed (checks) pass over the plan.
@@ -934,8 +889,7 @@ fn run_phase(
     if spec.verbose >= 3 {
         report.path = Some(path.display().to_string());
     }
-    let payload = serde_json::to_vec(&report).unwrap_or_default();
-    let gathered = comm.gather_bytes(0, &payload);
+    let gathered = collective::gather_reports(comm, &report);
     let mut phase = PhaseResult {
         operation: Some(access.operation()),
         iteration: rep,
@@ -943,11 +897,11 @@ fn run_phase(
         ..PhaseResult::default()
     };
     let mut error_text = Vec::new();
-    if let Some(all) = gathered {
-        let reports: Vec<RankReport> = all
-            .iter()
-            .map(|b| serde_json::from_slice(b).unwrap_or_default())
-            .collect();
+    if let Err(lost) = &gathered {
+        // A lost report ends the phase on every rank (broadcast below).
+        error_text = lost.clone().into_bytes();
+    }
+    if let Ok(Some(reports)) = gathered {
         fill_phase(&mut phase, &reports, spec.layout.transfer_size);
         if spec.verbose >= 3 {
             let paths: Vec<String> = reports
@@ -979,7 +933,11 @@ fn run_phase(
                 }
             }
         }
-        let errors = summarize_errors(reports.iter().map(|r| r.error.clone().unwrap_or_default()));
+        let errors = collective::summarize_errors(
+            reports
+                .iter()
+                .map(|r| r.error.as_deref().unwrap_or_default()),
+        );
         error_text = errors.into_bytes();
         if phase.verification_errors > 0 {
             let details: Vec<String> = reports.iter().flat_map(|r| r.mismatches.clone()).collect();
@@ -1154,18 +1112,6 @@ fn check_file_size(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn errors_are_grouped_by_message() {
-        let s = summarize_errors(
-            ["", "boom", "boom", "other", "boom", "boom", "boom", "boom"]
-                .iter()
-                .map(|s| s.to_string()),
-        );
-        assert_eq!(s, "6 ranks (first 1): boom\nrank 3: other");
-        let s = summarize_errors(["x", "", "x"].iter().map(|s| s.to_string()));
-        assert_eq!(s, "ranks 0,2: x");
-    }
 
     use crate::observer::RecordingObserver;
     use crate::NullObserver;
@@ -1347,6 +1293,68 @@ mod tests {
         assert!(out.error.is_some());
         assert_eq!(bytes_of(&out.result, Operation::Write), vec![128 * 1024]);
         assert!(bytes_of(&out.result, Operation::Read).is_empty());
+    }
+
+    /// A one-rank communicator that loses every report in transit: the
+    /// gathered JSON is cut short.
+    struct LosingReports(LocalComm);
+
+    impl pario_comm::Comm for LosingReports {
+        fn rank(&self) -> u32 {
+            0
+        }
+        fn size(&self) -> u32 {
+            1
+        }
+        fn barrier(&self) {}
+        fn broadcast_bytes(&self, root: u32, data: &mut Vec<u8>) {
+            self.0.broadcast_bytes(root, data)
+        }
+        fn all_reduce_f64(&self, values: &[f64], op: ReduceOp) -> Vec<f64> {
+            self.0.all_reduce_f64(values, op)
+        }
+        fn all_reduce_u64(&self, values: &[u64], op: ReduceOp) -> Vec<u64> {
+            self.0.all_reduce_u64(values, op)
+        }
+        fn gather_bytes(&self, _root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+            Some(vec![data[..data.len() / 2].to_vec()])
+        }
+        fn split(&self, color: Option<u32>) -> Option<Box<dyn pario_comm::Comm>> {
+            self.0.split(color)
+        }
+        fn node_layout(&self) -> pario_comm::NodeLayout {
+            self.0.node_layout()
+        }
+        fn abort(&self, code: i32) -> ! {
+            self.0.abort(code)
+        }
+        fn library_version(&self) -> String {
+            "losing".into()
+        }
+    }
+
+    #[test]
+    fn a_lost_rank_report_ends_the_phase_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = spec(&dir.path().join("f").display().to_string());
+        let comm = LosingReports(LocalComm::new());
+        let backend = PosixBackend::default();
+        let env = Env {
+            comm: &comm,
+            clock: Clock::local(),
+            backend: &backend,
+            topology: Topology {
+                num_tasks: 1,
+                tasks_per_node: 1,
+                num_nodes: 1,
+                block_mapping: true,
+            },
+            host: "h".into(),
+        };
+        let out = run_ior_test_with(&env, &s, &IorExtras::default(), &mut NullObserver);
+        let e = out.error.expect("a lost report must fail the phase");
+        assert!(e.message.starts_with("rank 0: its report was lost"), "{e}");
+        assert!(out.result.phases.is_empty(), "no phase from a lost report");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! decides together. So one rank's failure ends the run cleanly on all ranks
 //! instead of leaving them waiting.
 
+pub mod collective;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
@@ -46,3 +47,9 @@ impl std::fmt::Display for EngineError {
 }
 
 impl std::error::Error for EngineError {}
+
+impl From<String> for EngineError {
+    fn from(message: String) -> Self {
+        EngineError { message }
+    }
+}

@@ -117,7 +117,7 @@ impl Layout {
                 block_size: self.block_size,
             });
         }
-        if self.block_size % self.transfer_size != 0 {
+        if !self.block_size.is_multiple_of(self.transfer_size) {
             return Err(PlanError::TransferNotDividingBlock {
                 transfer_size: self.transfer_size,
                 block_size: self.block_size,

@@ -183,7 +183,7 @@ impl Shape {
         };
         let (items_per_dir, loops) = if req.items_per_dir > 0 {
             if req.items > 0 && !req.unique_dir {
-                if req.items % req.items_per_dir != 0 {
+                if !req.items.is_multiple_of(req.items_per_dir) {
                     return Err(MdPlanError::ItemsNotMultiple {
                         items: req.items,
                         items_per_dir: req.items_per_dir,
