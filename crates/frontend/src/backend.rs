@@ -1,10 +1,10 @@
 //! The backend of a test, created on every rank and agreed on, and the
 //! file-system figures a run record keeps.
 
-use crate::agree::agree;
 use pario_backends::registry::Created;
 use pario_backends::{create_backend, FsInfo};
 use pario_comm::Comm;
+use pario_engine::collective::agree_on_first_error;
 use pario_results::FsUsage;
 use std::path::{Path, PathBuf};
 
@@ -18,7 +18,7 @@ pub fn create_agreed(
     rank: u32,
 ) -> Result<Created, String> {
     let created = create_backend(api, options, rank);
-    agree(comm, created.as_ref().err().cloned())?;
+    agree_on_first_error(comm, created.as_ref().err().cloned())?;
     created
 }
 

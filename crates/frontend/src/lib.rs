@@ -9,6 +9,8 @@
 //! ([`backend`]), holds the memory asked for ([`memhog`]), and at the end
 //! keeps the run ([`keep`]).
 //!
+//! Cross-rank agreement on errors is [`pario_engine::collective`]'s.
+//!
 //! Text goes through a [`Console`]: injected writers for stdout and
 //! stderr, so drivers run in-process in tests (with
 //! `pario_comm::LocalComm` and the DUMMY backend) and their output can be
@@ -17,13 +19,11 @@
 //!
 //! [`RunRecord`]: pario_results::RunRecord
 
-pub mod agree;
 pub mod backend;
 pub mod console;
 pub mod context;
 pub mod memhog;
 pub mod subset;
 
-pub use agree::agree;
 pub use console::Console;
 pub use context::{keep, RunContext, Settings};

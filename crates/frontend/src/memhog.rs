@@ -9,8 +9,8 @@
 //! end turns its options into a [`Request`]; [`hold`] checks every node
 //! and allocates, collectively.
 
-use crate::agree::agree;
 use pario_comm::Comm;
+use pario_engine::collective::agree_on_first_error;
 
 /// The smallest safety margin: 1 GiB.
 pub const MIN_MARGIN: u64 = 1 << 30;
@@ -135,7 +135,7 @@ pub fn hold(comm: &dyn Comm, req: Option<Request>) -> Result<(Option<Held>, u64)
     let checked = req
         .as_ref()
         .map_or(Ok(()), |r| check(r, available_memory(), physical));
-    agree(comm, checked.err())?;
+    agree_on_first_error(comm, checked.err())?;
     let held = match &req {
         Some(r) => allocate(r).map(|hog| {
             Some(Held {
@@ -146,7 +146,7 @@ pub fn hold(comm: &dyn Comm, req: Option<Request>) -> Result<(Option<Held>, u64)
         }),
         None => Ok(None),
     };
-    agree(comm, held.as_ref().err().cloned())?;
+    agree_on_first_error(comm, held.as_ref().err().cloned())?;
     let held = held?;
     let per_node = comm.broadcast_u64(0, req.map_or(0, |r| r.per_node));
     Ok((held, per_node))

@@ -3,6 +3,7 @@
 //! test's outcome from rank 0.
 
 use pario_comm::Comm;
+use pario_engine::collective::broadcast_text;
 
 /// Number of ranks a test uses: `-N` (0 or negative: all of `world`).
 pub fn participants(num_tasks: i64, world: u32) -> Result<u32, String> {
@@ -30,12 +31,12 @@ pub fn on_first<T>(comm: &dyn Comm, n: u32, f: impl FnOnce(&dyn Comm) -> T) -> O
 
 /// Collective: rank 0's error (ignored elsewhere), on every rank.
 pub fn share_error(comm: &dyn Comm, err: Option<&str>) -> Option<String> {
-    let mut msg = match (err, comm.rank()) {
-        (Some(e), 0) => e.as_bytes().to_vec(),
-        _ => Vec::new(),
+    let mine = match (err, comm.rank()) {
+        (Some(e), 0) => e.to_string(),
+        _ => String::new(),
     };
-    comm.broadcast_bytes(0, &mut msg);
-    (!msg.is_empty()).then(|| String::from_utf8_lossy(&msg).into_owned())
+    let msg = broadcast_text(comm, 0, mine);
+    (!msg.is_empty()).then_some(msg)
 }
 
 #[cfg(test)]

@@ -18,11 +18,12 @@ use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
 use pario_backends::{Backend, FsInfo};
 use pario_comm::{Comm, NodeLayout};
+use pario_engine::collective::agree_on_first_error;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_frontend::backend::{create_agreed, fs_usage};
 use pario_frontend::context::topology;
-use pario_frontend::{agree, keep, subset, Console, RunContext, Settings};
+use pario_frontend::{keep, subset, Console, RunContext, Settings};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_results::render::mdtest_text as text;
 use pario_results::{record_io, Operation, RunRecord, TestResult, Tool, Workload};
@@ -519,7 +520,7 @@ fn start_details_file(comm: &dyn Comm, o: &MdtestOptions) -> Result<(), String> 
             }
         }
     }
-    agree(comm, details_error)
+    agree_on_first_error(comm, details_error)
 }
 
 /// One test per task count, until one fails. Returns the exit status;

@@ -121,6 +121,58 @@ fn a_bad_option_does_not_parse() {
     assert!(e.to_string().contains("no-such-option"), "{e}");
 }
 
+/// One run on `n` ranks in threads (`ThreadComm`, two pretend nodes):
+/// every rank's (status, stdout, stderr) and the records kept.
+fn run_ranks(n: u32, args: &[&str]) -> (Vec<(i32, String, String)>, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    let settings = Settings::results_dir_only(runs.clone());
+    let mut argv: Vec<String> = vec!["ior".into()];
+    argv.extend(args.iter().map(|s| s.to_string()));
+    argv.extend(["-o".into(), dir.path().join("f").display().to_string()]);
+    let inv = parse_command_line(&argv[1..]).unwrap();
+    let per_rank = pario_comm::ThreadComm::try_run(n, n.div_ceil(2), 8 << 20, |comm| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = {
+            let console = Console::new("ior", &mut out, &mut err);
+            run_with(comm, &argv, &inv, &settings, &console)
+        };
+        (
+            status,
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(err).unwrap(),
+        )
+    })
+    .unwrap();
+    let kept = std::fs::read_dir(&runs).map_or(0, |d| d.count());
+    (per_rank, kept)
+}
+
+#[test]
+fn four_ranks_in_threads_run_a_subset_and_rank_0_speaks() {
+    let (ranks, kept) = run_ranks(4, &["-a", "DUMMY", "-w", "-r", "-N", "2", "-t", "64k"]);
+    assert!(ranks.iter().all(|r| r.0 == 0), "{ranks:?}");
+    let out0 = &ranks[0].1;
+    assert!(out0.contains("tasks               : 2"), "{out0}");
+    assert!(out0.contains("nodes               : 2"), "{out0}");
+    assert_eq!(out0.lines().filter(|l| l.starts_with("write ")).count(), 2);
+    assert!(ranks[1..].iter().all(|r| r.1.is_empty() && r.2.is_empty()));
+    assert_eq!(kept, 1, "one run, kept once (by rank 0)");
+}
+
+#[test]
+fn four_ranks_agree_on_a_memory_request_that_is_refused() {
+    let (ranks, kept) = run_ranks(4, &["-a", "DUMMY", "-w", "-O", "memoryPerTask=1000000g"]);
+    assert!(ranks.iter().all(|r| r.0 == EXIT_FAILED), "{ranks:?}");
+    assert!(
+        ranks[0].2.starts_with("ior: memoryPerTask=") && ranks[0].2.contains("ask for less"),
+        "{}",
+        ranks[0].2
+    );
+    assert!(ranks[1..].iter().all(|r| r.2.is_empty()));
+    assert_eq!(kept, 1);
+}
+
 /// A test's parameters: a command line with many options set.
 fn golden_params() -> (IorParams, NodeLayout) {
     let args: Vec<String> = [

@@ -121,6 +121,41 @@ fn an_existing_tree_is_a_kept_failure() {
 }
 
 #[test]
+fn four_ranks_in_threads_step_through_task_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let settings = Settings::results_dir_only(tmp.path().join("runs"));
+    let d = tmp.path().join("d").display().to_string();
+    let argv: Vec<String> = [
+        "mdtest", "-n", "6", "-d", &d, "-f", "2", "-l", "4", "-s", "2",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let o = parse(&argv[1..]).unwrap();
+    let ranks = pario_comm::ThreadComm::try_run(4, 2, 8 << 20, |comm| {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let status = {
+            let console = Console::new("mdtest", &mut out, &mut err);
+            run_with(comm, &argv, &o, &settings, &console)
+        };
+        (status, String::from_utf8(out).unwrap(), err.len())
+    })
+    .unwrap();
+    assert!(ranks.iter().all(|r| r.0 == 0 && r.2 == 0), "{ranks:?}");
+    let out0 = &ranks[0].1;
+    assert!(out0.contains("Nodemap: 1100\n"), "{out0}");
+    assert!(out0.contains("2 tasks, 12 files/directories"), "{out0}");
+    assert!(out0.contains("4 tasks, 24 files/directories"), "{out0}");
+    assert!(ranks[1..].iter().all(|r| r.1.is_empty()));
+    let kept: Vec<RunRecord> = std::fs::read_dir(tmp.path().join("runs"))
+        .unwrap()
+        .map(|e| serde_json::from_slice(&std::fs::read(e.unwrap().path()).unwrap()).unwrap())
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].tests.len(), 2);
+}
+
+#[test]
 fn a_bad_option_does_not_parse() {
     let e = parse(&["--no-such-option".to_string()]).unwrap_err();
     assert!(e.to_string().contains("no-such-option"), "{e}");
