@@ -14,6 +14,32 @@ use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// What a file type is when it is neither a regular file, a directory nor
+/// a symbolic link: "character device", "block device", "FIFO", "socket".
+pub fn special_kind(t: &std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_char_device() {
+        Some("character device")
+    } else if t.is_block_device() {
+        Some("block device")
+    } else if t.is_fifo() {
+        Some("FIFO")
+    } else if t.is_socket() {
+        Some("socket")
+    } else {
+        None
+    }
+}
+
+/// The kind of special file at `path` (symbolic links followed), if it is
+/// one: benchmarks must not write to, read from or remove device nodes,
+/// FIFOs or sockets. None for regular files, directories and missing paths.
+pub fn special_file(path: &Path) -> Option<&'static str> {
+    std::fs::metadata(path)
+        .ok()
+        .and_then(|m| special_kind(&m.file_type()))
+}
+
 /// Alignment required for O_DIRECT buffers, offsets and sizes.
 pub const DIRECT_ALIGNMENT: u64 = 4096;
 
@@ -139,6 +165,18 @@ impl Backend for PosixBackend {
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
+        // Never unlink a device node, FIFO or socket (lstat: a symbolic link
+        // itself may go, its target is not touched).
+        if let Ok(m) = std::fs::symlink_metadata(path) {
+            if let Some(kind) = special_kind(&m.file_type()) {
+                return Err(BackendError::new(
+                    ErrorKind::InvalidInput,
+                    "unlink",
+                    path,
+                    format!("is a {kind}, not a regular file: not removed"),
+                ));
+            }
+        }
         std::fs::remove_file(path).map_err(|e| BackendError::from_io("unlink", path, &e))
     }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
@@ -261,4 +299,47 @@ fn unescape_mount(s: &str) -> String {
         .replace("\\011", "\t")
         .replace("\\012", "\n")
         .replace("\\134", "\\")
+}
+
+#[cfg(test)]
+mod special_file_tests {
+    use super::*;
+    use std::process::Command;
+
+    #[test]
+    fn delete_refuses_fifos_and_device_nodes() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        assert!(Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        assert_eq!(special_file(&fifo), Some("FIFO"));
+        let b = PosixBackend::default();
+        let e = b.delete(&fifo).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        assert!(fifo.exists(), "the FIFO was removed");
+        // A character device (mknod needs root; the suite runs as root).
+        let dev = dir.path().join("null");
+        let made = Command::new("mknod")
+            .arg(&dev)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            assert_eq!(special_file(&dev), Some("character device"));
+            assert!(b.delete(&dev).is_err());
+            assert!(dev.exists(), "the device node was removed");
+        } else {
+            eprintln!("note: mknod not permitted here; the FIFO case ran");
+        }
+        // Regular files still go.
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"x").unwrap();
+        assert_eq!(special_file(&f), None);
+        b.delete(&f).unwrap();
+        assert!(!f.exists());
+    }
 }

@@ -926,7 +926,7 @@ fn run_phase(
                 }
             }
             if let Some(csv) = &extras.rank_csv {
-                if let Err(e) = files::append(csv, &files::rank_csv_rows(&phase)) {
+                if let Err(e) = files::append_rank_csv(csv, &files::rank_csv_rows(&phase)) {
                     observer.event(Event::Warning {
                         text: &format!("saveRankPerformanceDetailsCSV {}: {e}", csv.display()),
                     });
@@ -1258,7 +1258,7 @@ mod tests {
         assert!(out.error.is_none(), "{:?}", out.error);
         let rows = std::fs::read_to_string(&ranks).unwrap();
         let kinds: Vec<&str> = rows.lines().map(|l| &l[..l.find(',').unwrap()]).collect();
-        assert_eq!(kinds, ["write", "read", "write", "read"]);
+        assert_eq!(kinds, ["access", "write", "read", "write", "read"]);
         for op in ["write", "read"] {
             let f = dir.path().join(format!("ops-{op}-1-00000.csv"));
             let text = std::fs::read_to_string(&f).unwrap();

@@ -14,6 +14,7 @@ pub mod collective;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;
+pub mod memcheck;
 pub mod naming;
 pub mod observer;
 pub mod sysinfo;

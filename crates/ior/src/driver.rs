@@ -25,6 +25,7 @@ pub mod params;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
 use pario_comm::{Comm, NodeLayout};
+use pario_engine::collective::agree_on_first_error;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
@@ -53,6 +54,8 @@ pub const DEFAULT_RANDOM_SEED: u64 = 0;
 pub const EXIT_VERIFY: i32 = 3;
 /// Exit status when a test failed (I/O error, bad input discovered at run time).
 pub const EXIT_FAILED: i32 = 1;
+/// Exit status for input refused before anything is opened.
+pub const EXIT_USAGE: i32 = 2;
 
 /// How the packet type maps onto the signature crate.
 fn packet(p: DataPacketType) -> PacketType {
@@ -374,7 +377,17 @@ impl Observer for TextObserver<'_, '_> {
                 bad_transfers,
                 details,
             } => {
-                // Errors always go to stderr, whatever the output format.
+                // IOR's own line first (site scripts grep for it; on stdout,
+                // or stderr when a summary owns stdout): N counts the
+                // transfers with wrong data.
+                let access = match operation {
+                    Operation::Write | Operation::CheckWrite => "write",
+                    _ => "read",
+                };
+                self.warn(&format!(
+                    "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
+                ));
+                // Then our details, always on stderr, whatever the output format.
                 let report = pario_results::render::format::verify_error_report(
                     "ior",
                     operation.ior_name(),
@@ -412,6 +425,24 @@ pub fn run_with(
     console: &Console<'_>,
 ) -> i32 {
     let rank = comm.rank();
+    let layout = comm.node_layout();
+    if let Err(e) = agree_on_first_error(comm, check_before_run(comm, &layout, inv).err()) {
+        if rank == 0 {
+            console.error(&e);
+        }
+        return EXIT_USAGE;
+    }
+    let summary = if rank == 0 {
+        check_summary_file(inv).err()
+    } else {
+        None
+    };
+    if let Err(e) = agree_on_first_error(comm, summary) {
+        if rank == 0 {
+            console.error(&e);
+        }
+        return EXIT_FAILED;
+    }
     let first = inv.tests.first();
     let fs = first.and_then(|t| {
         let dir = parent_dir(&t.test_file);
@@ -441,9 +472,20 @@ pub fn run_with(
     record.finished = run.now();
     record.exit_status = status;
 
+    let mut failed_outputs = 0;
     if rank == 0 {
-        finish_output(&record, inv, machine_to_stdout, console);
+        // A requested output that could not be written fails the run (exit
+        // 1, as IOR), after the record keeps what was measured.
+        let errors = finish_output(&record, inv, machine_to_stdout, console);
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         keep(&record, settings, console);
+    }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
     }
     status
 }
@@ -522,6 +564,118 @@ fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> 
         }
     }
     status
+}
+
+/// Rank 0: the directory of the `summaryFile` exists (before any I/O, so
+/// that a typo does not cost the whole benchmark).
+fn check_summary_file(inv: &Invocation) -> Result<(), String> {
+    let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) else {
+        return Ok(());
+    };
+    let dir = match Path::new(file).parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!(
+            "summaryFile {file}: directory {} does not exist",
+            dir.display()
+        ))
+    }
+}
+
+/// This rank's checks of every test against the machine, before anything
+/// is opened (the caller agrees on them; a refusal is bad input, exit 2):
+/// the I/O buffers fit ([`pario_engine::memcheck`]), `-Q` fits the nodes,
+/// a write test fits its file system, and no file is a device node, FIFO
+/// or socket.
+fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> Result<(), String> {
+    for p in &inv.tests {
+        let Ok(n) = participants(p, comm.size()) else {
+            continue; // refused later, with its own message
+        };
+        let buffers = if p.check_write || p.check_read { 2 } else { 1 };
+        pario_engine::memcheck::check_buffers(
+            &format!(
+                "-t {} ({buffers} buffer(s) of the transfer size)",
+                crate::size::format_size(p.transfer_size)
+            ),
+            p.transfer_size.saturating_mul(buffers),
+            layout.local_size.min(n),
+        )?;
+        let nodes = p.num_nodes.unwrap_or(u64::from(layout.num_nodes));
+        let reordered = p.reorder_tasks || p.reorder_tasks_random > 0;
+        if reordered && p.task_per_node_offset > 1 && p.task_per_node_offset >= nodes {
+            return Err(format!(
+                "-Q {} (taskPerNodeOffset) counts nodes, but this run has {nodes} node(s): \
+                 give a -Q below the number of nodes",
+                p.task_per_node_offset
+            ));
+        }
+        if p.api.eq_ignore_ascii_case("dummy") || p.dry_run {
+            continue;
+        }
+        if comm.rank() == 0 && (p.write_file || p.check_write) {
+            check_fits_file_system(p, n)?;
+        }
+        check_targets(comm.rank(), n, p)?;
+    }
+    Ok(())
+}
+
+/// A write test whose files are larger than their file system can ever be
+/// (`-b 8191p`) would write until the disk is full: refused.
+fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
+    let dir = parent_dir(&p.test_file);
+    let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
+        return Ok(());
+    };
+    let targets = p.test_file.split('@').count() as u64;
+    let bytes = p
+        .block_size
+        .saturating_mul(p.segment_count)
+        .saturating_mul(u64::from(n));
+    if fs.total_bytes > 0 && bytes / targets.max(1) > fs.total_bytes {
+        return Err(format!(
+            "-b {} -s {} with {n} rank(s) writes {}, but the file system holding {} is only {} \
+             in total",
+            crate::size::format_size(p.block_size),
+            p.segment_count,
+            pario_engine::memcheck::human(bytes),
+            dir.display(),
+            pario_engine::memcheck::human(fs.total_bytes)
+        ));
+    }
+    Ok(())
+}
+
+/// None of the files this rank will write, read or remove may be a device
+/// node, FIFO or socket (IOR would write over `/dev/null` and then unlink
+/// it). Each rank checks the files of its own data index, so the whole job
+/// checks every file.
+fn check_targets(rank: u32, n: u32, p: &IorParams) -> Result<(), String> {
+    let Ok(naming) = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
+    else {
+        return Ok(()); // refused later, with its own message
+    };
+    let mine = if p.file_per_proc { rank < n } else { rank == 0 };
+    if !mine {
+        return Ok(());
+    }
+    let reps = if p.multi_file { p.repetitions } else { 1 };
+    for rep in 0..reps.min(u64::from(u32::MAX)) as u32 {
+        let path = naming.path_for(if p.file_per_proc { rank } else { 0 }, rep);
+        if let Some(kind) = pario_backends::posix::special_file(&path) {
+            return Err(format!(
+                "-o {}: {} is a {kind}, not a regular file: refusing to open or remove it",
+                p.test_file,
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// What every test of one invocation shares.
@@ -884,12 +1038,14 @@ fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
 }
 
 /// Summary table, machine-readable summaries and the Finished line.
+/// Returns the outputs that could not be written (path and reason).
 fn finish_output(
     record: &RunRecord,
     inv: &Invocation,
     machine_to_stdout: bool,
     console: &Console<'_>,
-) {
+) -> Vec<String> {
+    let mut errors = Vec::new();
     let first = inv.tests.first();
     let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
     let doc = match format {
@@ -905,19 +1061,23 @@ fn finish_output(
         if let Err(e) =
             record_io::write_atomically(Path::new(file), ior_text::summary(record).as_bytes())
         {
-            console.error(&format!("summaryFile {file}: {e}"));
+            errors.push(format!("summaryFile {file}: {e}"));
         }
     }
     if let Some(doc) = doc {
         match first.and_then(|t| t.summary_file.as_ref()) {
             Some(file) => {
                 if let Err(e) = record_io::write_atomically(Path::new(file), doc.as_bytes()) {
-                    console.error(&format!("summaryFile {file}: {e}"));
+                    errors.push(format!("summaryFile {file}: {e}"));
                 }
             }
             None => console.out(&doc),
         }
     }
+    for e in &errors {
+        console.error(e);
+    }
+    errors
 }
 
 #[cfg(test)]

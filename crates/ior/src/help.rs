@@ -186,6 +186,11 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "set directives; the same names work in decks",
             ),
             ("-h, --help", "this text"),
+            ("--version", "print the version line"),
+            (
+                "--allow-cpu-fallback",
+                "run GPU requests (gpuDirect, allocateBufferOnGPU, GPUid) on CPU memory",
+            ),
         ],
     ),
     (
@@ -284,8 +289,9 @@ pub fn help_text() -> String {
         }
     }
     out.push_str(
-        "\nOptions after -f also set the deck's defaults (IOR 4 behaviour); deck lines override \
-         them.\n",
+        "\nOptions before -f set the deck's defaults; deck lines override them. Options after -f \
+         are\nchecked but not applied (a warning names them): IOR's documented rule (IOR 4.1 \
+         applies them).\n",
     );
     out
 }
@@ -325,6 +331,16 @@ mod tests {
         ] {
             assert!(text.contains(title), "{title}");
         }
+    }
+
+    #[test]
+    fn says_what_options_after_a_deck_do() {
+        // The binary parses with AfterDeck::Ignore: the help must say so.
+        let text = help_text();
+        assert!(text.contains("after -f"), "{text}");
+        assert!(text.contains("not applied"), "{text}");
+        assert!(!text.contains("after -f also set"), "{text}");
+        assert!(text.contains("--version") && text.contains("--allow-cpu-fallback"));
     }
 
     #[test]

@@ -659,8 +659,14 @@ pub fn parse_command_line_with(
     let mut warnings = Vec::new();
 
     let mut tags = Vec::new();
+    let mut allow_cpu_fallback = false;
     let mut i = 0;
     while i < args.len() {
+        if args[i] == ALLOW_CPU_FALLBACK {
+            allow_cpu_fallback = true;
+            i += 1;
+            continue;
+        }
         if let Some((tag, used)) = parse_tag_option(args, i)? {
             tags.push(tag);
             i += used;
@@ -709,6 +715,11 @@ pub fn parse_command_line_with(
         t.check()?;
         vec![t]
     };
+    if !help && !allow_cpu_fallback {
+        for t in &tests {
+            refuse_gpu(t)?;
+        }
+    }
 
     Ok(Invocation {
         tests,
@@ -718,6 +729,33 @@ pub fn parse_command_line_with(
         command_line: args.to_vec(),
         tags,
     })
+}
+
+/// pario's option to run a test that asks for GPU buffers or GPUDirect on
+/// CPU memory instead (this build has no GPU support); without it such a
+/// test is refused, since it would measure something other than asked.
+pub const ALLOW_CPU_FALLBACK: &str = "--allow-cpu-fallback";
+
+/// Refuses a test that asks for GPU memory (see [`ALLOW_CPU_FALLBACK`]).
+fn refuse_gpu(p: &IorParams) -> Result<(), OptionError> {
+    let mut asked = Vec::new();
+    if p.allocate_buffer_on_gpu {
+        asked.push("allocateBufferOnGPU");
+    }
+    if p.gpu_direct {
+        asked.push("gpuDirect");
+    }
+    if p.gpu_id != 0 {
+        asked.push("GPUid");
+    }
+    if asked.is_empty() {
+        return Ok(());
+    }
+    Err(OptionError::Usage(format!(
+        "{}: this build of pario has no GPU support; the test would measure CPU memory \
+         instead (add {ALLOW_CPU_FALLBACK} to run it on CPU memory anyway)",
+        asked.join(", ")
+    )))
 }
 
 /// A `--tag` label and the number of words it used.
@@ -743,6 +781,13 @@ fn parse_tag_option(args: &[String], i: usize) -> Result<Option<TagOption>, Opti
         return Ok(None);
     };
     let tag = pario_store::parse_tag(value).map_err(|e| OptionError::invalid("--tag", value, e))?;
+    if tag.1.trim().is_empty() {
+        return Err(OptionError::invalid(
+            "--tag",
+            value,
+            "the label's value is empty (write key=value, e.g. --tag build=2.6.0)",
+        ));
+    }
     Ok(Some((tag, used)))
 }
 
@@ -2017,6 +2062,24 @@ impl IorParams {
         if self.reorder_tasks && self.reorder_tasks_random > 0 {
             return bad(
                 "-C and -Z are mutually exclusive (reorderTasksConstant, reorderTasksRandom)"
+                    .into(),
+            );
+        }
+        if self.reorder_tasks && self.task_per_node_offset == 0 {
+            return bad(
+                "-C with -Q 0 (reorderTasksConstant, taskPerNodeOffset): every rank \
+                        would read back its own data, from its own cache; -Q must be at least 1"
+                    .into(),
+            );
+        }
+        if self.num_nodes == Some(0) {
+            return bad(
+                "numNodes must be at least 1 (leave it out to use the detected nodes)".into(),
+            );
+        }
+        if self.num_tasks_on_node0 == Some(0) {
+            return bad(
+                "numTasksOnNode0 must be at least 1 (leave it out to use the detected layout)"
                     .into(),
             );
         }

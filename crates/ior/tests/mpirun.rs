@@ -147,6 +147,13 @@ fn upstream_data_files_verify_and_corruption_is_caught() {
             "{}",
             r.stderr
         );
+        // IOR's own line, which site scripts grep for.
+        assert!(
+            r.stdout
+                .contains("WARNING: Incorrect data on read (1 errors found).\n"),
+            "{}",
+            r.both()
+        );
         assert!(
             r.stderr.contains(&format!("offset {}", 256 * 1024 + 4096)),
             "{}",

@@ -219,7 +219,13 @@ fn rank_and_per_operation_csv_files() {
     );
     assert!(r.ok(), "{}", r.both());
     let text = std::fs::read_to_string(&ranks).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    // IOR 4.1's header line first.
+    let (header, body) = text.split_once('\n').unwrap();
+    assert_eq!(
+        header,
+        "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput"
+    );
+    let rows: Vec<Vec<&str>> = body.lines().map(|l| l.split(',').collect()).collect();
     // 2 iterations x (write, read) x 2 ranks, IOR's six columns.
     assert_eq!(rows.len(), 8, "{text}");
     for (i, row) in rows.iter().enumerate() {

@@ -298,6 +298,25 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     run_with(comm, argv, o, &Settings::from_env(), &console)
 }
 
+/// A `-d` directory or `-x` file that is a device node, FIFO or socket,
+/// refused before anything is opened (rank-local; agreed by the caller).
+fn special_targets(o: &MdtestOptions) -> Option<String> {
+    let dirs = o.dirs.iter().map(|d| ("-d", d));
+    for (option, path) in dirs.chain(o.stonewall_file.iter().map(|f| ("-x", f))) {
+        if let Some(kind) = pario_backends::posix::special_file(Path::new(path)) {
+            return Some(format!(
+                "{option} {path}: is a {kind}, not a {}: refusing to use it",
+                if option == "-d" {
+                    "directory"
+                } else {
+                    "regular file"
+                }
+            ));
+        }
+    }
+    None
+}
+
 /// Run mdtest on `comm`. Returns the exit status (the same on every rank).
 ///
 /// Once the options are consistent, every run is kept, failed ones
@@ -315,6 +334,29 @@ pub fn run_with(
         Ok(r) => r,
         Err(e) => return fail(comm, console, &e.0, EXIT_USAGE),
     };
+    if let Err(e) = agree_on_first_error(comm, special_targets(o)) {
+        return fail(comm, console, &e, EXIT_USAGE);
+    }
+    let outputs = if comm.rank() == 0 {
+        check_output_dirs(o)
+    } else {
+        None
+    };
+    if let Err(e) = agree_on_first_error(comm, outputs) {
+        return fail(comm, console, &e, EXIT_FAILED);
+    }
+    // The write and read buffers of every rank, filled before use.
+    let buffers = pario_engine::memcheck::check_buffers(
+        &format!(
+            "-w {} / -e {} (the write and read buffers)",
+            o.write_bytes, o.read_bytes
+        ),
+        o.write_bytes.saturating_add(o.read_bytes),
+        comm.node_layout().local_size,
+    );
+    if let Err(e) = agree_on_first_error(comm, buffers.err()) {
+        return fail(comm, console, &e, EXIT_USAGE);
+    }
     // The file-system figures are filled in once the target is known.
     let run = RunContext::start(comm, settings, &o.tags, None);
     let mut record = run.record(
@@ -343,13 +385,63 @@ pub fn run_with(
         }
     };
     record.exit_status = status;
+    let mut failed_outputs = 0;
     if comm.rank() == 0 {
-        if ran {
-            write_outputs(o, &record, console);
+        // A requested output that was not written fails the run (exit 1).
+        let mut errors = if ran {
+            write_outputs(o, &record, console)
+        } else {
+            Vec::new()
+        };
+        if let Some(f) = &o.stonewall_file {
+            let prefix = format!("stonewall status file {f}:");
+            errors.extend(
+                record
+                    .warnings
+                    .iter()
+                    .filter(|w| w.starts_with(&prefix))
+                    .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file "))),
+            );
         }
+        for e in &errors {
+            console.error(e);
+        }
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
         keep(&record, settings, console);
     }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
     status
+}
+
+/// Rank 0: the directories of the files the run must write exist (`-x`,
+/// `--summary-file`, `--saveRankPerformanceDetails`), checked before any
+/// I/O so that a typo does not cost the whole run.
+fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
+    let files = [
+        ("-x", &o.stonewall_file),
+        ("--summary-file", &o.summary_file),
+        ("--saveRankPerformanceDetails", &o.save_rank_details),
+    ];
+    for (option, file) in files {
+        let Some(file) = file else { continue };
+        let dir = match Path::new(file).parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Some(format!(
+                "{option} {file}: directory {} does not exist",
+                dir.display()
+            ));
+        }
+    }
+    None
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
@@ -615,8 +707,10 @@ fn run_one(
     Ok(test)
 }
 
-/// Rank 0: the rank details CSV and the machine-readable summary.
-fn write_outputs(o: &MdtestOptions, record: &RunRecord, console: &Console<'_>) {
+/// Rank 0: the rank details CSV and the machine-readable summary. Returns
+/// what could not be written (option, path and reason).
+fn write_outputs(o: &MdtestOptions, record: &RunRecord, console: &Console<'_>) -> Vec<String> {
+    let mut errors = Vec::new();
     if let Some(f) = &o.save_rank_details {
         let mut csv = output::rank_details_header();
         for t in &record.tests {
@@ -628,7 +722,7 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord, console: &Console<'_>) {
             csv.push_str(&output::rank_details_rows(t, items, t.workload.num_tasks));
         }
         if let Err(e) = record_io::write_atomically(Path::new(f), csv.as_bytes()) {
-            console.error(&format!("--saveRankPerformanceDetails {f}: {e}"));
+            errors.push(format!("--saveRankPerformanceDetails {f}: {e}"));
         }
     }
     if let Some(format) = o.summary_format {
@@ -643,12 +737,13 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord, console: &Console<'_>) {
         match &o.summary_file {
             Some(f) => {
                 if let Err(e) = record_io::write_atomically(Path::new(f), doc.as_bytes()) {
-                    console.error(&format!("--summary-file {f}: {e}"));
+                    errors.push(format!("--summary-file {f}: {e}"));
                 }
             }
             None => console.out(&doc),
         }
     }
+    errors
 }
 
 #[cfg(test)]

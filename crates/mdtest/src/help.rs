@@ -50,6 +50,8 @@ pub fn help_text() -> String {
         ("--summary-file=FILE", "pario: where --summary-format goes (default: standard output, instead of the text)"),
         ("--keep-on-error", "pario: leave what a failed run created"),
         ("--tag KEY=VALUE", "pario: label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)"),
+        ("--allow-cpu-fallback", "pario: run GPU requests (--gpuDirect, ...) on CPU memory, with a warning"),
+        ("--version", "print the version line"),
         ("-h", "this help"),
     ];
     let mut s = String::from(

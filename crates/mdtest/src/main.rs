@@ -1,5 +1,5 @@
 //! `mdtest`: parse the command line, run, map the outcome to an exit status.
-//! Nothing else lives here.
+//! Nothing else lives here. `mdtest --version` prints the version line.
 
 use pario_comm::mpi_comm::MpiWorld;
 use pario_comm::Comm;
@@ -13,6 +13,12 @@ fn main() {
     };
     let comm = world.world();
     let code = match options::parse(&argv[1..]) {
+        _ if argv.len() == 2 && argv[1] == "--version" => {
+            if comm.rank() == 0 {
+                println!("mdtest-{}", options::MDTEST_VERSION);
+            }
+            0
+        }
         Ok(o) if o.is_help() => {
             if comm.rank() == 0 {
                 print!("{}", help::help_text());

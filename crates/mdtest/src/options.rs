@@ -101,6 +101,11 @@ pub struct MdtestOptions {
     pub help: bool,
     /// `--tag key=value` labels of the kept run record, in order.
     pub tags: Vec<(String, String)>,
+    /// GPU options given (`--gpuDirect`, ...): refused unless
+    /// `--allow-cpu-fallback` (this build has no GPU support).
+    pub gpu_options: Vec<String>,
+    /// `--allow-cpu-fallback`: run GPU requests on CPU memory, with a warning.
+    pub allow_cpu_fallback: bool,
 }
 
 impl Default for MdtestOptions {
@@ -158,6 +163,8 @@ impl Default for MdtestOptions {
             keep_on_error: false,
             help: false,
             tags: Vec::new(),
+            gpu_options: Vec::new(),
+            allow_cpu_fallback: false,
         }
     }
 }
@@ -208,6 +215,10 @@ fn parse_i64(option: &str, text: &str) -> Result<i64, OptionError> {
         .parse::<i64>()
         .map_err(|_| bad(format!("{option} {text}: expected a whole number")))
 }
+
+/// Most directories a tree (`-z`, `-b`) may have: 10 million. A larger
+/// tree (`-z 9 -b 10` is 1.1 billion) would take days to create.
+pub const MAX_TREE_DIRS: u64 = 10_000_000;
 
 /// Short options that take a value.
 const VALUE_LETTERS: &str = "abdefGiIlnNpsVwWxz";
@@ -291,14 +302,22 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
                 "summary-file" => o.summary_file = Some(take(&mut i)?),
                 "tag" => {
                     let v = take(&mut i)?;
-                    o.tags
-                        .push(pario_store::parse_tag(&v).map_err(|e| bad(format!("--tag: {e}")))?);
+                    let tag = pario_store::parse_tag(&v).map_err(|e| bad(format!("--tag: {e}")))?;
+                    if tag.1.trim().is_empty() {
+                        return Err(bad(format!(
+                            "--tag {v}: the label's value is empty (write key=value)"
+                        )));
+                    }
+                    o.tags.push(tag);
                 }
                 "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
-                    return Err(bad(format!(
-                        "--{name}: this build of pario has no GPU support"
-                    )))
+                    // The value, if any, is the option's own (GPU id, 0/1).
+                    if inline.is_none() && i < args.len() && !args[i].starts_with('-') {
+                        i += 1;
+                    }
+                    o.gpu_options.push(format!("--{name}"));
                 }
+                "allow-cpu-fallback" => o.allow_cpu_fallback = flag(&inline)?,
                 _ => {
                     return Err(bad(format!(
                         "unknown option --{name} (run 'mdtest -h' for the list)"
@@ -452,6 +471,12 @@ impl MdtestOptions {
         } else {
             (o.dirs_only, o.files_only)
         };
+        if o.dirs_only && o.files_only {
+            return Err(bad(
+                "-D (directories only) and -F (files only) contradict each other: give one, \
+                 or neither to test both",
+            ));
+        }
         if o.shared_file {
             if o.dirs_only && !o.files_only {
                 return Err(bad(
@@ -574,7 +599,20 @@ impl MdtestOptions {
         if !(dirs || files) {
             return Err(bad("nothing to test: -D and -F select nothing"));
         }
-        let mut warnings = Vec::new();
+        let mut warnings = o.check_sizes()?;
+        if !o.gpu_options.is_empty() {
+            let asked = o.gpu_options.join(", ");
+            if !o.allow_cpu_fallback {
+                return Err(bad(format!(
+                    "{asked}: this build of pario has no GPU support; the test would measure \
+                     CPU memory instead (add --allow-cpu-fallback to run it on CPU memory anyway)"
+                )));
+            }
+            warnings.push(format!(
+                "{asked}: no GPU support in this build; buffers stay in CPU memory \
+                 (--allow-cpu-fallback)"
+            ));
+        }
         if read && o.read_bytes == 0 && files {
             warnings.push(
                 "Read bytes is 0, thus, a read test will actually just open/close".to_string(),
@@ -592,8 +630,66 @@ impl MdtestOptions {
         })
     }
 
+    /// The counts of items and directories: nothing to test, a tree too
+    /// large to ever finish, and `-n` with `-I` and a tree (mdtest's rule
+    /// makes `-n` the items per directory loop, not per rank: a warning
+    /// saying how many items each rank handles). Returns the warnings.
+    fn check_sizes(&self) -> Result<Vec<String>, OptionError> {
+        let o = self;
+        if o.items == 0 && o.items_per_dir == 0 && o.depth == 0 {
+            return Err(bad(
+                "-n 0: no items to test (give the items per rank with -n, or a tree with -z and -I)",
+            ));
+        }
+        let mut warnings = Vec::new();
+        if o.depth == 0 || o.branch == 0 {
+            return Ok(warnings);
+        }
+        let tree = pario_plan::mdtest::Tree::new(o.branch, o.depth)
+            .map_err(|e| bad(format!("-z {} -b {}: {e}", o.depth, o.branch)))?;
+        if tree.num_dirs() > MAX_TREE_DIRS {
+            return Err(bad(format!(
+                "-z {} -b {}: a tree of {} directories (per tree; at most {MAX_TREE_DIRS}): \
+                 lower the depth (-z) or the branching factor (-b)",
+                o.depth,
+                o.branch,
+                tree.num_dirs()
+            )));
+        }
+        let item_dirs = if o.leaf_only {
+            tree.num_leaves()
+        } else {
+            tree.num_dirs()
+        };
+        if o.items > 0 && o.items_per_dir > 0 && !o.unique_dir && item_dirs > 1 {
+            let loops = o.items / o.items_per_dir;
+            warnings.push(format!(
+                "-n {} with -I {} and a tree of {item_dirs} item directories: each rank handles \
+                 {} items ({loops} directory loop(s) of {} items in each directory), not {}",
+                o.items,
+                o.items_per_dir,
+                loops
+                    .saturating_mul(o.items_per_dir)
+                    .saturating_mul(item_dirs),
+                o.items_per_dir,
+                o.items
+            ));
+        }
+        if o.items == 0 && o.items_per_dir == 0 {
+            warnings.push("no items (-n 0): only the tree is created and removed".to_string());
+        }
+        Ok(warnings)
+    }
+
     /// Checks against the number of ranks running.
     pub fn check_tasks(&self, size: u32) -> Result<(), OptionError> {
+        if self.stride > 0 && self.stride >= size && !(self.stride == 1 && size == 1) {
+            return Err(bad(format!(
+                "-N {}: the shift between ranks must be less than the {size} MPI rank(s) \
+                 running (with -N {} each rank would stat the items of rank (r + {}) mod {size})",
+                self.stride, self.stride, self.stride
+            )));
+        }
         if self.dirs.len() > size as usize {
             return Err(bad(format!(
                 "-d: {} directories but only {size} MPI ranks (at most one directory per rank)",

@@ -3,8 +3,10 @@
 //! (`savePerOpDataCSV`), plus the C-style `%e` number formatting they use.
 //!
 //! Formats (from IOR 4.1):
-//! - per-rank: no header, rows appended after every write/read phase:
-//!   `access,rank,totalTime,accessTime,totalBW,accessBW`, times in seconds,
+//! - per-rank: IOR 4.1's header line [`RANK_CSV_HEADER`] when the file is
+//!   new (or empty), then rows appended after every write/read phase:
+//!   access, rank, time with open/close, access time, bandwidth with
+//!   open/close, access bandwidth; times in seconds,
 //!   bandwidths in bytes/s computed from the phase's bytes divided by the
 //!   number of ranks (IOR's definition), all `%.10e`;
 //! - per-operation: one file per rank and phase with the header
@@ -69,6 +71,21 @@ pub fn rank_csv_rows(phase: &PhaseResult) -> String {
     out
 }
 
+/// The header line IOR 4.1 writes at the top of the per-rank CSV.
+pub const RANK_CSV_HEADER: &str =
+    "access,rank,runtime-with-openclose,runtime,throughput-withopenclose,throughput\n";
+
+/// Append a phase's per-rank `rows` to `path`, after [`RANK_CSV_HEADER`]
+/// when the file is new or empty (a later run appends below the header).
+pub fn append_rank_csv(path: &Path, rows: &str) -> std::io::Result<()> {
+    let empty = std::fs::metadata(path).map_or(true, |m| m.len() == 0);
+    if empty {
+        append(path, &format!("{RANK_CSV_HEADER}{rows}"))
+    } else {
+        append(path, rows)
+    }
+}
+
 /// Append `text` to `path` (created if missing).
 pub fn append(path: &Path, text: &str) -> std::io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
@@ -115,6 +132,20 @@ mod tests {
         assert_eq!(c_exp(0.0, 3), "0.000e+00");
         assert_eq!(c_exp(-2.5e-120, 1), "-2.5e-120");
         assert_eq!(c_exp(f64::INFINITY, 3), "inf");
+    }
+
+    #[test]
+    fn rank_csv_has_one_header_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.csv");
+        append_rank_csv(&f, "write,0,1,1,1,1\n").unwrap();
+        append_rank_csv(&f, "read,0,1,1,1,1\n").unwrap();
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(
+            text,
+            format!("{RANK_CSV_HEADER}write,0,1,1,1,1\nread,0,1,1,1,1\n")
+        );
+        assert!(RANK_CSV_HEADER.starts_with("access,rank,runtime-with-openclose,runtime,"));
     }
 
     #[test]

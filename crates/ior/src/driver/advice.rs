@@ -6,10 +6,15 @@
 //!   directory is not on that file system (statfs type `lustre`, `gpfs`,
 //!   `beegfs`) the warning says so; when it is, it says that this build has
 //!   no interface to apply them. They are never passed to the backend.
-//! - GPU buffers and `dualMount` are warnings (not supported).
+//! - GPU buffers (accepted only with `--allow-cpu-fallback`, see
+//!   [`crate::options::ALLOW_CPU_FALLBACK`]) and `dualMount` are warnings
+//!   (not supported).
+//! - `collective` (`-c`) with a backend without collective I/O (POSIX, ...)
+//!   and `uniqueDir` (`-u`) without `-F` are warnings: IOR accepts both
+//!   silently, and sites' scripts pass them, but they change nothing.
 //! - Options of a backend that is not selected, or not built (MPIIO, HDF5,
-//!   NCMPI options, `--<module>.*` of another module, `collective` with
-//!   POSIX) are notes: they change nothing for the selected backend.
+//!   NCMPI options, `--<module>.*` of another module) are notes: they
+//!   change nothing for the selected backend.
 //!
 //! `warningAsErrors` turns the warnings into an error before any I/O.
 
@@ -177,10 +182,20 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
             note(&mut out, format!("{name}: an option {why}: ignored"));
         }
     }
+    // IOR accepts -c with any backend and says nothing: a warning, since the
+    // user asked for collective I/O and gets independent I/O.
     if let (true, Some(why)) = (p.collective, other(&["MPIIO", "HDF5", "NCMPI"])) {
-        note(
+        warn(
             &mut out,
-            format!("collective: collective I/O is {why}: independent I/O is used"),
+            format!("collective (-c): collective I/O is {why}: independent I/O is used"),
+        );
+    }
+    if p.unique_dir && !p.file_per_proc {
+        warn(
+            &mut out,
+            "uniqueDir (-u): a directory per task needs file per process (-F); with one shared \
+             file it has no effect"
+                .to_string(),
         );
     }
     let hdf5_flags = [
@@ -276,7 +291,8 @@ mod tests {
                 .any(|t| t.starts_with("showHints: an option for -a MPIIO/HDF5/NCMPI, ")),
             "{n:?}"
         );
-        assert!(n.iter().any(|t| t.starts_with("collective:")), "{n:?}");
+        let w = texts(&advise(&p, "ext4"), Level::Warning);
+        assert!(w.iter().any(|t| t.starts_with("collective (-c):")), "{w:?}");
         assert!(
             n.iter().any(|t| t.starts_with(
                 "--dummy.delay-xfer: an option of the DUMMY backend, not the selected -a POSIX"
@@ -294,14 +310,21 @@ mod tests {
             "MPIIO's own options: {:?}",
             advise(&m, "")
         );
-        assert!(texts(&advise(&p, "ext4"), Level::Warning).is_empty());
+        assert_eq!(w.len(), 1, "{w:?}");
         let d = params("-a dummy --dummy.delay-xfer=10");
         assert!(advise(&d, "").is_empty());
     }
 
     #[test]
+    fn unique_dir_without_file_per_process_warns() {
+        let w = texts(&advise(&params("-w -u"), "ext4"), Level::Warning);
+        assert!(w.len() == 1 && w[0].contains("-F"), "{w:?}");
+        assert!(advise(&params("-w -u -F"), "ext4").is_empty());
+    }
+
+    #[test]
     fn unsupported_features_warn() {
-        let p = params("--allocateBufferOnGPU -O dualMount=1");
+        let p = params("--allocateBufferOnGPU -O dualMount=1 --allow-cpu-fallback");
         assert_eq!(texts(&advise(&p, "xfs"), Level::Warning).len(), 2);
     }
 }
