@@ -11,6 +11,7 @@
 //! instead of leaving them waiting.
 
 pub mod collective;
+pub mod interrupt;
 pub mod ior;
 pub mod latency;
 pub mod mdtest;

@@ -10,6 +10,7 @@
 use crate::console::Console;
 use pario_backends::FsInfo;
 use pario_comm::{Clock, ClockSync, Comm, NodeLayout};
+use pario_engine::interrupt::Interrupt;
 use pario_plan::reorder::Topology;
 use pario_results::{RunRecord, SystemInfo, Tool, RECORD_SCHEMA_VERSION};
 use pario_store::KeepTarget;
@@ -24,6 +25,9 @@ pub struct Settings {
     pub tags_env: Option<String>,
     /// Where the run is kept: `PARIO_RESULTS_DIR`, `PARIO_DB`.
     pub keep: KeepTarget,
+    /// Set by SIGINT/SIGTERM once a front end's `run` has registered the
+    /// handlers ([`Interrupt::register`]); never set in tests unless raised.
+    pub interrupt: Interrupt,
 }
 
 impl Settings {
@@ -32,6 +36,7 @@ impl Settings {
         Settings {
             tags_env: std::env::var(pario_store::TAGS_ENV).ok(),
             keep: KeepTarget::from_env(),
+            interrupt: Interrupt::default(),
         }
     }
 
@@ -45,6 +50,7 @@ impl Settings {
                 db: Ok(None),
                 sqlite_busy_timeout: std::time::Duration::from_secs(1),
             },
+            interrupt: Interrupt::default(),
         }
     }
 }

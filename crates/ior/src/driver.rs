@@ -24,8 +24,9 @@ pub mod memhog;
 pub mod params;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
-use pario_comm::{Comm, NodeLayout};
+use pario_comm::{Comm, NodeLayout, ReduceOp};
 use pario_engine::collective::agree_on_first_error;
+use pario_engine::interrupt::Interrupt;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
@@ -412,7 +413,13 @@ impl Observer for TextObserver<'_, '_> {
 pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     let console = Console::new("ior", &mut out, &mut err);
-    run_with(comm, argv, inv, &Settings::from_env(), &console)
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    run_with(comm, argv, inv, &settings, &console)
 }
 
 /// Run every test of `inv` on `comm`. Returns the exit status. Only rank 0
@@ -425,6 +432,7 @@ pub fn run_with(
     console: &Console<'_>,
 ) -> i32 {
     let rank = comm.rank();
+    let interrupt = &settings.interrupt;
     let layout = comm.node_layout();
     if let Err(e) = agree_on_first_error(comm, check_before_run(comm, &layout, inv).err()) {
         if rank == 0 {
@@ -467,8 +475,26 @@ pub fn run_with(
         console,
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
+        interrupt,
     };
-    let status = run_tests(&ctx, inv, &mut record);
+    let mut status = run_tests(&ctx, inv, &mut record);
+    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+    // (SIGTERM) on every rank, its record marked.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+             that finished; the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if rank == 0 {
+            console.error(&text);
+        }
+        record.errors.push(text);
+    }
     record.finished = run.now();
     record.exit_status = status;
 
@@ -553,8 +579,9 @@ fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> 
                 if rank == 0 {
                     ctx.console.error(&msg);
                 }
-                // summaryAlways: the summaries include what the failed test did.
-                if params.summary_always {
+                // summaryAlways, or an interrupted run: the summaries
+                // include what the failed test did.
+                if params.summary_always || ctx.interrupt.exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
@@ -625,8 +652,10 @@ fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> R
     Ok(())
 }
 
-/// A write test whose files are larger than their file system can ever be
-/// (`-b 8191p`) would write until the disk is full: refused.
+/// A write test whose files are many times larger than their file system
+/// can ever be (`-b 8191p`: a typo) would write until the disk is full,
+/// for hours: refused. Up to [`FS_SIZE_FACTOR`] times the size is allowed,
+/// so that a full file system (ENOSPC) can still be provoked and measured.
 fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
     let dir = parent_dir(&p.test_file);
     let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
@@ -637,10 +666,10 @@ fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
         .block_size
         .saturating_mul(p.segment_count)
         .saturating_mul(u64::from(n));
-    if fs.total_bytes > 0 && bytes / targets.max(1) > fs.total_bytes {
+    if fs.total_bytes > 0 && bytes / targets.max(1) / FS_SIZE_FACTOR > fs.total_bytes {
         return Err(format!(
-            "-b {} -s {} with {n} rank(s) writes {}, but the file system holding {} is only {} \
-             in total",
+            "-b {} -s {} with {n} rank(s) writes {}, more than {FS_SIZE_FACTOR} times the \
+             file system holding {} ({} in total)",
             crate::size::format_size(p.block_size),
             p.segment_count,
             pario_engine::memcheck::human(bytes),
@@ -650,6 +679,9 @@ fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// How many times its file system's size a write test may ask for.
+const FS_SIZE_FACTOR: u64 = 16;
 
 /// None of the files this rank will write, read or remove may be a device
 /// node, FIFO or socket (IOR would write over `/dev/null` and then unlink
@@ -686,6 +718,8 @@ struct RunCtx<'a, 'w> {
     quiet: bool,
     /// The command line as IOR's "options" parameter shows it.
     options_text: String,
+    /// Set by SIGINT/SIGTERM.
+    interrupt: &'a Interrupt,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -804,9 +838,11 @@ fn run_on_ranks(
         Ok(h) => h,
         Err(e) => return (None, Some(e), None),
     };
+    // Ctrl-C / SIGTERM: new operations fail from then on.
+    let notes = created.notes;
+    let backend = ctx.interrupt.wrap(created.backend);
     let mut spec = spec.clone();
-    spec.fs = created
-        .backend
+    spec.fs = backend
         .statfs(&parent_dir(&params.test_file))
         .ok()
         .map(|f| fs_usage(&f));
@@ -815,14 +851,14 @@ fn run_on_ranks(
             .insert("memoryPerNode".into(), json!(per_node));
     }
     spec.parameters
-        .insert("apiVersion".into(), json!(created.backend.api_version()));
+        .insert("apiVersion".into(), json!(backend.api_version()));
     if sub.rank() == 0 {
-        test_start_lines(ctx, params, &created.notes, hog.as_ref());
+        test_start_lines(ctx, params, &notes, hog.as_ref());
     }
     let env = Env {
         comm: sub,
         clock: ctx.run.clock(),
-        backend: created.backend.as_ref(),
+        backend: backend.as_ref(),
         topology: topology(
             &sub_layout,
             n,

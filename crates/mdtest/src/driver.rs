@@ -17,8 +17,9 @@ use crate::mknod::MknodBackend;
 use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
 use pario_backends::{Backend, FsInfo};
-use pario_comm::{Comm, NodeLayout};
+use pario_comm::{Comm, NodeLayout, ReduceOp};
 use pario_engine::collective::agree_on_first_error;
+use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_frontend::backend::{create_agreed, fs_usage};
@@ -295,7 +296,13 @@ pub fn build_spec(
 pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     let console = Console::new("mdtest", &mut out, &mut err);
-    run_with(comm, argv, o, &Settings::from_env(), &console)
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    run_with(comm, argv, o, &settings, &console)
 }
 
 /// A `-d` directory or `-x` file that is a device node, FIFO or socket,
@@ -330,6 +337,7 @@ pub fn run_with(
     console: &Console<'_>,
 ) -> i32 {
     let size = comm.size();
+    let interrupt = &settings.interrupt;
     let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
         Ok(r) => r,
         Err(e) => return fail(comm, console, &e.0, EXIT_USAGE),
@@ -376,7 +384,11 @@ pub fn run_with(
         active: comm.rank() == 0 && !machine_to_stdout,
     };
     let mut ran = false;
-    let status = match run_resolved(&run, argv, o, &resolved, &out, &mut record, &mut ran) {
+    let setup = Setup {
+        resolved: &resolved,
+        interrupt,
+    };
+    let mut status = match run_resolved(&run, argv, o, &setup, &out, &mut record, &mut ran) {
         Ok(status) => status,
         Err((msg, status)) => {
             record.errors.push(msg.clone());
@@ -384,6 +396,22 @@ pub fn run_with(
             fail(comm, console, &msg, status)
         }
     };
+    // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next item; what this run created is removed \
+             (unless --keep-on-error); the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if comm.rank() == 0 {
+            console.error(&text);
+        }
+        record.errors.push(text);
+    }
     record.exit_status = status;
     let mut failed_outputs = 0;
     if comm.rank() == 0 {
@@ -444,6 +472,12 @@ fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
     None
 }
 
+/// What [`run_resolved`] needs besides the options and the run context.
+struct Setup<'a> {
+    resolved: &'a Resolved,
+    interrupt: &'a Interrupt,
+}
+
 /// The run once the options are resolved: `Err((message, status))` for a
 /// failure before any test ran; otherwise the exit status, with `ran` set
 /// and the tests, errors and end time in `record`.
@@ -451,12 +485,13 @@ fn run_resolved(
     run: &RunContext<'_>,
     argv: &[String],
     o: &MdtestOptions,
-    resolved: &Resolved,
+    setup: &Setup<'_>,
     out: &Out<'_, '_>,
     record: &mut RunRecord,
     ran: &mut bool,
 ) -> Result<i32, (String, i32)> {
     let (comm, layout) = (run.comm, &run.layout);
+    let resolved = setup.resolved;
     let size = comm.size();
     out.put(&text::started_line(record.began));
     out.put(&text::launched_line(MDTEST_VERSION, size, layout.num_nodes));
@@ -471,6 +506,8 @@ fn run_resolved(
         ));
     }
     let backend = backend_for(comm, o, out)?;
+    // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
+    let backend = setup.interrupt.wrap(backend);
     let nodemap = nodemap(comm, layout);
     out.put(&format!("Nodemap: {nodemap}\n"));
 

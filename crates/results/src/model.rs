@@ -125,6 +125,10 @@ pub struct RunRecord {
     pub errors: Vec<String>,
     /// The exit status the front end returned.
     pub exit_status: i32,
+    /// Ended by SIGINT/SIGTERM before it finished (exit status 130/143):
+    /// the tests hold what finished. Absent in older records (false).
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 /// Where the run happened.
@@ -306,5 +310,26 @@ impl PhaseResult {
     }
     pub fn bandwidth_mb(&self) -> f64 {
         self.bandwidth / MEGABYTE
+    }
+}
+
+#[cfg(test)]
+mod interrupted_tests {
+    use super::RunRecord;
+
+    #[test]
+    fn records_without_the_interrupted_field_read_as_not_interrupted() {
+        let mut v = serde_json::to_value(RunRecord::default()).unwrap();
+        v.as_object_mut().unwrap().remove("interrupted");
+        let r: RunRecord = serde_json::from_value(v).unwrap();
+        assert!(!r.interrupted);
+        let marked = RunRecord {
+            interrupted: true,
+            ..RunRecord::default()
+        };
+        let text = serde_json::to_string(&marked).unwrap();
+        assert!(text.contains("\"interrupted\":true"), "{text}");
+        let back: RunRecord = serde_json::from_str(&text).unwrap();
+        assert!(back.interrupted);
     }
 }

@@ -760,6 +760,7 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
         warnings,
         exit_status: i32::from(!errors.is_empty()),
         errors,
+        interrupted: false,
     }
 }
 

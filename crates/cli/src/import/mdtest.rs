@@ -530,6 +530,7 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
         warnings,
         exit_status: i32::from(!errors.is_empty()),
         errors,
+        interrupted: false,
     }
 }
 

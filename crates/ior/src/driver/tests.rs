@@ -15,10 +15,18 @@ struct Ran {
 }
 
 fn run_args(args: &[&str], tags_env: Option<&str>) -> Ran {
+    run_args_with(args, tags_env, false)
+}
+
+/// [`run_args`], as if SIGTERM had arrived before the run when `sigterm`.
+fn run_args_with(args: &[&str], tags_env: Option<&str>, sigterm: bool) -> Ran {
     let dir = tempfile::tempdir().unwrap();
     let runs = dir.path().join("runs");
     let mut settings = Settings::results_dir_only(runs.clone());
     settings.tags_env = tags_env.map(str::to_string);
+    if sigterm {
+        settings.interrupt.raise(true);
+    }
     let target = dir.path().join("testfile").display().to_string();
     let mut argv: Vec<String> = vec!["ior".into()];
     argv.extend(args.iter().map(|s| s.to_string()));
@@ -112,6 +120,16 @@ fn a_missing_directory_is_an_error() {
     );
     assert!(!r.out.lines().any(|l| l.starts_with("write ")), "{}", r.out);
     assert_eq!(r.kept[0].exit_status, EXIT_FAILED);
+}
+
+#[test]
+fn a_caught_sigterm_ends_the_run_with_143_and_marks_the_record() {
+    let r = run_args_with(&["-a", "DUMMY", "-w"], None, true);
+    assert_eq!(r.status, 143, "{}", r.err);
+    assert!(r.err.contains("ior: interrupted by SIGTERM"), "{}", r.err);
+    assert_eq!(r.kept.len(), 1);
+    assert!(r.kept[0].interrupted);
+    assert_eq!(r.kept[0].exit_status, 143);
 }
 
 #[test]

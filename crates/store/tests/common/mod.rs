@@ -173,6 +173,7 @@ pub fn record_shaped(
         warnings: vec![],
         errors: vec![],
         exit_status: 0,
+        interrupted: false,
     }
 }
 

@@ -1,0 +1,143 @@
+//! Ctrl-C and SIGTERM in the middle of a run: the run stops at the next
+//! transfer, removes its files, keeps its record marked interrupted and
+//! exits 130 (SIGINT) / 143 (SIGTERM).
+//!
+//! Under `mpirun`, the signal goes to mpirun, which forwards SIGTERM to the
+//! ranks; the ranks exit 143 (the record says so) but mpirun's own exit
+//! status is 1 ("a process returned non-zero"): the test checks that it is
+//! not 0, and the ranks' status in the record.
+
+mod common;
+
+use common::{isolate, IOR};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Wait for `child`, killing it (and failing) after `limit`.
+fn wait_limited(child: &mut Child, limit: Duration) -> Option<i32> {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not end within {limit:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Poll until `path` exists and grows (the write phase is under way).
+fn wait_for_writes(path: &Path) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(60) {
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > (4 << 20)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{} never grew", path.display());
+}
+
+fn send(pid: u32, signal: &str) {
+    let ok = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {signal} {pid}");
+}
+
+/// The one record the run kept (JSON in `keep/runs`).
+fn record(keep: &Path) -> serde_json::Value {
+    let runs: Vec<_> = std::fs::read_dir(keep.join("runs"))
+        .expect("a record was kept")
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap()
+}
+
+/// Start a long write (bounded by -D 20 should the signal be lost), signal
+/// it once the file grows, and return (exit status, stderr).
+fn interrupted_run(
+    np: u32,
+    signal: &str,
+    dir: &Path,
+    keep: &Path,
+    extra: &[&str],
+) -> (Option<i32>, String) {
+    let o = dir.join("t");
+    let mut cmd = if np > 1 {
+        let mut c = Command::new("mpirun");
+        c.args(["--oversubscribe", "-np", &np.to_string(), IOR]);
+        c
+    } else {
+        Command::new(IOR)
+    };
+    isolate(&mut cmd, keep);
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env_remove("PARIO_FAULTS")
+        .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
+        .arg(&o)
+        .args(extra)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("ior starts");
+    wait_for_writes(&dir.join("t.00000000"));
+    send(child.id(), signal);
+    let status = wait_limited(&mut child, Duration::from_secs(60));
+    let mut err = String::new();
+    use std::io::Read;
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    (status, err)
+}
+
+#[test]
+fn sigint_stops_a_singleton_cleans_up_and_keeps_an_interrupted_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let (status, err) = interrupted_run(1, "-INT", dir.path(), keep.path(), &[]);
+    assert_eq!(status, Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    assert_eq!(
+        common::files_in(dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+    let r = record(keep.path());
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 130, "{r}");
+}
+
+#[test]
+fn sigterm_keeps_the_files_with_k() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let (status, err) = interrupted_run(1, "-TERM", dir.path(), keep.path(), &["-k"]);
+    assert_eq!(status, Some(143), "{err}");
+    assert_eq!(common::files_in(dir.path()).len(), 1, "-k keeps the file");
+    assert_eq!(record(keep.path())["interrupted"], true);
+}
+
+#[test]
+fn sigterm_to_mpirun_stops_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let (status, err) = interrupted_run(2, "-TERM", dir.path(), keep.path(), &[]);
+    assert!(status.is_some_and(|s| s != 0), "{status:?}\n{err}");
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+    assert_eq!(
+        common::files_in(dir.path()),
+        Vec::<std::path::PathBuf>::new()
+    );
+    let r = record(keep.path());
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+}
