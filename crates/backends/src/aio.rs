@@ -6,8 +6,9 @@
 //! Upstream's options, with upstream's defaults and checks:
 //! `--aio.max-pending=N` (operations in flight per file, default 128, at
 //! least 8) and `--aio.granularity=N` (queued operations are handed to the
-//! kernel N at a time, default 16, at most max-pending); like upstream, the
-//! POSIX module's options apply too (`--posix.odirect`). O_DIRECT is not the
+//! kernel N at a time, at most max-pending; default 16, or max-pending when
+//! that is smaller); like upstream, the POSIX module's options apply too
+//! (`--posix.odirect`). O_DIRECT is not the
 //! default, as upstream: note that Linux AIO on a file opened without
 //! O_DIRECT performs the transfer inside io_submit, synchronously.
 //!
@@ -115,6 +116,7 @@ impl AioOptions {
             odirect: p.odirect,
             ..AioOptions::default()
         };
+        let mut granularity = None;
         for (key, value) in aio {
             let v = value.as_deref().unwrap_or("").trim();
             let num = || {
@@ -123,10 +125,12 @@ impl AioOptions {
             };
             match key.as_str() {
                 "max-pending" => out.max_pending = num()?,
-                "granularity" => out.granularity = num()?,
+                "granularity" => granularity = Some(num()?),
                 other => return Err(format!("unknown option --aio.{other}")),
             }
         }
+        // Unless given, the granularity follows a smaller max-pending down.
+        out.granularity = granularity.unwrap_or(DEFAULT_GRANULARITY.min(out.max_pending));
         if !(MIN_MAX_PENDING..=MAX_MAX_PENDING).contains(&out.max_pending) {
             return Err(format!(
                 "--aio.max-pending={}: must be from {MIN_MAX_PENDING} to {MAX_MAX_PENDING}",
@@ -458,6 +462,9 @@ mod tests {
         assert!(notes.is_empty());
         let (d, _) = AioOptions::parse(&opts(&[]), &opts(&[])).unwrap();
         assert_eq!((d.max_pending, d.granularity, d.odirect), (128, 16, false));
+        // A max-pending below the default granularity alone is fine.
+        let (s, _) = AioOptions::parse(&opts(&[("max-pending", Some("8"))]), &opts(&[])).unwrap();
+        assert_eq!((s.max_pending, s.granularity), (8, 8));
         let e = AioOptions::parse(&opts(&[("max-pending", Some("4"))]), &opts(&[])).unwrap_err();
         assert!(e.contains("--aio.max-pending=4"), "{e}");
         let e = AioOptions::parse(

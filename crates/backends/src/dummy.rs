@@ -1,7 +1,10 @@
 //! DUMMY backend: performs no I/O at all, for measuring pario's own overhead
 //! and testing the engine. Reads return the requested size (buffers are left
-//! untouched), sizes are reported as zero. Options: `--dummy.delay-create=N`
-//! and `--dummy.delay-xfer=N` sleep N microseconds per open and per transfer.
+//! untouched), sizes are reported as zero. Options: `--dummy.delay-create=N`,
+//! `--dummy.delay-close=N`, `--dummy.delay-sync=N` and `--dummy.delay-xfer=N`
+//! sleep N microseconds per open (and mkdir), close, sync and transfer;
+//! `--dummy.delay-only-rank0` keeps those sleeps to rank 0 (the other ranks
+//! run without delay).
 
 use crate::posix::flag_value;
 use crate::{
@@ -14,9 +17,11 @@ use std::time::Duration;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DummyOptions {
     pub delay_create_us: u64,
+    pub delay_close_us: u64,
+    pub delay_sync_us: u64,
     pub delay_xfer_us: u64,
-    /// Sleep in a busy loop rather than yielding (IOR's `delay-only-rank0` is not offered).
-    pub busy: bool,
+    /// Only rank 0 sleeps; see [`DummyOptions::for_rank`].
+    pub only_rank0: bool,
 }
 
 impl DummyOptions {
@@ -38,12 +43,27 @@ impl DummyOptions {
             };
             match key.as_str() {
                 "delay-create" => out.delay_create_us = num()?,
+                "delay-close" => out.delay_close_us = num()?,
+                "delay-sync" => out.delay_sync_us = num()?,
                 "delay-xfer" => out.delay_xfer_us = num()?,
-                "delay-only-rank0" => out.busy = flag_value("dummy", key, value.as_deref())?,
+                "delay-only-rank0" => out.only_rank0 = flag_value("dummy", key, value.as_deref())?,
                 other => return Err(format!("unknown option --dummy.{other}")),
             }
         }
         Ok(out)
+    }
+
+    /// The delays `rank` applies: all of them, or none on ranks other than
+    /// 0 with `delay-only-rank0`.
+    pub fn for_rank(self, rank: u32) -> DummyOptions {
+        if self.only_rank0 && rank != 0 {
+            DummyOptions {
+                only_rank0: true,
+                ..DummyOptions::default()
+            }
+        } else {
+            self
+        }
     }
 }
 
@@ -59,20 +79,21 @@ fn pause(us: u64) {
 }
 
 struct DummyFile {
-    delay_xfer_us: u64,
+    options: DummyOptions,
     queue: CompletionQueue,
 }
 
 impl FileHandle for DummyFile {
     fn write_at(&mut self, buf: &[u8], _offset: u64) -> Result<usize, BackendError> {
-        pause(self.delay_xfer_us);
+        pause(self.options.delay_xfer_us);
         Ok(buf.len())
     }
     fn read_at(&mut self, buf: &mut [u8], _offset: u64) -> Result<usize, BackendError> {
-        pause(self.delay_xfer_us);
+        pause(self.options.delay_xfer_us);
         Ok(buf.len())
     }
     fn sync(&mut self) -> Result<(), BackendError> {
+        pause(self.options.delay_sync_us);
         Ok(())
     }
     fn size(&mut self) -> Result<u64, BackendError> {
@@ -82,6 +103,7 @@ impl FileHandle for DummyFile {
         Some(&mut self.queue)
     }
     fn close(self: Box<Self>) -> Result<(), BackendError> {
+        pause(self.options.delay_close_us);
         Ok(())
     }
 }
@@ -102,7 +124,7 @@ impl Backend for DummyBackend {
     fn open(&self, _path: &Path, _mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
         pause(self.options.delay_create_us);
         Ok(Box::new(DummyFile {
-            delay_xfer_us: self.options.delay_xfer_us,
+            options: self.options.clone(),
             queue: CompletionQueue::default(),
         }))
     }
@@ -130,5 +152,47 @@ impl Backend for DummyBackend {
             fs_type: "dummy".into(),
             ..FsInfo::default()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(list: &[(&str, Option<&str>)]) -> ModuleOptions {
+        list.iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect()
+    }
+
+    #[test]
+    fn every_delay_parses_and_rank0_only_clears_the_others() {
+        let o = DummyOptions::parse(&opts(&[
+            ("delay-create", Some("1")),
+            ("delay-close", Some("2")),
+            ("delay-sync", Some("3")),
+            ("delay-xfer", Some("4")),
+            ("delay-only-rank0", None),
+        ]))
+        .unwrap();
+        let delays = |o: &DummyOptions| {
+            [
+                o.delay_create_us,
+                o.delay_close_us,
+                o.delay_sync_us,
+                o.delay_xfer_us,
+            ]
+        };
+        assert_eq!(delays(&o), [1, 2, 3, 4]);
+        assert!(o.only_rank0);
+        assert_eq!(delays(&o.clone().for_rank(0)), [1, 2, 3, 4]);
+        assert_eq!(delays(&o.clone().for_rank(1)), [0; 4]);
+        let all = DummyOptions {
+            only_rank0: false,
+            ..o
+        };
+        assert_eq!(delays(&all.for_rank(3)), [1, 2, 3, 4]);
+        let e = DummyOptions::parse(&opts(&[("delay-close", Some("x"))])).unwrap_err();
+        assert!(e.contains("--dummy.delay-close"), "{e}");
     }
 }

@@ -64,7 +64,7 @@ pub fn create_backend(
             Box::new(PosixBackend::new(opts))
         }
         "DUMMY" => Box::new(DummyBackend {
-            options: DummyOptions::parse(&mine("dummy"))?,
+            options: DummyOptions::parse(&mine("dummy"))?.for_rank(rank),
         }),
         "MMAP" => Box::new(MmapBackend::new(MmapOptions::parse(&mine("mmap"))?)),
         "MPIIO" => {
