@@ -83,6 +83,36 @@ pub fn participants(p: &IorParams, world: u32) -> Result<u32, String> {
     subset::participants(p.num_tasks, world)
 }
 
+/// `-z` (`-z -z`: with repeats), seeded by `--random-offset-seed`.
+fn ordering(p: &IorParams) -> Ordering {
+    let seed = p
+        .random_offset_seed
+        .map(|s| s as u64)
+        .unwrap_or(DEFAULT_RANDOM_SEED);
+    match p.random_offset {
+        0 => Ordering::Sequential,
+        1 => Ordering::Random { seed },
+        _ => Ordering::RandomWithRepeats { seed },
+    }
+}
+
+/// `-C` (constant shift) or `-Z` (random; `-Z -Z`: per phase), by `-Q` nodes.
+fn reorder(p: &IorParams) -> Reorder {
+    if p.reorder_tasks {
+        Reorder::Constant {
+            node_offset: p.task_per_node_offset as u32,
+        }
+    } else if p.reorder_tasks_random > 0 {
+        Reorder::Random {
+            seed: p.reorder_tasks_random_seed,
+            node_offset: p.task_per_node_offset as u32,
+            per_phase: p.reorder_tasks_random > 1,
+        }
+    } else {
+        Reorder::None
+    }
+}
+
 /// Translate options into the engine's spec (pure).
 pub fn build_spec(
     p: &IorParams,
@@ -99,28 +129,7 @@ pub fn build_spec(
         file_per_proc: p.file_per_proc,
     };
     layout.validate().map_err(|e| e.to_string())?;
-    let seed = p
-        .random_offset_seed
-        .map(|s| s as u64)
-        .unwrap_or(DEFAULT_RANDOM_SEED);
-    let ordering = match p.random_offset {
-        0 => Ordering::Sequential,
-        1 => Ordering::Random { seed },
-        _ => Ordering::RandomWithRepeats { seed },
-    };
-    let reorder = if p.reorder_tasks {
-        Reorder::Constant {
-            node_offset: p.task_per_node_offset as u32,
-        }
-    } else if p.reorder_tasks_random > 0 {
-        Reorder::Random {
-            seed: p.reorder_tasks_random_seed,
-            node_offset: p.task_per_node_offset as u32,
-            per_phase: p.reorder_tasks_random > 1,
-        }
-    } else {
-        Reorder::None
-    };
+    let (ordering, reorder) = (ordering(p), reorder(p));
     let naming = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)?;
     let repetitions =
         u32::try_from(p.repetitions).map_err(|_| format!("-i {}: too many", p.repetitions))?;
