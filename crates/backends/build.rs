@@ -14,6 +14,13 @@
 //! `PARIO_PNETCDF_LIBDIR`, then where the C compiler finds it, then in the
 //! Debian/Fedora locations. `PARIO_NO_PNETCDF=1` leaves it out.
 //!
+//! `PARIO_WITHOUT=aio,hdf5,ncmpi,uring` (any of them, or `all`) builds as on a
+//! machine without those libraries: the backends stay compiled (their
+//! options are accepted) but are not built, and `-a` refuses them in one
+//! line naming this variable. io_uring needs no library (the io-uring crate
+//! talks to the kernel directly); `uring` in the list makes every run refuse
+//! `-a URING` as on a kernel without io_uring. Unknown names fail the build.
+//!
 //! HDF5 and PnetCDF must be built against the MPI this build uses: two MPI
 //! libraries in one process abort at the first call ("Invalid
 //! communicator"). The build's MPI is found as rsmpi's probe finds it
@@ -388,13 +395,70 @@ fn owning_package(file: &Path) -> Option<String> {
     from_dpkg().or_else(from_rpm)
 }
 
+/// The optional libraries the build may go without, as `PARIO_WITHOUT`
+/// names them: (name, also accepted as, the older `PARIO_NO_*` variable,
+/// the backend's `rustc-env` prefix).
+const OPTIONAL: &[(&str, &str, &str, &str)] = &[
+    ("aio", "libaio", "PARIO_NO_AIO", "AIO"),
+    ("hdf5", "hdf5", "PARIO_NO_HDF5", "HDF5"),
+    ("ncmpi", "pnetcdf", "PARIO_NO_PNETCDF", "PNETCDF"),
+    ("uring", "io_uring", "", ""),
+];
+
+/// Whether the build was told to go without `name` (`PARIO_WITHOUT=aio,hdf5`
+/// or the older `PARIO_NO_AIO=1`); when so, says why in the backend's
+/// refusal (`PARIO_<PREFIX>_ABSENT`).
+fn without(name: &str) -> bool {
+    let list = std::env::var("PARIO_WITHOUT").unwrap_or_default();
+    let &(_, alias, old, prefix) = OPTIONAL
+        .iter()
+        .find(|o| o.0 == name)
+        .expect("a known library");
+    let listed = list
+        .split(',')
+        .map(|w| w.trim().to_ascii_lowercase())
+        .any(|w| w == name || w == alias || w == "all");
+    let old_set = !old.is_empty() && std::env::var(old).is_ok_and(|v| !v.is_empty() && v != "0");
+    if (listed || old_set) && !prefix.is_empty() {
+        let by = if listed {
+            format!("PARIO_WITHOUT={list}")
+        } else {
+            format!("{old}=1")
+        };
+        println!("cargo::rustc-env=PARIO_{prefix}_ABSENT=left out of this build ({by})");
+    }
+    listed || old_set
+}
+
+/// Refuse names `PARIO_WITHOUT` does not know (a typo would silently build
+/// with the library).
+fn check_without() {
+    println!("cargo::rerun-if-env-changed=PARIO_WITHOUT");
+    let list = std::env::var("PARIO_WITHOUT").unwrap_or_default();
+    for w in list.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let w = w.to_ascii_lowercase();
+        if w != "all" && !OPTIONAL.iter().any(|o| o.0 == w || o.1 == w) {
+            panic!(
+                "PARIO_WITHOUT={list}: unknown library '{w}' (known: aio, hdf5, ncmpi, uring, all)"
+            );
+        }
+    }
+}
+
 fn main() {
+    check_without();
+    // io_uring needs no library (the io-uring crate is pure Rust): going
+    // without it means a kernel that refuses it, which the backend detects
+    // at run time; PARIO_WITHOUT=uring gives that refusal in every run.
+    println!("cargo::rustc-check-cfg=cfg(pario_without_uring)");
+    if without("uring") {
+        println!("cargo::rustc-cfg=pario_without_uring");
+    }
     let build = build_mpi();
     println!("cargo::rustc-check-cfg=cfg(pario_ncmpi)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_PNETCDF");
     println!("cargo::rerun-if-env-changed=PARIO_PNETCDF_LIBDIR");
-    let no_ncmpi = std::env::var("PARIO_NO_PNETCDF").is_ok_and(|v| !v.is_empty() && v != "0");
-    if !no_ncmpi {
+    if !without("ncmpi") {
         if let Some(dir) = find_pnetcdf() {
             let lib = dir.join("libpnetcdf.so");
             if same_mpi(&lib, build, "NCMPI") && record_library("PNETCDF", &lib) {
@@ -405,8 +469,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(pario_aio)");
     println!("cargo::rerun-if-env-changed=PARIO_NO_AIO");
     println!("cargo::rerun-if-env-changed=PARIO_AIO_LIBDIR");
-    let no_aio = std::env::var("PARIO_NO_AIO").is_ok_and(|v| !v.is_empty() && v != "0");
-    if !no_aio {
+    if !without("aio") {
         if let Some(dir) = find_aio() {
             // System directories are searched by the linker anyway.
             if std::env::var_os("PARIO_AIO_LIBDIR").is_some() {
@@ -420,8 +483,7 @@ fn main() {
     println!("cargo::rerun-if-env-changed=PARIO_NO_HDF5");
     println!("cargo::rerun-if-env-changed=PARIO_HDF5_LIBDIR");
     println!("cargo::rerun-if-changed=build.rs");
-    let off = std::env::var("PARIO_NO_HDF5").is_ok_and(|v| !v.is_empty() && v != "0");
-    if off {
+    if without("hdf5") {
         return;
     }
     if let Some(dir) = find(build) {

@@ -19,11 +19,40 @@
 
 use crate::asyncfile::{AsyncFile, KernelQueue, Request};
 use crate::posix::{open_file, PosixOptions, DIRECT_ALIGNMENT};
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::OpenContext;
 use crate::{Backend, BackendError, Capabilities, ErrorKind, FileHandle, ModuleOptions, OpenMode};
 use std::ffi::{c_int, c_long, c_void};
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
+
+/// The AIO backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "AIO",
+    module: "aio",
+    summary: "Linux native AIO through libaio; reads the POSIX options too",
+    options: &[
+        O::new("max-pending", K::UInt, "most operations in flight"),
+        O::new("granularity", K::UInt, "submit every N operations"),
+    ],
+    reads: &["posix"],
+    features: Features {
+        queue: true,
+        direct_io: true,
+        ..Features::LOCAL
+    },
+    built: cfg!(pario_aio),
+    missing: match option_env!("PARIO_AIO_ABSENT") {
+        Some(why) => why,
+        None => "install libaio (Debian: libaio-dev) and rebuild",
+    },
+    check: |s| AioOptions::parse(&s.module("aio"), &s.module("posix")).map(drop),
+    create: |s| {
+        let (backend, notes) = AioBackend::from_options(&s.module("aio"), &s.module("posix"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Upstream's default `--aio.max-pending`.
 pub const DEFAULT_MAX_PENDING: u32 = 128;
@@ -70,6 +99,7 @@ const IO_CMD_PREAD: u16 = 0;
 const IO_CMD_PWRITE: u16 = 1;
 
 // libaio returns negative errno values (it does not set errno).
+#[cfg(pario_aio)]
 extern "C" {
     fn io_setup(maxevents: c_int, ctxp: *mut IoContext) -> c_int;
     fn io_destroy(ctx: IoContext) -> c_int;
@@ -82,6 +112,35 @@ extern "C" {
         timeout: *mut libc::timespec,
     ) -> c_int;
 }
+
+/// Without libaio (build.rs did not find it) the module still compiles, so
+/// that its descriptor and options exist; the registry refuses `-a AIO`
+/// before any of these is reached, and each says ENOSYS if one ever is.
+#[cfg(not(pario_aio))]
+mod absent {
+    use super::{c_int, c_long, IoContext, IoEvent, Iocb};
+
+    pub unsafe fn io_setup(_maxevents: c_int, _ctxp: *mut IoContext) -> c_int {
+        -libc::ENOSYS
+    }
+    pub unsafe fn io_destroy(_ctx: IoContext) -> c_int {
+        -libc::ENOSYS
+    }
+    pub unsafe fn io_submit(_ctx: IoContext, _nr: c_long, _iocbpp: *mut *mut Iocb) -> c_int {
+        -libc::ENOSYS
+    }
+    pub unsafe fn io_getevents(
+        _ctx: IoContext,
+        _min_nr: c_long,
+        _nr: c_long,
+        _events: *mut IoEvent,
+        _timeout: *mut libc::timespec,
+    ) -> c_int {
+        -libc::ENOSYS
+    }
+}
+#[cfg(not(pario_aio))]
+use absent::{io_destroy, io_getevents, io_setup, io_submit};
 
 /// Options of the AIO module.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -374,7 +433,12 @@ impl Backend for AioBackend {
             queue_depth: self.options.max_pending.max(1),
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        _ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         let file = open_file(path, mode, self.options.odirect)?;
         let depth = self.options.max_pending.max(1);
         let ctx = Context::new(depth).map_err(|e| match refusal_message(&e) {

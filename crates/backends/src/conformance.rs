@@ -270,6 +270,12 @@ fn collect(f: &mut dyn FileHandle, n: usize, got: &mut Vec<Completion>) -> Resul
     Ok(())
 }
 
+/// Tags of [`async_roundtrip`]'s edge operations: the read across the end
+/// of the file, the empty read, the operation longer than its buffer.
+const TAIL_TAG: u64 = 1000;
+const EMPTY_TAG: u64 = 1001;
+const BAD_TAG: u64 = 1002;
+
 /// Submit a file's worth of operations, more than the backend's queue
 /// depth, through `submit`/`complete`, in an order that is not the file's;
 /// check every completion (each tag once, full transfers), the size, the
@@ -280,11 +286,62 @@ pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<()
     let depth = b.capabilities().queue_depth.max(1) as usize;
     let bs = 8192usize;
     let n = 2 * depth + 3;
-    // Evens ascending, then odds descending.
-    let order: Vec<usize> = (0..n).step_by(2).chain((1..n).step_by(2).rev()).collect();
     let path = dir.join("async");
+    async_write(b, &path, depth, bs, n)?;
+    let total = (n * bs) as u64;
+    if expect.stores_data && expect.stat_size_is_data {
+        let st = b.stat(&path).map_err(|e| e.to_string())?;
+        if st.size != total {
+            return Err(format!("stat size {} != {total}", st.size));
+        }
+    }
+    let mut f = b.open(&path, OpenMode::READ).map_err(|e| e.to_string())?;
+    let mut got = Vec::new();
+    for (k, i) in (0..n).rev().enumerate() {
+        let mut buf = f.alloc_buffer(bs);
+        buf.as_mut_slice().fill(0xEE);
+        let op = IoOp {
+            write: false,
+            offset: (i * bs) as u64,
+            buf,
+            len: bs,
+            tag: i as u64,
+        };
+        f.submit(op)
+            .map_err(|(e, _)| format!("submit read {i}: {e}"))?;
+        if k % depth == depth - 1 {
+            f.complete(1, &mut got).map_err(|e| e.to_string())?;
+        }
+    }
+    submit_edge_reads(f.as_mut(), bs, n)?;
+    collect(f.as_mut(), n + 2, &mut got)?;
+    check_reads(&got, bs, n, expect)?;
+    let mut none = Vec::new();
+    f.complete(4, &mut none).map_err(|e| e.to_string())?;
+    if !none.is_empty() {
+        return Err(format!(
+            "{} completions with nothing outstanding",
+            none.len()
+        ));
+    }
+    f.close().map_err(|e| e.to_string())?;
+    b.delete(&path).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// [`async_roundtrip`]'s writes: `n` blocks of `bs` bytes, evens ascending
+/// then odds descending, completing now and then; each must complete once,
+/// in full.
+fn async_write(
+    b: &dyn Backend,
+    path: &Path,
+    depth: usize,
+    bs: usize,
+    n: usize,
+) -> Result<(), String> {
+    let order: Vec<usize> = (0..n).step_by(2).chain((1..n).step_by(2).rev()).collect();
     let mut f = b
-        .open(&path, OpenMode::WRITE_CREATE)
+        .open(path, OpenMode::WRITE_CREATE)
         .map_err(|e| e.to_string())?;
     let mut got = Vec::new();
     for (k, &i) in order.iter().enumerate() {
@@ -317,41 +374,19 @@ pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<()
         }
     }
     f.sync().map_err(|e| e.to_string())?;
-    f.close().map_err(|e| e.to_string())?;
-    let total = (n * bs) as u64;
-    if expect.stores_data && expect.stat_size_is_data {
-        let st = b.stat(&path).map_err(|e| e.to_string())?;
-        if st.size != total {
-            return Err(format!("stat size {} != {total}", st.size));
-        }
-    }
+    f.close().map_err(|e| e.to_string())
+}
 
-    let mut f = b.open(&path, OpenMode::READ).map_err(|e| e.to_string())?;
-    let mut got = Vec::new();
-    for (k, i) in (0..n).rev().enumerate() {
-        let mut buf = f.alloc_buffer(bs);
-        buf.as_mut_slice().fill(0xEE);
-        let op = IoOp {
-            write: false,
-            offset: (i * bs) as u64,
-            buf,
-            len: bs,
-            tag: i as u64,
-        };
-        f.submit(op)
-            .map_err(|(e, _)| format!("submit read {i}: {e}"))?;
-        if k % depth == depth - 1 {
-            f.complete(1, &mut got).map_err(|e| e.to_string())?;
-        }
-    }
-    // Across the end of the file: the last block is there, the next is not.
-    let (tail_tag, empty_tag, bad_tag) = (1000u64, 1001u64, 1002u64);
+/// The edge operations: a read across the end of the file (the last block
+/// is there, the next is not), an empty read, and an operation longer than
+/// its buffer, which must be refused and given back.
+fn submit_edge_reads(f: &mut dyn FileHandle, bs: usize, n: usize) -> Result<(), String> {
     let tail = IoOp {
         write: false,
         offset: ((n - 1) * bs) as u64,
         buf: f.alloc_buffer(2 * bs),
         len: 2 * bs,
-        tag: tail_tag,
+        tag: TAIL_TAG,
     };
     f.submit(tail)
         .map_err(|(e, _)| format!("submit tail read: {e}"))?;
@@ -360,7 +395,7 @@ pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<()
         offset: 0,
         buf: AlignedBuffer::new(0),
         len: 0,
-        tag: empty_tag,
+        tag: EMPTY_TAG,
     };
     f.submit(empty)
         .map_err(|(e, _)| format!("submit empty read: {e}"))?;
@@ -369,29 +404,33 @@ pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<()
         offset: 0,
         buf: AlignedBuffer::new(bs),
         len: bs + 1,
-        tag: bad_tag,
+        tag: BAD_TAG,
     };
     match f.submit(bad) {
-        Err((e, op)) if e.kind == ErrorKind::InvalidInput && op.tag == bad_tag => {}
-        Err((e, op)) => return Err(format!("too-long op: {:?} {e} (tag {})", e.kind, op.tag)),
-        Ok(()) => return Err("an operation longer than its buffer was accepted".into()),
+        Err((e, op)) if e.kind == ErrorKind::InvalidInput && op.tag == BAD_TAG => Ok(()),
+        Err((e, op)) => Err(format!("too-long op: {:?} {e} (tag {})", e.kind, op.tag)),
+        Ok(()) => Err("an operation longer than its buffer was accepted".into()),
     }
-    collect(f.as_mut(), n + 2, &mut got)?;
+}
+
+/// Every read completion: each block once, in full, with the data written;
+/// the tail read short with the last block; the empty read empty.
+fn check_reads(got: &[Completion], bs: usize, n: usize, expect: Expect) -> Result<(), String> {
     let mut seen = vec![false; n];
-    for c in &got {
+    for c in got {
         let len = c
             .result
             .as_ref()
             .map_err(|e| format!("read {}: {e}", c.tag))?;
         match c.tag {
-            t if t == tail_tag => {
+            TAIL_TAG => {
                 if expect.stores_data
                     && (*len != bs || c.buf.as_slice()[..bs] != pattern(bs, (n - 1) as u8)[..])
                 {
                     return Err(format!("read across the end: {len} bytes, expected {bs}"));
                 }
             }
-            t if t == empty_tag => {
+            EMPTY_TAG => {
                 if *len != 0 {
                     return Err(format!("empty read returned {len}"));
                 }
@@ -409,16 +448,6 @@ pub fn async_roundtrip(b: &dyn Backend, dir: &Path, expect: Expect) -> Result<()
             t => return Err(format!("unexpected completion tag {t}")),
         }
     }
-    let mut none = Vec::new();
-    f.complete(4, &mut none).map_err(|e| e.to_string())?;
-    if !none.is_empty() {
-        return Err(format!(
-            "{} completions with nothing outstanding",
-            none.len()
-        ));
-    }
-    f.close().map_err(|e| e.to_string())?;
-    b.delete(&path).map_err(|e| e.to_string())?;
     Ok(())
 }
 

@@ -7,12 +7,40 @@
 //! run without delay).
 
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::OpenContext;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, FileHandle, FileStat, FsInfo,
     ModuleOptions, OpenMode,
 };
 use std::path::Path;
 use std::time::Duration;
+
+/// The DUMMY backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "DUMMY",
+    module: "dummy",
+    summary: "no I/O at all: pario's own overhead",
+    options: &[
+        O::new("delay-create", K::UInt, "microseconds to sleep per create"),
+        O::new("delay-close", K::UInt, "microseconds to sleep per close"),
+        O::new("delay-sync", K::UInt, "microseconds to sleep per sync"),
+        O::new("delay-xfer", K::UInt, "microseconds to sleep per transfer"),
+        O::new("delay-only-rank0", K::Flag, "only rank 0 sleeps"),
+    ],
+    reads: &[],
+    features: Features {
+        fake: true,
+        ..Features::LOCAL
+    },
+    built: true,
+    missing: "",
+    check: |s| DummyOptions::parse(&s.module("dummy")).map(drop),
+    create: |s| {
+        let options = DummyOptions::parse(&s.module("dummy"))?.for_rank(s.rank);
+        Ok(Created::new(DummyBackend { options }, Vec::new()))
+    },
+};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DummyOptions {
@@ -121,7 +149,12 @@ impl Backend for DummyBackend {
             queue_depth: 1,
         }
     }
-    fn open(&self, _path: &Path, _mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        _path: &Path,
+        _mode: OpenMode,
+        _ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         pause(self.options.delay_create_us);
         Ok(Box::new(DummyFile {
             options: self.options.clone(),

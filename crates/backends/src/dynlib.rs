@@ -9,6 +9,15 @@ use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
 
+/// A value build.rs recorded (`option_env!`), or "" in a build that did not
+/// find the library (whose backend the registry then refuses).
+pub const fn built_env(v: Option<&'static str>) -> &'static str {
+    match v {
+        Some(v) => v,
+        None => "",
+    }
+}
+
 /// One library a backend loads, described at compile time.
 #[derive(Debug)]
 pub struct LibrarySpec {

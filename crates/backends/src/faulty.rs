@@ -189,9 +189,6 @@ impl Backend for FaultyBackend {
     fn capabilities(&self) -> Capabilities {
         self.inner.capabilities()
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
-    }
     fn open_with(
         &self,
         path: &Path,

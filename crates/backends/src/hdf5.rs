@@ -40,9 +40,10 @@
 //! error instead of corrupting it (best effort: flock is per node on some
 //! parallel file systems).
 
-use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, BlockView, Hints};
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
@@ -55,6 +56,56 @@ use std::os::fd::AsRawFd;
 use std::os::raw::{c_uint, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// The HDF5 backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "HDF5",
+    module: "hdf5",
+    summary: "parallel HDF5 over MPI-IO, one dataset per file (or per task)",
+    options: &[
+        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+            .letter('U')
+            .directive("hintsFileName"),
+        O::new("showHints", K::Flag, "print the hints of opened files")
+            .letter('H')
+            .directive("showHints"),
+        O::new(
+            "collectiveMetadata",
+            K::Flag,
+            "collective metadata operations",
+        )
+        .directive("collectiveMetadata"),
+        O::new("individualDataSets", K::Flag, "one dataset per task")
+            .letter('I')
+            .directive("individualDataSets"),
+        O::new("setAlignment", K::Size, "HDF5 object alignment")
+            .letter('J')
+            .directive("setAlignment"),
+        O::new("noFill", K::Flag, "do not pre-fill datasets")
+            .letter('n')
+            .directive("noFill"),
+        O::new("chunkSize", K::UInt, "dataset chunk size in elements"),
+    ],
+    reads: &[],
+    features: Features {
+        random_offsets: false,
+        collective: true,
+        hints: true,
+        min_transfer: 8,
+        needs_mpi: true,
+        ..Features::LOCAL
+    },
+    built: cfg!(pario_hdf5),
+    missing: match option_env!("PARIO_HDF5_ABSENT") {
+        Some(why) => why,
+        None => "install a parallel HDF5 (Debian: libhdf5-openmpi-dev) and rebuild",
+    },
+    check: |s| Hdf5Options::parse(&s.module("hdf5")).map(drop),
+    create: |s| {
+        let (backend, notes) = Hdf5Backend::from_options(&s.module("hdf5"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Name of the dataset in each file.
 pub const DATASET: &str = "pario";
@@ -295,9 +346,9 @@ const LIBRARY: LibrarySpec = LibrarySpec {
     api: "HDF5",
     what: "parallel HDF5",
     env: "PARIO_HDF5_LIBRARY",
-    built: env!("PARIO_HDF5_LIBRARY"),
-    soname: env!("PARIO_HDF5_SONAME"),
-    package: env!("PARIO_HDF5_PACKAGE"),
+    built: built_env(option_env!("PARIO_HDF5_LIBRARY")),
+    soname: built_env(option_env!("PARIO_HDF5_SONAME")),
+    package: built_env(option_env!("PARIO_HDF5_PACKAGE")),
     marker: "H5Pset_fapl_mpio",
     marker_missing: "not a parallel HDF5: no H5Pset_fapl_mpio (a serial build?)",
 };
@@ -597,26 +648,82 @@ impl Hdf5Backend {
 
     /// Create dataset `name` of `size` bytes: of that fixed size when
     /// `fixed`, else extendible.
-    fn create_dataset(
+    /// H5Fcreate (a new file, truncated) or H5Fopen, through `fapl`.
+    fn create_or_open(
         &self,
-        file: &Id,
+        cpath: &CStr,
+        mode: OpenMode,
+        new_file: bool,
+        fapl: &Id,
         path: &Path,
-        name: &str,
-        size: u64,
-        fixed: bool,
     ) -> Result<Id, BackendError> {
-        let dims = [size];
-        let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
-        // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
-        // space.
-        let space = Id::new(
+        if new_file {
+            // SAFETY: table call (see `ffi`); a NUL-terminated path and a live
+            // fapl.
+            Id::new(
+                &self.lib,
+                unsafe {
+                    (self.lib.H5Fcreate)(
+                        cpath.as_ptr(),
+                        ffi::H5F_ACC_TRUNC,
+                        ffi::H5P_DEFAULT,
+                        fapl.id,
+                    )
+                },
+                self.lib.H5Fclose,
+                "open",
+                "H5Fcreate",
+                path,
+            )
+        } else {
+            let flags = if mode.write {
+                ffi::H5F_ACC_RDWR
+            } else {
+                ffi::H5F_ACC_RDONLY
+            };
+            // SAFETY: table call (see `ffi`); as above.
+            Id::new(
+                &self.lib,
+                unsafe { (self.lib.H5Fopen)(cpath.as_ptr(), flags, fapl.id) },
+                self.lib.H5Fclose,
+                "open",
+                "H5Fopen",
+                path,
+            )
+        }
+    }
+
+    /// The transfer properties: collective or independent MPI-IO.
+    fn transfer_list(&self, collective: bool, path: &Path) -> Result<Id, BackendError> {
+        let class = self.lib.global(Global::DatasetXfer);
+        // SAFETY: table call (see `ffi`); a property list of a class H5open
+        // initialised.
+        let dxpl = Id::new(
             &self.lib,
-            unsafe { (self.lib.H5Screate_simple)(1, dims.as_ptr(), max.as_ptr()) },
-            self.lib.H5Sclose,
+            unsafe { (self.lib.H5Pcreate)(class) },
+            self.lib.H5Pclose,
             "open",
-            "H5Screate_simple",
+            "H5Pcreate",
             path,
         )?;
+        let xfer_mode = if collective {
+            ffi::H5FD_MPIO_COLLECTIVE
+        } else {
+            ffi::H5FD_MPIO_INDEPENDENT
+        };
+        // SAFETY: table call (see `ffi`); a live dxpl.
+        self.lib.check(
+            unsafe { (self.lib.H5Pset_dxpl_mpio)(dxpl.id, xfer_mode) },
+            "open",
+            "H5Pset_dxpl_mpio",
+            path,
+        )?;
+        Ok(dxpl)
+    }
+
+    /// The dataset creation properties: chunked when the dataset grows (or
+    /// `chunkSize` is set), no fill with `noFill`.
+    fn dataset_create_list(&self, path: &Path, size: u64, fixed: bool) -> Result<Id, BackendError> {
         let class = self.lib.global(Global::DatasetCreate);
         // SAFETY: table call (see `ffi`); a property list of a class H5open
         // initialised.
@@ -656,6 +763,30 @@ impl Hdf5Backend {
                 path,
             )?;
         }
+        Ok(dcpl)
+    }
+
+    fn create_dataset(
+        &self,
+        file: &Id,
+        path: &Path,
+        name: &str,
+        size: u64,
+        fixed: bool,
+    ) -> Result<Id, BackendError> {
+        let dims = [size];
+        let max = [if fixed { size } else { ffi::H5S_UNLIMITED }];
+        // SAFETY: table call (see `ffi`); one-element arrays for a rank-1
+        // space.
+        let space = Id::new(
+            &self.lib,
+            unsafe { (self.lib.H5Screate_simple)(1, dims.as_ptr(), max.as_ptr()) },
+            self.lib.H5Sclose,
+            "open",
+            "H5Screate_simple",
+            path,
+        )?;
+        let dcpl = self.dataset_create_list(path, size, fixed)?;
         let name = CString::new(name).map_err(|_| {
             BackendError::new(
                 ErrorKind::InvalidInput,
@@ -1009,9 +1140,6 @@ impl Backend for Hdf5Backend {
             queue_depth: 1,
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
-    }
     fn open_with(
         &self,
         path: &Path,
@@ -1029,40 +1157,7 @@ impl Backend for Hdf5Backend {
         };
         let fapl = self.fapl(path, comm)?;
         let new_file = mode.write && (mode.create || mode.truncate);
-        let file = if new_file {
-            // SAFETY: table call (see `ffi`); a NUL-terminated path and a live
-            // fapl.
-            Id::new(
-                &self.lib,
-                unsafe {
-                    (self.lib.H5Fcreate)(
-                        cpath.as_ptr(),
-                        ffi::H5F_ACC_TRUNC,
-                        ffi::H5P_DEFAULT,
-                        fapl.id,
-                    )
-                },
-                self.lib.H5Fclose,
-                "open",
-                "H5Fcreate",
-                path,
-            )?
-        } else {
-            let flags = if mode.write {
-                ffi::H5F_ACC_RDWR
-            } else {
-                ffi::H5F_ACC_RDONLY
-            };
-            // SAFETY: table call (see `ffi`); as above.
-            Id::new(
-                &self.lib,
-                unsafe { (self.lib.H5Fopen)(cpath.as_ptr(), flags, fapl.id) },
-                self.lib.H5Fclose,
-                "open",
-                "H5Fopen",
-                path,
-            )?
-        };
+        let file = self.create_or_open(&cpath, mode, new_file, &fapl, path)?;
         if self.options.show_hints {
             self.show_hints(&file, &fapl, path)?;
         }
@@ -1097,29 +1192,7 @@ impl Backend for Hdf5Backend {
             }
             dsets.push(dset);
         }
-        let class = self.lib.global(Global::DatasetXfer);
-        // SAFETY: table call (see `ffi`); a property list of a class H5open
-        // initialised.
-        let dxpl = Id::new(
-            &self.lib,
-            unsafe { (self.lib.H5Pcreate)(class) },
-            self.lib.H5Pclose,
-            "open",
-            "H5Pcreate",
-            path,
-        )?;
-        let xfer_mode = if ctx.collective || self.options.collective {
-            ffi::H5FD_MPIO_COLLECTIVE
-        } else {
-            ffi::H5FD_MPIO_INDEPENDENT
-        };
-        // SAFETY: table call (see `ffi`); a live dxpl.
-        self.lib.check(
-            unsafe { (self.lib.H5Pset_dxpl_mpio)(dxpl.id, xfer_mode) },
-            "open",
-            "H5Pset_dxpl_mpio",
-            path,
-        )?;
+        let dxpl = self.transfer_list(ctx.collective || self.options.collective, path)?;
         Ok(Box::new(Hdf5File {
             dsets,
             active,

@@ -10,11 +10,14 @@
 //! (ENOSPC, EIO, short transfers) for reliability tests.
 //!
 //! Backends: POSIX, DUMMY, MMAP, MPIIO (MPI-IO through `pario_comm::mpiio`),
-//! HDF5 and NCMPI (built when build.rs finds a parallel HDF5 / PnetCDF; see
+//! HDF5 and NCMPI (usable when build.rs finds a parallel HDF5 / PnetCDF; see
 //! [`available_apis`]; their libraries are loaded with dlopen only when the
 //! backend is created, see `dynlib`),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
-//! built when build.rs finds it).
+//! usable when build.rs finds it). Each describes itself once in a
+//! [`registry::BackendDescriptor`] in its own module (name, options with
+//! their IOR 3 aliases, features, constructor); [`registry::DESCRIPTORS`]
+//! lists them.
 //!
 //! Asynchronous transfers: [`FileHandle::submit`] hands an [`IoOp`] (which
 //! owns its [`AlignedBuffer`]) to the handle and [`FileHandle::complete`]
@@ -26,8 +29,9 @@
 //!
 //! Opens: the engine calls [`Backend::open_with`] with an [`OpenContext`]
 //! (the communicator of a shared file, collective transfers, the planned
-//! file size and the test's [`FileLayout`]); backends that need none of it
-//! implement [`Backend::open`] only.
+//! file size and the test's [`FileLayout`]); every backend implements it
+//! (ignoring what it does not need), and [`Backend::open`] is `open_with`
+//! without a context.
 
 /// The namespace operations of a backend whose files live in the local
 /// POSIX namespace: stat, mkdir, rmdir, rename and statfs go through the
@@ -66,31 +70,29 @@ macro_rules! posix_namespace {
     };
 }
 
-#[cfg(pario_aio)]
+// Every backend module is compiled in every build, so that its descriptor
+// (and the options the front ends accept) never depends on what build.rs
+// found; `registry::BackendDescriptor::built` says whether it can run.
 pub mod aio;
 mod asyncfile;
 pub mod buffer;
 pub mod conformance;
 pub mod dummy;
-#[cfg(any(pario_hdf5, pario_ncmpi))]
 mod dynlib;
 pub mod error;
 pub mod faulty;
-#[cfg(pario_hdf5)]
 pub mod hdf5;
 pub mod mmap;
 pub mod mpiio;
-#[cfg(pario_ncmpi)]
 pub mod ncmpi;
 pub mod posix;
 pub mod registry;
 pub mod uring;
 
 pub use buffer::{AlignedBuffer, BUFFER_ALIGN};
-#[cfg(any(pario_hdf5, pario_ncmpi))]
 pub use dynlib::{LoadError, LoadErrorKind};
 pub use error::{BackendError, ErrorKind};
-pub use registry::{available_apis, create_backend};
+pub use registry::{available_apis, create_backend, BackendDescriptor, Features};
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -399,20 +401,20 @@ pub trait Backend: Send + Sync {
     /// Upstream-style API name ("POSIX", "DUMMY", ...).
     fn name(&self) -> &'static str;
     fn capabilities(&self) -> Capabilities;
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError>;
     /// Open with what the engine knows about the file (communicator,
-    /// collective transfers, planned size, layout). Backends that need none
-    /// of it keep this default, which is [`open`](Self::open). When
-    /// [`Capabilities::collective_open`] is set and `ctx.comm` is given,
-    /// every rank of `ctx.comm` calls this together.
+    /// collective transfers, planned size, layout); backends ignore what
+    /// they do not need. When [`Capabilities::collective_open`] is set and
+    /// `ctx.comm` is given, every rank of `ctx.comm` calls this together.
     fn open_with(
         &self,
         path: &Path,
         mode: OpenMode,
         ctx: &OpenContext<'_>,
-    ) -> Result<Box<dyn FileHandle>, BackendError> {
-        let _ = ctx;
-        self.open(path, mode)
+    ) -> Result<Box<dyn FileHandle>, BackendError>;
+    /// [`open_with`](Self::open_with) without a context (a file of this
+    /// rank alone, nothing planned).
+    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+        self.open_with(path, mode, &OpenContext::default())
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError>;
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError>;

@@ -23,6 +23,7 @@
 //! passes: `random-offset`.
 
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
@@ -31,6 +32,29 @@ use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+
+/// The MMAP backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "MMAP",
+    module: "mmap",
+    summary: "files mapped into memory, transfers are memory copies",
+    options: &[
+        O::new("madv_dont_need", K::Flag, "madvise(DONTNEED) after access"),
+        O::new("madv_pattern", K::Flag, "madvise the access pattern"),
+        O::new("random-offset", K::Flag, "offsets are random (from -z)")
+            .directive("randomOffset")
+            .internal(),
+    ],
+    reads: &[],
+    features: Features::LOCAL,
+    built: true,
+    missing: "",
+    check: |s| MmapOptions::parse(&s.module("mmap")).map(drop),
+    create: |s| {
+        let options = MmapOptions::parse(&s.module("mmap"))?;
+        Ok(Created::new(MmapBackend::new(options), Vec::new()))
+    },
+};
 
 /// Smallest step by which a write mapping grows (address space only).
 pub const MAP_STEP: u64 = 64 << 20;
@@ -412,9 +436,6 @@ impl Backend for MmapBackend {
             collective_open: false,
             queue_depth: 1,
         }
-    }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
     }
     fn open_with(
         &self,

@@ -32,6 +32,7 @@
 //! - `collective`: as `-c`.
 
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileLayout,
     ModuleOptions, OpenContext, OpenMode,
@@ -39,6 +40,56 @@ use crate::{
 use pario_comm::mpiio::{self, AccessMode, IoErrorClass, MpiIoError};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+
+/// The MPIIO backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "MPIIO",
+    module: "mpiio",
+    summary: "MPI-IO (independent or collective transfers, hints)",
+    options: &[
+        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+            .letter('U')
+            .directive("hintsFileName"),
+        O::new("showHints", K::Flag, "print the hints of opened files")
+            .letter('H')
+            .directive("showHints"),
+        O::new("preallocate", K::Flag, "preallocate the file")
+            .letter('p')
+            .directive("preallocate"),
+        O::new(
+            "useStridedDatatype",
+            K::Flag,
+            "strided access through a datatype",
+        )
+        .letter('S')
+        .directive("useStridedDatatype"),
+        O::new("useFileView", K::Flag, "access through MPI_File_set_view")
+            .letter('V')
+            .directive("useFileView"),
+        O::new(
+            "useSharedFilePointer",
+            K::Flag,
+            "shared file pointer (refused)",
+        )
+        .letter('P')
+        .directive("useSharedFilePointer"),
+    ],
+    reads: &[],
+    features: Features {
+        collective: true,
+        hints: true,
+        min_transfer: 8,
+        needs_mpi: true,
+        ..Features::LOCAL
+    },
+    built: true,
+    missing: "",
+    check: |s| MpiioOptions::parse(&s.module("mpiio")).map(drop),
+    create: |s| {
+        let (backend, notes) = MpiioBackend::from_options(&s.module("mpiio"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Prefix of hint lines and environment variables.
 pub const HINT_PREFIX: &str = "IOR_HINT";
@@ -376,9 +427,6 @@ impl Backend for MpiioBackend {
             collective_open: true,
             queue_depth: 1,
         }
-    }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
     }
     fn open_with(
         &self,

@@ -39,9 +39,10 @@
 //! reported as not applied (PnetCDF has no preallocation);
 //! `useFileView` and `useStridedDatatype` are refused (MPI-IO options).
 
-use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
 use crate::mpiio::{collect_hints, hint_block, open_comm, Hints};
 use crate::posix::flag_value;
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, ModuleOptions,
     OpenContext, OpenMode,
@@ -52,6 +53,54 @@ use std::ffi::{CStr, CString, OsStr};
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// The NCMPI backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "NCMPI",
+    module: "ncmpi",
+    summary: "PnetCDF: one shared file holding a four-dimensional variable",
+    options: &[
+        O::new("hintsFileName", K::Text, "file of MPI-IO hints")
+            .letter('U')
+            .directive("hintsFileName"),
+        O::new("showHints", K::Flag, "print the hints of opened files")
+            .letter('H')
+            .directive("showHints"),
+        O::new("preallocate", K::Flag, "preallocate the file")
+            .letter('p')
+            .directive("preallocate"),
+        O::new(
+            "useStridedDatatype",
+            K::Flag,
+            "strided access through a datatype",
+        )
+        .letter('S')
+        .directive("useStridedDatatype"),
+        O::new("useFileView", K::Flag, "access through a file view")
+            .letter('V')
+            .directive("useFileView"),
+    ],
+    reads: &[],
+    features: Features {
+        random_offsets: false,
+        file_per_process: false,
+        collective: true,
+        hints: true,
+        min_transfer: 8,
+        needs_mpi: true,
+        ..Features::LOCAL
+    },
+    built: cfg!(pario_ncmpi),
+    missing: match option_env!("PARIO_PNETCDF_ABSENT") {
+        Some(why) => why,
+        None => "install PnetCDF built for Open MPI (Debian: libpnetcdf-dev) and rebuild",
+    },
+    check: |s| NcmpiOptions::parse(&s.module("ncmpi")).map(drop),
+    create: |s| {
+        let (backend, notes) = NcmpiBackend::from_options(&s.module("ncmpi"))?;
+        Ok(Created::new(backend, notes))
+    },
+};
 
 /// Name of the variable in each file.
 pub const VARIABLE: &str = "data";
@@ -227,9 +276,9 @@ const LIBRARY: LibrarySpec = LibrarySpec {
     api: "NCMPI",
     what: "PnetCDF",
     env: "PARIO_PNETCDF_LIBRARY",
-    built: env!("PARIO_PNETCDF_LIBRARY"),
-    soname: env!("PARIO_PNETCDF_SONAME"),
-    package: env!("PARIO_PNETCDF_PACKAGE"),
+    built: built_env(option_env!("PARIO_PNETCDF_LIBRARY")),
+    soname: built_env(option_env!("PARIO_PNETCDF_SONAME")),
+    package: built_env(option_env!("PARIO_PNETCDF_PACKAGE")),
     marker: "ncmpi_create",
     marker_missing: "not PnetCDF: no ncmpi_create",
 };
@@ -370,6 +419,155 @@ impl NcmpiBackend {
         notes.extend(hint_notes);
         let backend = NcmpiBackend::new(options, hints).map_err(|e| e.to_string())?;
         Ok((backend, notes))
+    }
+
+    /// ncmpi_create (a new file) or ncmpi_open with this backend's hints;
+    /// the file's id.
+    fn create_or_open(
+        &self,
+        comm: Option<&pario_comm::mpi_comm::MpiComm>,
+        cpath: &CStr,
+        new_file: bool,
+        omode: c_int,
+        path: &Path,
+    ) -> Result<c_int, BackendError> {
+        let mut ncid: c_int = -1;
+        let rc = mpiio::with_raw_handles(comm, &self.hints, |c, info| {
+            // SAFETY: table call (see `ffi`); valid MPI handles (PnetCDF
+            // duplicates what it keeps), a NUL-terminated path and an int we
+            // own for the id.
+            unsafe {
+                if new_file {
+                    (self.lib.ncmpi_create)(c, cpath.as_ptr(), omode, info, &mut ncid)
+                } else {
+                    (self.lib.ncmpi_open)(c, cpath.as_ptr(), omode, info, &mut ncid)
+                }
+            }
+        })
+        .map_err(|e| {
+            let kind = match e.class {
+                IoErrorClass::NotInitialised => ErrorKind::NotSupported,
+                _ => ErrorKind::InvalidInput,
+            };
+            BackendError::new(kind, "open", path, e.to_string())
+        })?;
+        let call = if new_file {
+            "ncmpi_create"
+        } else {
+            "ncmpi_open"
+        };
+        self.lib.check(rc, "open", call, path)?;
+        Ok(ncid)
+    }
+
+    /// Define the four dimensions (`dims`) and the variable of a new file
+    /// in define mode, and leave define mode.
+    fn define_variable(
+        &self,
+        h: &mut NcmpiFile,
+        dims: [u64; 4],
+        cvar: &CStr,
+        path: &Path,
+    ) -> Result<(), BackendError> {
+        let ncid = h.ncid.unwrap_or(-1);
+        let mut ids = [0 as c_int; 4];
+        for (i, (name, len)) in DIMENSIONS.iter().zip(dims).enumerate() {
+            let cname = c_str(name, path)?;
+            let len = i64::try_from(len).map_err(|_| {
+                BackendError::new(ErrorKind::InvalidInput, "open", path, "dimension too long")
+            })?;
+            // SAFETY: table call (see `ffi`); a file in define mode, a
+            // NUL-terminated name and an int we own for the id.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_def_dim)(ncid, cname.as_ptr(), len, &mut ids[i]) },
+                "open",
+                "ncmpi_def_dim",
+                path,
+            )?;
+        }
+        // SAFETY: table call (see `ffi`); as above; `ids` holds the four
+        // dimension ids.
+        self.lib.check(
+            unsafe {
+                (self.lib.ncmpi_def_var)(
+                    ncid,
+                    cvar.as_ptr(),
+                    ffi::NC_UBYTE,
+                    4,
+                    ids.as_ptr(),
+                    &mut h.varid,
+                )
+            },
+            "open",
+            "ncmpi_def_var",
+            path,
+        )?;
+        // SAFETY: table call (see `ffi`); a file in define mode.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_enddef)(ncid) },
+            "open",
+            "ncmpi_enddef",
+            path,
+        )?;
+        h.dims = dims;
+        Ok(())
+    }
+
+    /// Find the variable of an existing file, and its four dimensions.
+    fn inquire_variable(
+        &self,
+        h: &mut NcmpiFile,
+        cvar: &CStr,
+        path: &Path,
+    ) -> Result<(), BackendError> {
+        let ncid = h.ncid.unwrap_or(-1);
+        // SAFETY: table call (see `ffi`); an open file, a NUL-terminated
+        // name, an int we own.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_inq_varid)(ncid, cvar.as_ptr(), &mut h.varid) },
+            "open",
+            "ncmpi_inq_varid",
+            path,
+        )?;
+        let mut ndims: c_int = 0;
+        // SAFETY: table call (see `ffi`); an open file and variable; one
+        // int we own.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_inq_varndims)(ncid, h.varid, &mut ndims) },
+            "open",
+            "ncmpi_inq_varndims",
+            path,
+        )?;
+        if ndims != 4 {
+            return Err(BackendError::new(
+                ErrorKind::InvalidInput,
+                "open",
+                path,
+                format!("variable '{VARIABLE}' has {ndims} dimensions, not 4"),
+            ));
+        }
+        let mut ids = [0 as c_int; 4];
+        // SAFETY: table call (see `ffi`); the variable has 4 dimensions,
+        // `ids` has room for 4.
+        self.lib.check(
+            unsafe { (self.lib.ncmpi_inq_vardimid)(ncid, h.varid, ids.as_mut_ptr()) },
+            "open",
+            "ncmpi_inq_vardimid",
+            path,
+        )?;
+        for (i, id) in ids.iter().enumerate() {
+            let mut len: i64 = 0;
+            // SAFETY: table call (see `ffi`); a dimension id of this file;
+            // one MPI_Offset we own.
+            self.lib.check(
+                unsafe { (self.lib.ncmpi_inq_dimlen)(ncid, *id, &mut len) },
+                "open",
+                "ncmpi_inq_dimlen",
+                path,
+            )?;
+            h.dims[i] = len.max(0) as u64;
+        }
+        Ok(())
     }
 
     fn record_hints(&self, ncid: c_int, path: &Path) -> Result<(), BackendError> {
@@ -624,9 +822,6 @@ impl Backend for NcmpiBackend {
             queue_depth: 1,
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.open_with(path, mode, &OpenContext::default())
-    }
     fn open_with(
         &self,
         path: &Path,
@@ -661,32 +856,7 @@ impl Backend for NcmpiBackend {
         } else {
             ffi::NC_NOWRITE
         };
-        let mut ncid: c_int = -1;
-        let rc = mpiio::with_raw_handles(comm, &self.hints, |c, info| {
-            // SAFETY: table call (see `ffi`); valid MPI handles (PnetCDF
-            // duplicates what it keeps), a NUL-terminated path and an int we
-            // own for the id.
-            unsafe {
-                if new_file {
-                    (self.lib.ncmpi_create)(c, cpath.as_ptr(), omode, info, &mut ncid)
-                } else {
-                    (self.lib.ncmpi_open)(c, cpath.as_ptr(), omode, info, &mut ncid)
-                }
-            }
-        })
-        .map_err(|e| {
-            let kind = match e.class {
-                IoErrorClass::NotInitialised => ErrorKind::NotSupported,
-                _ => ErrorKind::InvalidInput,
-            };
-            BackendError::new(kind, "open", path, e.to_string())
-        })?;
-        let call = if new_file {
-            "ncmpi_create"
-        } else {
-            "ncmpi_open"
-        };
-        self.lib.check(rc, "open", call, path)?;
+        let ncid = self.create_or_open(comm, &cpath, new_file, omode, path)?;
         let collective = ctx.collective || self.options.collective;
         // From here on the file is open: `h` closes it on every error path.
         let mut h = NcmpiFile {
@@ -700,94 +870,9 @@ impl Backend for NcmpiBackend {
             lib: Arc::clone(&self.lib),
         };
         let cvar = c_str(VARIABLE, path)?;
-        if let Some(dims) = shape {
-            let mut ids = [0 as c_int; 4];
-            for (i, (name, len)) in DIMENSIONS.iter().zip(dims).enumerate() {
-                let cname = c_str(name, path)?;
-                let len = i64::try_from(len).map_err(|_| {
-                    BackendError::new(ErrorKind::InvalidInput, "open", path, "dimension too long")
-                })?;
-                // SAFETY: table call (see `ffi`); a file in define mode, a
-                // NUL-terminated name and an int we own for the id.
-                self.lib.check(
-                    unsafe { (self.lib.ncmpi_def_dim)(ncid, cname.as_ptr(), len, &mut ids[i]) },
-                    "open",
-                    "ncmpi_def_dim",
-                    path,
-                )?;
-            }
-            // SAFETY: table call (see `ffi`); as above; `ids` holds the four
-            // dimension ids.
-            self.lib.check(
-                unsafe {
-                    (self.lib.ncmpi_def_var)(
-                        ncid,
-                        cvar.as_ptr(),
-                        ffi::NC_UBYTE,
-                        4,
-                        ids.as_ptr(),
-                        &mut h.varid,
-                    )
-                },
-                "open",
-                "ncmpi_def_var",
-                path,
-            )?;
-            // SAFETY: table call (see `ffi`); a file in define mode.
-            self.lib.check(
-                unsafe { (self.lib.ncmpi_enddef)(ncid) },
-                "open",
-                "ncmpi_enddef",
-                path,
-            )?;
-            h.dims = dims;
-        } else {
-            // SAFETY: table call (see `ffi`); an open file, a NUL-terminated
-            // name, an int we own.
-            self.lib.check(
-                unsafe { (self.lib.ncmpi_inq_varid)(ncid, cvar.as_ptr(), &mut h.varid) },
-                "open",
-                "ncmpi_inq_varid",
-                path,
-            )?;
-            let mut ndims: c_int = 0;
-            // SAFETY: table call (see `ffi`); an open file and variable; one
-            // int we own.
-            self.lib.check(
-                unsafe { (self.lib.ncmpi_inq_varndims)(ncid, h.varid, &mut ndims) },
-                "open",
-                "ncmpi_inq_varndims",
-                path,
-            )?;
-            if ndims != 4 {
-                return Err(BackendError::new(
-                    ErrorKind::InvalidInput,
-                    "open",
-                    path,
-                    format!("variable '{VARIABLE}' has {ndims} dimensions, not 4"),
-                ));
-            }
-            let mut ids = [0 as c_int; 4];
-            // SAFETY: table call (see `ffi`); the variable has 4 dimensions,
-            // `ids` has room for 4.
-            self.lib.check(
-                unsafe { (self.lib.ncmpi_inq_vardimid)(ncid, h.varid, ids.as_mut_ptr()) },
-                "open",
-                "ncmpi_inq_vardimid",
-                path,
-            )?;
-            for (i, id) in ids.iter().enumerate() {
-                let mut len: i64 = 0;
-                // SAFETY: table call (see `ffi`); a dimension id of this file;
-                // one MPI_Offset we own.
-                self.lib.check(
-                    unsafe { (self.lib.ncmpi_inq_dimlen)(ncid, *id, &mut len) },
-                    "open",
-                    "ncmpi_inq_dimlen",
-                    path,
-                )?;
-                h.dims[i] = len.max(0) as u64;
-            }
+        match shape {
+            Some(dims) => self.define_variable(&mut h, dims, &cvar, path)?,
+            None => self.inquire_variable(&mut h, &cvar, path)?,
         }
         if self.options.show_hints {
             self.record_hints(ncid, path)?;

@@ -6,6 +6,8 @@
 //! striping options are accepted and reported as not applied unless that file
 //! system is detected (see the front end).
 
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::OpenContext;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
     ModuleOptions, OpenMode,
@@ -39,6 +41,81 @@ pub fn special_file(path: &Path) -> Option<&'static str> {
         .ok()
         .and_then(|m| special_kind(&m.file_type()))
 }
+
+/// The POSIX backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "POSIX",
+    module: "posix",
+    summary: "open/pread/pwrite/fsync, one system call per transfer",
+    options: &[
+        O::new("odirect", K::Flag, "open files with O_DIRECT")
+            .letter('B')
+            .directive("useO_DIRECT"),
+        O::new(
+            "rangelocks",
+            K::Flag,
+            "take byte-range locks around each access",
+        ),
+        O::new(
+            "lustre.stripecount",
+            K::Int,
+            "Lustre stripe count for new files",
+        )
+        .directive("lustreStripeCount"),
+        O::new(
+            "lustre.stripesize",
+            K::Size,
+            "Lustre stripe size for new files",
+        )
+        .directive("lustreStripeSize"),
+        O::new("lustre.startost", K::Int, "first Lustre OST for new files")
+            .directive("lustreStartOST"),
+        O::new(
+            "lustre.ignorelocks",
+            K::Flag,
+            "disable Lustre range locking",
+        )
+        .directive("lustreIgnoreLocks"),
+        O::new("lustre.pool", K::Text, "Lustre OST pool for new files"),
+        O::new("gpfs.hintaccess", K::Flag, "pre-declare GPFS access ranges")
+            .directive("gpfsHintAccess"),
+        O::new(
+            "gpfs.releasetoken",
+            K::Flag,
+            "release GPFS tokens after open",
+        )
+        .directive("gpfsReleaseToken"),
+        O::new(
+            "gpfs.finegrainwritesharing",
+            K::Flag,
+            "GPFS fine-grain write sharing",
+        ),
+        O::new(
+            "gpfs.finegrainreadsharing",
+            K::Flag,
+            "GPFS fine-grain read sharing",
+        ),
+        O::new(
+            "gpfs.createsharing",
+            K::Flag,
+            "GPFS shared-directory creates",
+        ),
+        O::new("beegfs.NumTargets", K::UInt, "BeeGFS stripe targets").directive("beegfsNumTargets"),
+        O::new("beegfs.ChunkSize", K::Size, "BeeGFS chunk size").directive("beegfsChunkSize"),
+    ],
+    reads: &[],
+    features: Features {
+        direct_io: true,
+        ..Features::LOCAL
+    },
+    built: true,
+    missing: "",
+    check: |s| PosixOptions::parse(&s.module("posix")).map(drop),
+    create: |s| {
+        let (options, notes) = PosixOptions::parse(&s.module("posix"))?;
+        Ok(Created::new(PosixBackend::new(options), notes))
+    },
+};
 
 /// Alignment required for O_DIRECT buffers, offsets and sizes.
 pub const DIRECT_ALIGNMENT: u64 = 4096;
@@ -156,7 +233,12 @@ impl Backend for PosixBackend {
             queue_depth: 1,
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        _ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         let file = open_file(path, mode, self.options.odirect)?;
         Ok(Box::new(PosixFile {
             file,

@@ -1,36 +1,142 @@
-//! Which backends this build has, and how to create one from an API name and
-//! its module options. One match, no conditional compilation sprinkled around.
+//! Which backends exist, what each offers, and how to create one.
+//!
+//! Every backend describes itself once, in its own file, with a
+//! [`BackendDescriptor`]: its `-a` name, its module options (`--posix.odirect`
+//! and the IOR 3 letters and directives that set them), the [`Features`] the
+//! front ends check, whether this build has it, and its constructor.
+//! [`DESCRIPTORS`] lists them; the front ends derive their option tables,
+//! their help and their checks from it. Adding a backend means one file and
+//! one line here.
 
-use crate::dummy::{DummyBackend, DummyOptions};
 use crate::faulty::{FaultPlan, FaultyBackend};
-use crate::mmap::{MmapBackend, MmapOptions};
-use crate::mpiio::MpiioBackend;
-use crate::posix::{PosixBackend, PosixOptions};
-use crate::uring::UringBackend;
-use crate::Backend;
+use crate::{Backend, ModuleOptions};
 
-/// The API names IOR accepts, and whether this build has each.
-pub fn available_apis() -> Vec<(&'static str, bool)> {
-    vec![
-        ("POSIX", true),
-        ("DUMMY", true),
-        ("MPIIO", true),
-        ("HDF5", cfg!(pario_hdf5)),
-        ("NCMPI", cfg!(pario_ncmpi)),
-        ("MMAP", true),
-        ("URING", true),
-        ("AIO", cfg!(pario_aio)),
-    ]
+/// Every backend, in the order help and messages list them.
+pub const DESCRIPTORS: &[&BackendDescriptor] = &[
+    &crate::posix::DESCRIPTOR,
+    &crate::dummy::DESCRIPTOR,
+    &crate::mpiio::DESCRIPTOR,
+    &crate::hdf5::DESCRIPTOR,
+    &crate::ncmpi::DESCRIPTOR,
+    &crate::mmap::DESCRIPTOR,
+    &crate::uring::DESCRIPTOR,
+    &crate::aio::DESCRIPTOR,
+];
+
+/// How a module option's value is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// No value (true), or an explicit 0/1.
+    Flag,
+    /// A non-negative integer (size suffixes accepted, as IOR does).
+    UInt,
+    /// A signed integer.
+    Int,
+    /// A byte size.
+    Size,
+    /// A string.
+    Text,
 }
 
-/// What to install for a backend left out of this build (build.rs did not
-/// find its library).
-fn missing_library_hint(api: &str) -> &'static str {
-    match api {
-        "HDF5" => ": install a parallel HDF5 (Debian: libhdf5-openmpi-dev) and rebuild",
-        "NCMPI" => ": install PnetCDF built for Open MPI (Debian: libpnetcdf-dev) and rebuild",
-        "AIO" => ": install libaio (Debian: libaio-dev) and rebuild",
-        _ => "",
+/// One `--<module>.<key>` option of a backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionSpec {
+    /// Canonical spelling (matching is case-insensitive).
+    pub key: &'static str,
+    pub kind: OptionKind,
+    /// One line for `ior -h`.
+    pub help: &'static str,
+    /// IOR 3's short letter for it (`-B` for `--posix.odirect`).
+    pub letter: Option<char>,
+    /// IOR 3's directive for it (`useO_DIRECT`), also a `-O` name and deck
+    /// key: setting either sets the other.
+    pub directive: Option<&'static str>,
+    /// Set by the front end from the test (mmap's `random-offset` from
+    /// `-z`), not by the user: neither listed nor accepted on command lines.
+    pub internal: bool,
+}
+
+impl OptionSpec {
+    pub const fn new(key: &'static str, kind: OptionKind, help: &'static str) -> OptionSpec {
+        OptionSpec {
+            key,
+            kind,
+            help,
+            letter: None,
+            directive: None,
+            internal: false,
+        }
+    }
+    /// The IOR 3 directive that also sets this option.
+    pub const fn directive(mut self, name: &'static str) -> OptionSpec {
+        self.directive = Some(name);
+        self
+    }
+    /// The IOR 3 short letter that also sets this option.
+    pub const fn letter(mut self, c: char) -> OptionSpec {
+        self.letter = Some(c);
+        self
+    }
+    /// An option the front end sets from the test, never the user.
+    pub const fn internal(mut self) -> OptionSpec {
+        self.internal = true;
+        self
+    }
+}
+
+/// What a backend supports, for the front ends' checks (known before the
+/// backend is created; [`crate::Capabilities`] adds what depends on options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Features {
+    /// Transfers at random offsets (IOR's `-z`).
+    pub random_offsets: bool,
+    /// One file per process (IOR's `-F`).
+    pub file_per_process: bool,
+    /// Collective transfers (IOR's `-c`).
+    pub collective: bool,
+    /// MPI-IO hints (`showHints`, `hintsFileName`).
+    pub hints: bool,
+    /// Several transfers in flight per file.
+    pub queue: bool,
+    /// Direct I/O with aligned buffers, offsets and sizes.
+    pub direct_io: bool,
+    /// Smallest transfer size in bytes.
+    pub min_transfer: u64,
+    /// No real I/O: nothing to verify, no directory needed.
+    pub fake: bool,
+    /// Needs MPI initialised in the process.
+    pub needs_mpi: bool,
+}
+
+impl Features {
+    /// A local-file backend: random offsets and files per process, nothing more.
+    pub const LOCAL: Features = Features {
+        random_offsets: true,
+        file_per_process: true,
+        collective: false,
+        hints: false,
+        queue: false,
+        direct_io: false,
+        min_transfer: 1,
+        fake: false,
+        needs_mpi: false,
+    };
+}
+
+/// What a constructor gets: every module option given, and the rank.
+pub struct Setup<'a> {
+    pub options: &'a [(String, String, Option<String>)],
+    pub rank: u32,
+}
+
+impl Setup<'_> {
+    /// The options given to `module` (keys lower-cased).
+    pub fn module(&self, module: &str) -> ModuleOptions {
+        self.options
+            .iter()
+            .filter(|(m, _, _)| m.eq_ignore_ascii_case(module))
+            .map(|(_, k, v)| (k.to_ascii_lowercase(), v.clone()))
+            .collect()
     }
 }
 
@@ -40,95 +146,196 @@ pub struct Created {
     pub notes: Vec<String>,
 }
 
+impl Created {
+    pub fn new(backend: impl Backend + 'static, notes: Vec<String>) -> Created {
+        Created {
+            backend: Box::new(backend),
+            notes,
+        }
+    }
+}
+
+/// One backend, described once.
+pub struct BackendDescriptor {
+    /// The `-a` name (matched case-insensitively).
+    pub name: &'static str,
+    /// The module name of its options (`--posix.*`).
+    pub module: &'static str,
+    /// One line for help.
+    pub summary: &'static str,
+    pub options: &'static [OptionSpec],
+    /// Other modules whose options it reads too (AIO reads `--posix.*`).
+    pub reads: &'static [&'static str],
+    pub features: Features,
+    /// Whether this build has it.
+    pub built: bool,
+    /// Why this build lacks it and what to do (when `built` is false).
+    pub missing: &'static str,
+    /// Check the options without creating anything (parse time).
+    pub check: fn(&Setup<'_>) -> Result<(), String>,
+    /// Create the backend (run time).
+    pub create: fn(&Setup<'_>) -> Result<Created, String>,
+}
+
+impl std::fmt::Debug for BackendDescriptor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackendDescriptor")
+            .field("name", &self.name)
+            .field("built", &self.built)
+            .finish()
+    }
+}
+
+impl PartialEq for BackendDescriptor {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+impl Eq for BackendDescriptor {}
+
+impl BackendDescriptor {
+    /// Whether options of `module` concern this backend.
+    pub fn uses_module(&self, module: &str) -> bool {
+        self.module.eq_ignore_ascii_case(module)
+            || self.reads.iter().any(|m| m.eq_ignore_ascii_case(module))
+    }
+    /// The options a user may give (internal ones left out).
+    pub fn user_options(&self) -> impl Iterator<Item = &'static OptionSpec> {
+        self.options.iter().filter(|o| !o.internal)
+    }
+}
+
+/// The descriptor named `api` (case-insensitive, surrounding blanks ignored).
+pub fn find(api: &str) -> Option<&'static BackendDescriptor> {
+    DESCRIPTORS
+        .iter()
+        .copied()
+        .find(|d| d.name.eq_ignore_ascii_case(api.trim()))
+}
+
+/// The descriptor whose options are `--module.*`.
+pub fn find_module(module: &str) -> Option<&'static BackendDescriptor> {
+    DESCRIPTORS
+        .iter()
+        .copied()
+        .find(|d| d.module.eq_ignore_ascii_case(module))
+}
+
+/// The API names, and whether this build has each.
+pub fn available_apis() -> Vec<(&'static str, bool)> {
+    DESCRIPTORS.iter().map(|d| (d.name, d.built)).collect()
+}
+
+/// Every API name, joined by `sep`.
+pub fn api_names(sep: &str) -> String {
+    DESCRIPTORS
+        .iter()
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
+    let d =
+        find(api).ok_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))?;
+    if !d.built {
+        let built: Vec<&str> = DESCRIPTORS
+            .iter()
+            .filter(|d| d.built)
+            .map(|d| d.name)
+            .collect();
+        return Err(format!(
+            "-a {api}: this build of pario has no {} backend: {} (built: {})",
+            d.name,
+            d.missing,
+            built.join(", ")
+        ));
+    }
+    Ok(d)
+}
+
+/// Check the options `api` reads without creating the backend: the refusal
+/// a run would give, at parse time. APIs this build lacks are not refused
+/// here (their options are checked all the same).
+pub fn check_options(
+    api: &str,
+    options: &[(String, String, Option<String>)],
+) -> Result<(), String> {
+    match find(api) {
+        Some(d) => (d.check)(&Setup { options, rank: 0 }),
+        None => Err(format!(
+            "-a {api}: unknown API (known: {})",
+            api_names(", ")
+        )),
+    }
+}
+
 /// Create the backend for `api` (case-insensitive). `options` holds every
 /// `--module.key[=value]` given; options of other modules are ignored here
-/// (the front end reports them at -v). `rank` selects fault injection.
+/// (the front end reports them at -v). `rank` selects fault injection and
+/// rank-dependent options.
 pub fn create_backend(
     api: &str,
     options: &[(String, String, Option<String>)],
     rank: u32,
 ) -> Result<Created, String> {
-    let upper = api.to_ascii_uppercase();
-    let mine = |module: &str| -> crate::ModuleOptions {
-        options
-            .iter()
-            .filter(|(m, _, _)| m.eq_ignore_ascii_case(module))
-            .map(|(_, k, v)| (k.to_ascii_lowercase(), v.clone()))
-            .collect()
-    };
-    let mut notes = Vec::new();
-    let backend: Box<dyn Backend> = match upper.as_str() {
-        "POSIX" => {
-            let (opts, n) = PosixOptions::parse(&mine("posix"))?;
-            notes.extend(n);
-            Box::new(PosixBackend::new(opts))
-        }
-        "DUMMY" => Box::new(DummyBackend {
-            options: DummyOptions::parse(&mine("dummy"))?.for_rank(rank),
-        }),
-        "MMAP" => Box::new(MmapBackend::new(MmapOptions::parse(&mine("mmap"))?)),
-        "MPIIO" => {
-            if !pario_comm::mpiio::is_ready() {
-                return Err(format!(
-                    "-a {api}: MPI-IO needs MPI, which is not initialised in this process"
-                ));
-            }
-            let (b, n) = MpiioBackend::from_options(&mine("mpiio"))?;
-            notes.extend(n);
-            Box::new(b)
-        }
-        "URING" => Box::new(UringBackend::from_options(&mine("uring"))?),
-        #[cfg(pario_aio)]
-        "AIO" => {
-            let (b, n) = crate::aio::AioBackend::from_options(&mine("aio"), &mine("posix"))?;
-            notes.extend(n);
-            Box::new(b)
-        }
-        #[cfg(pario_hdf5)]
-        "HDF5" => {
-            if !pario_comm::mpiio::is_ready() {
-                return Err(format!(
-                    "-a {api}: parallel HDF5 needs MPI, which is not initialised in this process"
-                ));
-            }
-            let (b, n) = crate::hdf5::Hdf5Backend::from_options(&mine("hdf5"))?;
-            notes.extend(n);
-            Box::new(b)
-        }
-        #[cfg(pario_ncmpi)]
-        "NCMPI" => {
-            if !pario_comm::mpiio::is_ready() {
-                return Err(format!(
-                    "-a {api}: PnetCDF needs MPI, which is not initialised in this process"
-                ));
-            }
-            let (b, n) = crate::ncmpi::NcmpiBackend::from_options(&mine("ncmpi"))?;
-            notes.extend(n);
-            Box::new(b)
-        }
-        _ => {
-            let known = available_apis();
-            return Err(match known.iter().find(|(n, _)| *n == upper) {
-                Some(_) => format!(
-                    "-a {api}: this build of pario has no {upper} backend{} (built: {})",
-                    missing_library_hint(&upper),
-                    known
-                        .iter()
-                        .filter(|(_, b)| *b)
-                        .map(|(n, _)| *n)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                None => format!(
-                    "-a {api}: unknown API (known: {})",
-                    known.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-                ),
-            });
-        }
-    };
+    let d = lookup(api)?;
+    if d.features.needs_mpi && !pario_comm::mpiio::is_ready() {
+        return Err(format!(
+            "-a {api}: {} needs MPI, which is not initialised in this process",
+            d.name
+        ));
+    }
+    let Created { backend, notes } = (d.create)(&Setup { options, rank })?;
     let backend = match FaultPlan::from_env(rank)? {
         Some(plan) => Box::new(FaultyBackend::new(backend, plan)) as Box<dyn Backend>,
         None => backend,
     };
     Ok(Created { backend, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_modules_and_keys_are_unique() {
+        for (i, d) in DESCRIPTORS.iter().enumerate() {
+            for e in &DESCRIPTORS[i + 1..] {
+                assert!(!d.name.eq_ignore_ascii_case(e.name), "{}", d.name);
+                assert!(!d.module.eq_ignore_ascii_case(e.module), "{}", d.module);
+            }
+            for (j, o) in d.options.iter().enumerate() {
+                assert!(
+                    !d.options[j + 1..]
+                        .iter()
+                        .any(|p| p.key.eq_ignore_ascii_case(o.key)),
+                    "--{}.{}",
+                    d.module,
+                    o.key
+                );
+            }
+            for m in d.reads {
+                assert!(find_module(m).is_some(), "{} reads {m}", d.name);
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_and_missing_backends_are_one_line_refusals() {
+        let e = create_backend("S3", &[], 0).err().unwrap();
+        assert!(
+            e.contains("-a S3: unknown API") && e.contains("POSIX"),
+            "{e}"
+        );
+        for d in DESCRIPTORS.iter().filter(|d| !d.built) {
+            let e = create_backend(d.name, &[], 0).err().unwrap();
+            assert!(
+                e.contains("this build of pario has no") && !e.contains('\n'),
+                "{e}"
+            );
+            assert!(e.contains(d.missing), "{e}");
+        }
+        assert!(find(" posix ").is_some() && find_module("MPIIO").is_some());
+    }
 }

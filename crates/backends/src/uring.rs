@@ -34,6 +34,8 @@
 use crate::asyncfile::{AsyncFile, KernelQueue, Request};
 use crate::buffer::Registration;
 use crate::posix::{flag_value, open_file, DIRECT_ALIGNMENT};
+use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::OpenContext;
 use crate::{
     AlignedBuffer, Backend, BackendError, Capabilities, ErrorKind, FileHandle, ModuleOptions,
     OpenMode,
@@ -43,6 +45,46 @@ use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+/// The URING backend, described once (see [`crate::registry`]).
+pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
+    name: "URING",
+    module: "uring",
+    summary: "Linux io_uring, many transfers in flight per file",
+    options: &[
+        O::new("depth", K::UInt, "submission queue depth"),
+        O::new(
+            "fixed-buffers",
+            K::Flag,
+            "register I/O buffers with the ring",
+        ),
+        O::new("odirect", K::Flag, "open files with O_DIRECT"),
+        O::new(
+            "batch",
+            K::UInt,
+            "submit once N operations are queued (1: at once)",
+        ),
+        O::new("fixed-files", K::Flag, "register the file with the ring"),
+        O::new(
+            "sqpoll",
+            K::Flag,
+            "a kernel thread polls the submission queue",
+        ),
+    ],
+    reads: &[],
+    features: Features {
+        queue: true,
+        direct_io: true,
+        ..Features::LOCAL
+    },
+    built: !cfg!(pario_without_uring),
+    missing: "left out of this build (PARIO_WITHOUT=uring)",
+    check: |s| UringOptions::parse(&s.module("uring")).map(drop),
+    create: |s| {
+        let backend = UringBackend::from_options(&s.module("uring"))?;
+        Ok(Created::new(backend, Vec::new()))
+    },
+};
 
 /// Default number of operations in flight per file.
 pub const DEFAULT_DEPTH: u32 = 32;
@@ -135,6 +177,9 @@ pub fn refusal_message(err: &io::Error) -> Option<String> {
 /// Whether this process may use io_uring: sets up and drops a small ring.
 /// The error is the message to show for `-a URING`.
 pub fn probe() -> Result<(), String> {
+    if !DESCRIPTOR.built {
+        return Err(format!("-a URING: {}", DESCRIPTOR.missing));
+    }
     match IoUring::new(2) {
         Ok(_) => Ok(()),
         Err(e) => {
@@ -406,7 +451,12 @@ impl Backend for UringBackend {
             queue_depth: self.options.depth.max(1),
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        _ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         let file = open_file(path, mode, self.options.odirect)?;
         let ring = self.ring(path)?;
         let fd = file.as_raw_fd();

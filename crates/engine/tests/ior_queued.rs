@@ -200,7 +200,12 @@ impl Backend for Memory {
             ..Capabilities::default()
         }
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        _ctx: &pario_backends::OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
         let mut files = self.files.lock().unwrap();
         let data = match files.get(path) {
             Some(d) => Arc::clone(d),

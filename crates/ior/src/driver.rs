@@ -837,7 +837,7 @@ fn run_on_ranks(
         sub.node_layout()
     };
     let api = if params.dry_run { "DUMMY" } else { &params.api };
-    let created = match create_agreed(sub, api, &module_triples(params), comm.rank()) {
+    let created = match create_agreed(sub, api, &params.backend_options(), comm.rank()) {
         Ok(c) => c,
         Err(e) => return (None, Some(e), None),
     };
@@ -950,7 +950,7 @@ fn preflight(
     let mut warnings = Vec::new();
     if comm.rank() == 0 {
         let mut problem = None;
-        if !p.api.eq_ignore_ascii_case("dummy") && !p.dry_run {
+        if !p.api_kind.features().fake && !p.dry_run {
             for target in p.test_file.split('@') {
                 let dir = parent_dir(target);
                 problem = if !dir.is_dir() {
@@ -1016,70 +1016,6 @@ fn dir_writable(dir: &Path) -> bool {
     };
     // SAFETY: `c` is a valid NUL-terminated path; access(2) only reads it.
     unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
-}
-
-fn module_triples(p: &IorParams) -> Vec<(String, String, Option<String>)> {
-    // File-system options never reach the backend: see [`advice`].
-    let mut v: Vec<(String, String, Option<String>)> = p
-        .module_options
-        .iter()
-        .filter(|(m, k, _)| !(m.eq_ignore_ascii_case("posix") && advice::is_fs_module_key(k)))
-        .map(|(module, key, value)| (module.clone(), key.clone(), value.clone()))
-        .collect();
-    if p.use_o_direct {
-        v.push(("posix".into(), "odirect".into(), None));
-    }
-    // IOR 3's global backend flags (-c aside, which the engine passes at
-    // open) become options of the selected backend's module, unless given
-    // there already.
-    let module = p.api.to_ascii_lowercase();
-    let mut flags: Vec<(&str, Option<String>)> = Vec::new();
-    if matches!(module.as_str(), "mpiio" | "hdf5" | "ncmpi") {
-        if let Some(f) = &p.hints_file_name {
-            flags.push(("hintsFileName", Some(f.clone())));
-        }
-        if p.show_hints {
-            flags.push(("showHints", None));
-        }
-    }
-    let on = |flags: &mut Vec<(&str, Option<String>)>, key: &'static str, set: bool| {
-        if set {
-            flags.push((key, None));
-        }
-    };
-    match module.as_str() {
-        "mpiio" | "ncmpi" => {
-            on(&mut flags, "preallocate", p.preallocate);
-            on(&mut flags, "useFileView", p.use_file_view);
-            on(&mut flags, "useStridedDatatype", p.use_strided_datatype);
-            if module == "mpiio" {
-                on(
-                    &mut flags,
-                    "useSharedFilePointer",
-                    p.use_shared_file_pointer,
-                );
-            }
-        }
-        "hdf5" => {
-            on(&mut flags, "individualDataSets", p.individual_data_sets);
-            on(&mut flags, "noFill", p.no_fill);
-            on(&mut flags, "collectiveMetadata", p.collective_metadata);
-            if p.set_alignment > 1 {
-                flags.push(("setAlignment", Some(p.set_alignment.to_string())));
-            }
-        }
-        "mmap" => on(&mut flags, "random-offset", p.random_offset > 0),
-        _ => {}
-    }
-    for (key, value) in flags {
-        let given = v
-            .iter()
-            .any(|(m, k, _)| m.eq_ignore_ascii_case(&module) && k.eq_ignore_ascii_case(key));
-        if !given {
-            v.push((module.clone(), key.to_string(), value));
-        }
-    }
-    v
 }
 
 /// Summary table, machine-readable summaries and the Finished line.

@@ -1,18 +1,17 @@
 //! The `ior -h` text: every option, directive and module option, grouped by
 //! purpose, one per line, at most 100 columns. Written for pario; the option
-//! names are IOR's so that IOR users find what they know.
+//! names are IOR's so that IOR users find what they know. The backends, their
+//! module options and IOR 3's letters for them come from the backends'
+//! descriptors ([`pario_backends::registry`]), so help and parser agree.
 
-use crate::options::{ModKind, MODULES, MODULE_OPTIONS};
+use crate::options::module_options;
+use pario_backends::registry::{self, OptionKind, OptionSpec};
 
 /// Lines of the hand-written part: `(group title, [(usage, description)])`.
 const GROUPS: &[(&str, &[(&str, &str)])] = &[
     (
         "Workload",
         &[
-            (
-                "-a API",
-                "I/O backend: POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO",
-            ),
             (
                 "-b SIZE",
                 "bytes each task accesses contiguously per segment (default 1m)",
@@ -197,37 +196,6 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
         "Backends and module options",
         &[
             (
-                "-B",
-                "O_DIRECT (IOR 3; same as --posix.odirect; -O useO_DIRECT=1)",
-            ),
-            ("-H", "show MPI-IO hints (IOR 3; same as --mpiio.showHints)"),
-            (
-                "-U PATH",
-                "MPI-IO hints file (IOR 3; same as --mpiio.hintsFileName)",
-            ),
-            (
-                "-p",
-                "preallocate the file (IOR 3; same as --mpiio.preallocate)",
-            ),
-            (
-                "-V",
-                "use an MPI file view (IOR 3; same as --mpiio.useFileView)",
-            ),
-            (
-                "-S",
-                "strided datatype (IOR 3; same as --mpiio.useStridedDatatype)",
-            ),
-            ("-P", "shared file pointer (IOR 3)"),
-            (
-                "-I",
-                "one HDF5 dataset per task (IOR 3; same as --hdf5.individualDataSets)",
-            ),
-            (
-                "-J SIZE",
-                "HDF5 alignment (IOR 3; same as --hdf5.setAlignment)",
-            ),
-            ("-n", "no HDF5 fill (IOR 3; same as --hdf5.noFill)"),
-            (
                 "-O lustreStripeCount=N",
                 "Lustre striping (also lustreStripeSize, lustreStartOST)",
             ),
@@ -240,7 +208,6 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "-O beegfsNumTargets=N",
                 "BeeGFS striping (also beegfsChunkSize=SIZE)",
             ),
-            ("-O collectiveMetadata=1", "HDF5 collective metadata"),
             (
                 "-O allocateBufferOnGPU=1",
                 "I/O buffers on the GPU (also GPUid=N, --gpuDirect)",
@@ -259,6 +226,45 @@ fn push_line(out: &mut String, usage: &str, text: &str) {
     }
 }
 
+/// The usage of a module option: `--posix.odirect`, `--aio.max-pending=N`.
+fn module_usage(module: &str, o: &OptionSpec) -> String {
+    let value = match o.kind {
+        OptionKind::Flag => "",
+        OptionKind::Text => "=STR",
+        OptionKind::Size => "=SIZE",
+        OptionKind::UInt | OptionKind::Int => "=N",
+    };
+    format!("--{module}.{}{value}", o.key)
+}
+
+/// The backends, IOR 3's letters for their options, and every module option.
+fn backend_lines(out: &mut String) {
+    for d in registry::DESCRIPTORS {
+        let built = if d.built { "" } else { " (not in this build)" };
+        push_line(
+            out,
+            &format!("-a {}", d.name),
+            &format!("{}{built}", d.summary),
+        );
+    }
+    let mut letters: Vec<char> = Vec::new();
+    for (module, o) in module_options() {
+        let Some(c) = o.letter.filter(|c| !letters.contains(c)) else {
+            continue;
+        };
+        letters.push(c);
+        let usage = match o.kind {
+            OptionKind::Flag => format!("-{c}"),
+            OptionKind::Text => format!("-{c} STR"),
+            _ => format!("-{c} SIZE"),
+        };
+        push_line(out, &usage, &format!("{} (--{module}.{})", o.help, o.key));
+    }
+    for (module, o) in module_options() {
+        push_line(out, &module_usage(module, o), o.help);
+    }
+}
+
 /// The full help text.
 pub fn help_text() -> String {
     let mut out = String::new();
@@ -271,21 +277,18 @@ pub fn help_text() -> String {
         out.push('\n');
         out.push_str(title);
         out.push_str(":\n");
+        if *title == "Workload" {
+            push_line(
+                &mut out,
+                "-a API",
+                &format!("I/O backend: {}", registry::api_names(" ")),
+            );
+        }
         for (usage, text) in *lines {
             push_line(&mut out, usage, text);
         }
         if *title == "Backends and module options" {
-            for module in MODULES {
-                for spec in MODULE_OPTIONS.iter().filter(|s| s.module == *module) {
-                    let usage = match spec.kind {
-                        ModKind::Flag => format!("--{}.{}", spec.module, spec.key),
-                        ModKind::Text => format!("--{}.{}=STR", spec.module, spec.key),
-                        ModKind::Size => format!("--{}.{}=SIZE", spec.module, spec.key),
-                        ModKind::UInt | ModKind::Int => format!("--{}.{}=N", spec.module, spec.key),
-                    };
-                    push_line(&mut out, &usage, spec.help);
-                }
-            }
+            backend_lines(&mut out);
         }
     }
     out.push_str(
@@ -314,9 +317,9 @@ mod tests {
         for c in "aAbBcCdDeEfFgGhHiIjJkKlmMnNoOpPqQrRsStTuUvVwWxXyYzZ".chars() {
             assert!(text.contains(&format!("  -{c}")), "-{c} missing");
         }
-        for spec in MODULE_OPTIONS {
+        for (module, spec) in module_options() {
             assert!(
-                text.contains(&format!("--{}.{}", spec.module, spec.key)),
+                text.contains(&format!("--{}.{}", module, spec.key)),
                 "{}",
                 spec.key
             );

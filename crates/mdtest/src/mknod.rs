@@ -1,7 +1,9 @@
 //! `-k`: a decorator that creates empty files with mknod(2) instead of
 //! open(2)/close(2); every other call goes to the wrapped backend.
 
-use pario_backends::{Backend, BackendError, Capabilities, FileHandle, FileStat, FsInfo, OpenMode};
+use pario_backends::{
+    Backend, BackendError, Capabilities, FileHandle, FileStat, FsInfo, OpenContext, OpenMode,
+};
 use std::path::Path;
 
 /// Wraps a backend that does real I/O.
@@ -22,8 +24,13 @@ impl Backend for MknodBackend {
     fn capabilities(&self) -> Capabilities {
         self.inner.capabilities()
     }
-    fn open(&self, path: &Path, mode: OpenMode) -> Result<Box<dyn FileHandle>, BackendError> {
-        self.inner.open(path, mode)
+    fn open_with(
+        &self,
+        path: &Path,
+        mode: OpenMode,
+        ctx: &OpenContext<'_>,
+    ) -> Result<Box<dyn FileHandle>, BackendError> {
+        self.inner.open_with(path, mode, ctx)
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
         self.inner.delete(path)

@@ -12,14 +12,16 @@
 //! - `collective` (`-c`) with a backend without collective I/O (POSIX, ...)
 //!   and `uniqueDir` (`-u`) without `-F` are warnings: IOR accepts both
 //!   silently, and sites' scripts pass them, but they change nothing.
-//! - Options of a backend that is not selected, or not built (MPIIO, HDF5,
-//!   NCMPI options, `--<module>.*` of another module) are notes: they
-//!   change nothing for the selected backend.
+//! - Options of a backend that is not selected, or not built (IOR 3's
+//!   backend directives and letters, `--<module>.*` of another module) are
+//!   notes: they change nothing for the selected backend. Which backend
+//!   takes which option comes from the backends' descriptors
+//!   ([`pario_backends::registry`]).
 //!
 //! `warningAsErrors` turns the warnings into an error before any I/O.
 
 use crate::options::IorParams;
-use pario_backends::registry::available_apis;
+use pario_backends::registry::{self, BackendDescriptor};
 
 /// How loudly to report an [`Advice`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +68,6 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
             text,
         })
     };
-    let api = p.api.to_ascii_uppercase();
 
     // File-system specific options.
     let mut fs_opts: Vec<(&str, String)> = Vec::new();
@@ -144,47 +145,13 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
         );
     }
 
-    // Options of backends that are not selected (or not built).
-    let built = |name: &str| {
-        available_apis()
-            .iter()
-            .any(|(n, b)| *b && n.eq_ignore_ascii_case(name))
-    };
-    let other = |backends: &[&str]| -> Option<String> {
-        if backends.iter().any(|b| b.eq_ignore_ascii_case(&api)) {
-            return None;
-        }
-        let names = backends.join("/");
-        Some(if backends.iter().any(|b| built(b)) {
-            format!("for -a {names}, not the selected -a {api}")
-        } else {
-            format!("for -a {names}, which this build does not have yet")
-        })
-    };
-    let mpi_flags: [(&str, bool, &[&str]); 6] = [
-        ("showHints", p.show_hints, &["MPIIO", "HDF5", "NCMPI"]),
-        (
-            "hintsFileName",
-            p.hints_file_name.is_some(),
-            &["MPIIO", "HDF5", "NCMPI"],
-        ),
-        ("preallocate", p.preallocate, &["MPIIO", "NCMPI"]),
-        ("useFileView", p.use_file_view, &["MPIIO"]),
-        (
-            "useSharedFilePointer",
-            p.use_shared_file_pointer,
-            &["MPIIO"],
-        ),
-        ("useStridedDatatype", p.use_strided_datatype, &["MPIIO"]),
-    ];
-    for (name, given, backends) in mpi_flags {
-        if let (true, Some(why)) = (given, other(backends)) {
-            note(&mut out, format!("{name}: an option {why}: ignored"));
-        }
-    }
+    out.extend(other_backends(p).into_iter().map(|text| Advice {
+        level: Level::Note,
+        text,
+    }));
     // IOR accepts -c with any backend and says nothing: a warning, since the
     // user asked for collective I/O and gets independent I/O.
-    if let (true, Some(why)) = (p.collective, other(&["MPIIO", "HDF5", "NCMPI"])) {
+    if let Some(why) = collective_elsewhere(p) {
         warn(
             &mut out,
             format!("collective (-c): collective I/O is {why}: independent I/O is used"),
@@ -198,40 +165,6 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
                 .to_string(),
         );
     }
-    let hdf5_flags = [
-        ("individualDataSets", p.individual_data_sets),
-        ("noFill", p.no_fill),
-        ("setAlignment", p.set_alignment != 1),
-        ("collectiveMetadata", p.collective_metadata),
-    ];
-    for (name, given) in hdf5_flags {
-        if let (true, Some(why)) = (given, other(&["HDF5"])) {
-            note(&mut out, format!("{name}: an option {why}: ignored"));
-        }
-    }
-    for (module, key, _) in &p.module_options {
-        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
-            continue;
-        }
-        let m = module.to_ascii_uppercase();
-        if m != api {
-            let why = if built(&m) {
-                format!("not the selected -a {api}")
-            } else {
-                "which this build does not have yet".to_string()
-            };
-            note(
-                &mut out,
-                format!("--{module}.{key}: an option of the {m} backend, {why}: ignored"),
-            );
-        }
-    }
-    if p.use_o_direct && !api.eq_ignore_ascii_case("POSIX") {
-        note(
-            &mut out,
-            format!("useO_DIRECT: direct I/O is a POSIX option, not used by -a {api}"),
-        );
-    }
     if let Some(d) = &p.debug {
         note(
             &mut out,
@@ -243,6 +176,92 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
             &mut out,
             "dryRun: no I/O is done; the DUMMY backend stands in for the selected one".to_string(),
         );
+    }
+    out
+}
+
+/// Why an option of `backends` does nothing with `p`'s backend, or None
+/// when the selected backend is one of them.
+fn not_selected(p: &IorParams, backends: &[&BackendDescriptor]) -> Option<String> {
+    let api = p.api.to_ascii_uppercase();
+    if backends.iter().any(|b| b.name == p.api_kind.name()) {
+        return None;
+    }
+    let names: Vec<&str> = backends.iter().map(|b| b.name).collect();
+    let names = names.join("/");
+    Some(if backends.iter().any(|b| b.built) {
+        format!("for -a {names}, not the selected -a {api}")
+    } else {
+        format!("for -a {names}, which this build does not have yet")
+    })
+}
+
+/// With `-c`: why the selected backend does no collective I/O (the
+/// backends whose descriptors say they do), or None when it does.
+fn collective_elsewhere(p: &IorParams) -> Option<String> {
+    if !p.collective {
+        return None;
+    }
+    let takers: Vec<&BackendDescriptor> = registry::DESCRIPTORS
+        .iter()
+        .copied()
+        .filter(|d| d.features.collective)
+        .collect();
+    not_selected(p, &takers)
+}
+
+/// Notes on options given for backends other than the selected one: IOR 3
+/// directives (and their letters) of backend options, `collective`, and
+/// `--<module>.*` options of modules the selected backend does not read.
+fn other_backends(p: &IorParams) -> Vec<String> {
+    let mut out = Vec::new();
+    let api = p.api.to_ascii_uppercase();
+    // Each directive once, in the descriptors' order, with every backend
+    // that takes it (through its own module or one it reads).
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, o) in crate::options::module_options() {
+        let Some(name) = o.directive else { continue };
+        let fs = FILE_SYSTEMS
+            .iter()
+            .any(|(fs, _)| o.key.to_ascii_lowercase().starts_with(fs));
+        if fs || seen.contains(&name) || p.directive_value(name).is_none() {
+            continue;
+        }
+        seen.push(name);
+        let takers: Vec<&BackendDescriptor> = registry::DESCRIPTORS
+            .iter()
+            .copied()
+            .filter(|d| {
+                d.options.iter().any(|x| x.directive == Some(name))
+                    || d.reads.iter().any(|m| {
+                        registry::find_module(m)
+                            .is_some_and(|r| r.options.iter().any(|x| x.directive == Some(name)))
+                    })
+            })
+            .collect();
+        if let Some(why) = not_selected(p, &takers) {
+            out.push(format!("{name}: an option {why}: ignored"));
+        }
+    }
+    let selected = p.api_kind.descriptor();
+    for (module, key, _) in &p.module_options {
+        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+            continue;
+        }
+        let Some(owner) = registry::find_module(module) else {
+            continue;
+        };
+        if !selected.uses_module(module) {
+            let why = if owner.built {
+                format!("not the selected -a {api}")
+            } else {
+                "which this build does not have yet".to_string()
+            };
+            out.push(format!(
+                "--{module}.{key}: an option of the {} backend, {why}: ignored",
+                owner.name
+            ));
+        }
     }
     out
 }

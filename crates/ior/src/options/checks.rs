@@ -57,10 +57,11 @@ impl IorParams {
                  is checked (-W/checkWrite, -R/checkRead)"
             ));
         }
-        if matches!(self.api_kind, Api::Mpiio | Api::Hdf5 | Api::Ncmpi) && t < 8 {
+        let features = self.api_kind.features();
+        if t < features.min_transfer {
             return bad(format!(
-                "transfer size (-t/transferSize = {t}) must be at least 8 bytes with -a {}",
-                self.api_kind
+                "transfer size (-t/transferSize = {t}) must be at least {} bytes with -a {}",
+                features.min_transfer, self.api_kind
             ));
         }
         if self.segment_count == 0 {
@@ -132,14 +133,17 @@ impl IorParams {
                         --random-offset-seed so the read-back visits the same offsets"
                 .into());
         }
-        if self.random_offset > 0 && matches!(self.api_kind, Api::Hdf5 | Api::Ncmpi) {
+        if self.random_offset > 0 && !features.random_offsets {
             return bad(format!(
                 "random offsets (-z/randomOffset) are not available with -a {}",
                 self.api_kind
             ));
         }
-        if self.file_per_proc && self.api_kind == Api::Ncmpi {
-            return bad("file per process (-F/filePerProc) is not available with -a NCMPI".into());
+        if self.file_per_proc && !features.file_per_process {
+            return bad(format!(
+                "file per process (-F/filePerProc) is not available with -a {}",
+                self.api_kind
+            ));
         }
         if self.random_prefill > 0 {
             if self.random_offset == 0 {
@@ -200,6 +204,64 @@ impl IorParams {
         if self.gpu_direct && !self.use_o_direct {
             return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
         }
-        Ok(())
+        // The selected backend's own checks, as a run would make them.
+        registry::check_options(self.api_kind.name(), &self.backend_options())
+            .map_err(OptionError::Invalid)
+    }
+
+    /// The module options the selected backend gets: those given (except
+    /// the file-system ones, which only [`crate::driver::advice`] reports),
+    /// plus the IOR 3 directives set for the modules it reads
+    /// (`-H`/`showHints` becomes `--mpiio.showHints` with `-a MPIIO`),
+    /// unless given as module options too.
+    pub fn backend_options(&self) -> Vec<ModuleOption> {
+        let is_fs = |m: &str, k: &str| {
+            m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
+        };
+        let mut v: Vec<ModuleOption> = self
+            .module_options
+            .iter()
+            .filter(|(m, k, _)| !is_fs(m, k))
+            .cloned()
+            .collect();
+        let d = self.api_kind.descriptor();
+        let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
+        for d in modules.filter_map(registry::find_module) {
+            for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
+                let Some(value) = o.directive.and_then(|n| self.directive_value(n)) else {
+                    continue;
+                };
+                let given = v.iter().any(|(m, k, _)| {
+                    m.eq_ignore_ascii_case(d.module) && k.eq_ignore_ascii_case(o.key)
+                });
+                if !given {
+                    v.push((d.module.to_string(), o.key.to_string(), value));
+                }
+            }
+        }
+        v
+    }
+
+    /// An IOR 3 directive that backends take as a module option, when set:
+    /// `Some(None)` for a flag that is on, `Some(Some(v))` for a value.
+    pub fn directive_value(&self, name: &str) -> Option<Option<String>> {
+        let flag = |on: bool| on.then_some(None);
+        match name {
+            "useO_DIRECT" => flag(self.use_o_direct),
+            "showHints" => flag(self.show_hints),
+            "hintsFileName" => self.hints_file_name.clone().map(Some),
+            "preallocate" => flag(self.preallocate),
+            "useFileView" => flag(self.use_file_view),
+            "useSharedFilePointer" => flag(self.use_shared_file_pointer),
+            "useStridedDatatype" => flag(self.use_strided_datatype),
+            "individualDataSets" => flag(self.individual_data_sets),
+            "noFill" => flag(self.no_fill),
+            "collectiveMetadata" => flag(self.collective_metadata),
+            "setAlignment" => {
+                (self.set_alignment > 1).then(|| Some(self.set_alignment.to_string()))
+            }
+            "randomOffset" => flag(self.random_offset > 0),
+            _ => None,
+        }
     }
 }

@@ -26,13 +26,13 @@ pub(super) fn parse_long(
         return Ok((1, vec![Action::Help]));
     }
     if let Some((module, key)) = name.split_once('.') {
-        let spec = find_module_option(&label, module, key)?;
+        let (module, spec) = find_module_option(&label, module, key)?;
         let (value, used) = match inline {
             Some(v) => (Some(v), 1),
-            None if spec.kind == ModKind::Flag => (None, 1),
+            None if spec.kind == OptionKind::Flag => (None, 1),
             None => (Some(next_value(args, i, &label)?), 2),
         };
-        apply_module_spec(p, &label, spec, value)?;
+        apply_module_spec(p, &label, module, spec, value)?;
         return Ok((used, Vec::new()));
     }
     let Some(spec) = find_directive(name) else {
@@ -259,8 +259,8 @@ pub fn apply_directive_text(p: &mut IorParams, item: &str) -> Result<(), OptionE
     }
     if let Some((module, opt)) = bare.split_once('.') {
         let label = format!("--{bare}");
-        let spec = find_module_option(&label, module, opt)?;
-        return apply_module_spec(p, &label, spec, value);
+        let (module, spec) = find_module_option(&label, module, opt)?;
+        return apply_module_spec(p, &label, module, spec, value);
     }
     if value.is_none() && !dashed {
         return Err(OptionError::MalformedDirective(t.to_string()));

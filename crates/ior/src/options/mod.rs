@@ -108,6 +108,7 @@
 
 use crate::deck;
 use crate::size::{format_size, parse_size, parse_size_or_percent, MemorySize, SizeError};
+use pario_backends::registry::{self, BackendDescriptor, Features, OptionKind, OptionSpec};
 use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -127,51 +128,50 @@ use values::*;
 // Value types
 // ---------------------------------------------------------------------------
 
-/// The I/O backends `-a` accepts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Api {
-    Posix,
-    Dummy,
-    Mpiio,
-    Hdf5,
-    Ncmpi,
-    Mmap,
-    Uring,
-    Aio,
+/// The I/O backend `-a` selected: one of
+/// [`pario_backends::registry::DESCRIPTORS`], which say what each accepts
+/// and supports. The front end asks it for features, never for its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Api(&'static BackendDescriptor);
+
+// Named like the variants they replace, for tests and callers that pick one.
+#[allow(non_upper_case_globals)]
+impl Api {
+    pub const Posix: Api = Api(&pario_backends::posix::DESCRIPTOR);
+    pub const Dummy: Api = Api(&pario_backends::dummy::DESCRIPTOR);
+    pub const Mpiio: Api = Api(&pario_backends::mpiio::DESCRIPTOR);
+    pub const Hdf5: Api = Api(&pario_backends::hdf5::DESCRIPTOR);
+    pub const Ncmpi: Api = Api(&pario_backends::ncmpi::DESCRIPTOR);
+    pub const Mmap: Api = Api(&pario_backends::mmap::DESCRIPTOR);
+    pub const Uring: Api = Api(&pario_backends::uring::DESCRIPTOR);
+    pub const Aio: Api = Api(&pario_backends::aio::DESCRIPTOR);
 }
 
 impl Api {
-    /// Every accepted API, in the order error messages list them.
-    pub const ALL: [Api; 8] = [
-        Api::Posix,
-        Api::Dummy,
-        Api::Mpiio,
-        Api::Hdf5,
-        Api::Ncmpi,
-        Api::Mmap,
-        Api::Uring,
-        Api::Aio,
-    ];
-
     /// The canonical (upper-case) name.
     pub fn name(self) -> &'static str {
-        match self {
-            Api::Posix => "POSIX",
-            Api::Dummy => "DUMMY",
-            Api::Mpiio => "MPIIO",
-            Api::Hdf5 => "HDF5",
-            Api::Ncmpi => "NCMPI",
-            Api::Mmap => "MMAP",
-            Api::Uring => "URING",
-            Api::Aio => "AIO",
-        }
+        self.0.name
+    }
+
+    /// The backend's description: options, features, whether built.
+    pub fn descriptor(self) -> &'static BackendDescriptor {
+        self.0
+    }
+
+    /// What the backend supports.
+    pub fn features(self) -> Features {
+        self.0.features
     }
 
     /// Case-insensitive lookup.
     pub fn from_name(s: &str) -> Option<Api> {
-        Api::ALL
-            .into_iter()
-            .find(|a| a.name().eq_ignore_ascii_case(s.trim()))
+        registry::find(s).map(Api)
+    }
+}
+
+impl std::hash::Hash for Api {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
     }
 }
 
@@ -257,8 +257,8 @@ pub enum AfterDeck {
 
 /// A module option as written: `(module, key, value)`, e.g.
 /// `("dummy", "delay-create", Some("1000"))` or `("posix", "odirect", None)`.
-/// Module names are lower case, keys use the canonical spelling of
-/// [`MODULE_OPTIONS`].
+/// Module names are lower case, keys use the canonical spelling of the
+/// backend's [`OptionSpec`].
 pub type ModuleOption = (String, String, Option<String>);
 
 // ---------------------------------------------------------------------------
@@ -581,9 +581,7 @@ pub enum OptionError {
         module: String,
         known: String,
     },
-    #[error(
-        "unknown API '{0}' for -a/api (valid: POSIX, DUMMY, MPIIO, HDF5, NCMPI, MMAP, URING, AIO)"
-    )]
+    #[error("unknown API '{0}' for -a/api (valid: {valid})", valid = registry::api_names(", "))]
     UnknownApi(String),
     #[error("{0}")]
     Usage(String),

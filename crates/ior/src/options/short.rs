@@ -17,13 +17,36 @@ pub(super) enum ShortKind {
 
 pub(super) fn short_kind(c: char) -> Option<ShortKind> {
     match c {
-        'a' | 'A' | 'b' | 'd' | 'D' | 'f' | 'G' | 'i' | 'j' | 'J' | 'l' | 'M' | 'N' | 'o' | 'O'
-        | 'Q' | 's' | 't' | 'T' | 'U' | 'X' => Some(ShortKind::Value),
-        'B' | 'c' | 'C' | 'e' | 'E' | 'F' | 'g' | 'h' | 'H' | 'I' | 'k' | 'K' | 'm' | 'n' | 'p'
-        | 'P' | 'q' | 'r' | 'R' | 'S' | 'u' | 'v' | 'V' | 'w' | 'W' | 'x' | 'y' | 'Y' | 'z'
-        | 'Z' => Some(ShortKind::Flag),
-        _ => None,
+        'a' | 'A' | 'b' | 'd' | 'D' | 'f' | 'G' | 'i' | 'j' | 'l' | 'M' | 'N' | 'o' | 'O' | 'Q'
+        | 's' | 't' | 'T' | 'X' => Some(ShortKind::Value),
+        'c' | 'C' | 'e' | 'E' | 'F' | 'g' | 'h' | 'k' | 'K' | 'm' | 'q' | 'r' | 'R' | 'u' | 'v'
+        | 'w' | 'W' | 'x' | 'y' | 'Y' | 'z' | 'Z' => Some(ShortKind::Flag),
+        _ => backend_letter(c).map(|(_, o)| match o.kind {
+            OptionKind::Flag => ShortKind::Flag,
+            _ => ShortKind::Value,
+        }),
     }
+}
+
+/// The backend option IOR 3's letter `c` stands for (`-B` is
+/// `--posix.odirect`), from the backends' descriptors, with its module.
+pub fn backend_letter(c: char) -> Option<(&'static str, &'static OptionSpec)> {
+    module_options().find(|(_, o)| o.letter == Some(c))
+}
+
+/// Sets what backend letter `c` stands for: its IOR 3 directive, with
+/// `value` (None: the flag was given).
+pub(super) fn apply_backend_letter(
+    p: &mut IorParams,
+    c: char,
+    value: Option<&str>,
+) -> Result<(), OptionError> {
+    let name = format!("-{c}");
+    let spec = backend_letter(c)
+        .and_then(|(_, o)| o.directive)
+        .and_then(find_directive)
+        .ok_or_else(|| OptionError::UnknownOption(name.clone()))?;
+    apply_directive_spec(p, spec, &name, value)
 }
 
 /// Parses the argument at `args[i]` (and its value); returns words used.
@@ -145,7 +168,6 @@ pub(super) fn apply_short_value(
         'G' => p.set_timestamp_signature = parse_i64(name, v)?,
         'i' => p.repetitions = parse_count(name, v)?,
         'j' => p.outlier_threshold = parse_u64(name, v)?,
-        'J' => p.set_alignment = parse_bytes(name, v)?,
         'l' => p.data_packet_type = parse_packet_type(name, v)?,
         'M' => set_memory_per_node(p, name, v)?,
         'N' => p.num_tasks = parse_num_tasks(name, v)?,
@@ -155,9 +177,8 @@ pub(super) fn apply_short_value(
         's' => p.segment_count = parse_count(name, v)?,
         't' => p.transfer_size = parse_bytes(name, v)?,
         'T' => p.max_time_duration = parse_u64(name, v)?,
-        'U' => p.hints_file_name = Some(nonempty(name, v)?.to_string()),
         'X' => p.reorder_tasks_random_seed = parse_i64(name, v)?,
-        _ => return Err(OptionError::UnknownOption(name.to_string())),
+        _ => apply_backend_letter(p, c, Some(v))?,
     }
     Ok(None)
 }
@@ -165,7 +186,6 @@ pub(super) fn apply_short_value(
 /// One occurrence of a flag letter.
 pub(super) fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
     match c {
-        'B' => p.use_o_direct = true,
         'c' => p.collective = true,
         'C' => p.reorder_tasks = true,
         'e' => p.fsync = true,
@@ -173,21 +193,14 @@ pub(super) fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
         'F' => p.file_per_proc = true,
         'g' => p.intra_test_barriers = true,
         'h' => return Some(Action::Help),
-        'H' => p.show_hints = true,
-        'I' => p.individual_data_sets = true,
         'k' => p.keep_file = true,
         'K' => p.keep_file_with_error = true,
         'm' => p.multi_file = true,
-        'n' => p.no_fill = true,
-        'p' => p.preallocate = true,
-        'P' => p.use_shared_file_pointer = true,
         'q' => p.quit_on_error = true,
         'r' => p.read_file = true,
         'R' => p.check_read = true,
-        'S' => p.use_strided_datatype = true,
         'u' => p.unique_dir = true,
         'v' => p.verbose = p.verbose.saturating_add(1),
-        'V' => p.use_file_view = true,
         'w' => p.write_file = true,
         'W' => p.check_write = true,
         'x' => p.single_xfer_attempt = true,
@@ -195,7 +208,13 @@ pub(super) fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
         'Y' => p.fsync_per_write = true,
         'z' => p.random_offset = p.random_offset.saturating_add(1),
         'Z' => p.reorder_tasks_random = p.reorder_tasks_random.saturating_add(1),
-        _ => {}
+        // A backend's flag letter (`-B`, `-H`, ...): its directive, set to
+        // true, which cannot fail.
+        _ => {
+            if let Err(e) = apply_backend_letter(p, c, None) {
+                debug_assert!(false, "-{c}: {e}");
+            }
+        }
     }
     None
 }
@@ -216,30 +235,23 @@ pub(super) fn set_short_flag(
                 return Ok(Some(Action::Help));
             }
         }
+        c if backend_letter(c).is_some() => apply_backend_letter(p, c, Some(v))?,
         _ => {
             let on = parse_bool(&name, v)?;
             let field: &mut bool = match c {
-                'B' => &mut p.use_o_direct,
                 'c' => &mut p.collective,
                 'C' => &mut p.reorder_tasks,
                 'e' => &mut p.fsync,
                 'E' => &mut p.use_existing_test_file,
                 'F' => &mut p.file_per_proc,
                 'g' => &mut p.intra_test_barriers,
-                'H' => &mut p.show_hints,
-                'I' => &mut p.individual_data_sets,
                 'k' => &mut p.keep_file,
                 'K' => &mut p.keep_file_with_error,
                 'm' => &mut p.multi_file,
-                'n' => &mut p.no_fill,
-                'p' => &mut p.preallocate,
-                'P' => &mut p.use_shared_file_pointer,
                 'q' => &mut p.quit_on_error,
                 'r' => &mut p.read_file,
                 'R' => &mut p.check_read,
-                'S' => &mut p.use_strided_datatype,
                 'u' => &mut p.unique_dir,
-                'V' => &mut p.use_file_view,
                 'w' => &mut p.write_file,
                 'W' => &mut p.check_write,
                 'x' => &mut p.single_xfer_attempt,

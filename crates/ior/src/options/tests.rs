@@ -365,17 +365,17 @@ fn module_options() {
     );
     let e = err("--uring.depth");
     assert!(e.contains("--uring.depth"), "{e}");
-    for spec in MODULE_OPTIONS {
+    for (module, spec) in super::module_options() {
         let value = match spec.kind {
-            ModKind::Flag => "1",
-            ModKind::Int => "-1",
-            ModKind::Text => "x",
-            ModKind::UInt | ModKind::Size => "65536",
+            OptionKind::Flag => "1",
+            OptionKind::Int => "-1",
+            OptionKind::Text => "x",
+            OptionKind::UInt | OptionKind::Size => "65536",
         };
         let mut p = IorParams::default();
-        let t = format!("--{}.{}={value}", spec.module, spec.key);
+        let t = format!("--{}.{}={value}", module, spec.key);
         apply_directive_text(&mut p, &t).unwrap_or_else(|e| panic!("{t}: {e}"));
-        assert!(p.module_option(spec.module, spec.key).is_some(), "{t}");
+        assert!(p.module_option(module, spec.key).is_some(), "{t}");
     }
 }
 
@@ -560,6 +560,126 @@ fn tags_label_the_run_wherever_they_appear() {
         err("--tag nokey")
     );
     assert!(err("--tag =x").contains("--tag"));
+}
+
+/// Words to try for a placeholder of the help text.
+fn sample(placeholder: &str) -> &'static str {
+    match placeholder {
+        "API" => "posix",
+        "SIZE" | "SIZE|N%" => "64k",
+        "N" | "SECONDS" | "MINUTES" | "USEC" => "3",
+        "TYPE" => "offset",
+        "F" => "JSON",
+        "KEY=VALUE" => "k=v",
+        _ => "/tmp/pario-help-sample",
+    }
+}
+
+#[test]
+fn every_option_the_help_lists_is_accepted() {
+    let mut tried = 0;
+    for line in crate::help::help_text().lines() {
+        // Usage lines: two blanks, then the option (several spellings
+        // separated by ", "), then blanks and the description.
+        let Some(usage) = line.strip_prefix("  ").filter(|u| u.starts_with('-')) else {
+            continue;
+        };
+        let usage = usage.split("  ").next().unwrap_or(usage);
+        for spelling in usage.split(", ") {
+            // Not per-word options: `--version` is answered by main before
+            // any parsing, --allow-cpu-fallback by parse_command_line_with.
+            if spelling == "--version" || spelling == ALLOW_CPU_FALLBACK {
+                continue;
+            }
+            let words: Vec<String> = spelling
+                .split_whitespace()
+                .flat_map(|w| match w.split_once('=') {
+                    _ if w == "KEY=VALUE" => vec![sample(w).to_string()],
+                    Some((k, v)) if k.starts_with("--") => vec![format!("{k}={}", sample(v))],
+                    Some((k, v)) if !v.is_empty() && v.chars().all(|c| !c.is_lowercase()) => {
+                        let name = k.to_string();
+                        let value = match find_directive(&name) {
+                            Some(d) => d.sample.to_string(),
+                            None => sample(v).to_string(),
+                        };
+                        vec![format!("{name}={value}")]
+                    }
+                    _ if w.chars().all(|c| !c.is_lowercase())
+                        && !w.starts_with('-')
+                        && registry::find(w).is_none() =>
+                    {
+                        vec![sample(w).to_string()]
+                    }
+                    _ => vec![w.to_string()],
+                })
+                .collect();
+            if words.iter().any(|w| w == "name=value,...") {
+                continue; // the grammar line of -O, not an option
+            }
+            let mut p = IorParams::default();
+            let mut i = 0;
+            if let Some((_, used)) = parse_tag_option(&words, 0).unwrap() {
+                i = used;
+            }
+            while i < words.len() {
+                let (used, _) = parse_argument(&words, i, &mut p)
+                    .unwrap_or_else(|e| panic!("help lists '{spelling}' ({words:?}): {e}"));
+                i += used;
+            }
+            tried += 1;
+        }
+    }
+    assert!(tried > 100, "only {tried} options found in the help");
+}
+
+#[test]
+fn backend_letters_and_directives_agree_with_the_descriptors() {
+    for (module, o) in super::module_options() {
+        if let Some(d) = o.directive {
+            let spec = find_directive(d).unwrap_or_else(|| panic!("--{module}.{}: {d}", o.key));
+            let bool_like = spec.kind == DirectiveKind::Bool;
+            assert_eq!(bool_like, o.kind == OptionKind::Flag, "{d}");
+        }
+        if let Some(c) = o.letter {
+            // One letter, one directive, whichever backend names it.
+            assert!(o.directive.is_some(), "-{c}");
+            assert_eq!(backend_letter(c).unwrap().1.directive, o.directive, "-{c}");
+            assert!(short_kind(c).is_some(), "-{c}");
+        }
+    }
+    // IOR 3 letters reach the selected backend as its module options.
+    let p = one("-a MPIIO -H -U /h -p");
+    let opts = p.backend_options();
+    for key in ["showHints", "hintsFileName", "preallocate"] {
+        assert!(
+            opts.iter().any(|(m, k, _)| m == "mpiio" && k == key),
+            "{key}: {opts:?}"
+        );
+    }
+    let p = one("-a AIO -B");
+    assert!(p
+        .backend_options()
+        .contains(&("posix".into(), "odirect".into(), None)));
+    let p = one("-a MMAP -z -F");
+    assert!(p
+        .backend_options()
+        .iter()
+        .any(|(m, k, _)| m == "mmap" && k == "random-offset"));
+}
+
+#[test]
+fn backend_option_refusals_are_bad_input() {
+    // Refused by the backend's own check when the command line is read.
+    let e = err("-a AIO --aio.max-pending=4");
+    assert!(e.contains("--aio.max-pending=4"), "{e}");
+    one("-a AIO --aio.max-pending=8");
+    let e = err("-a URING --uring.depth=0");
+    assert!(e.contains("--uring.depth"), "{e}");
+    // Another backend's options are not checked (a note says so at run time).
+    one("--aio.max-pending=4");
+    let e = err("-a DUMMY --dummy.delay-xfer=x");
+    assert!(e.contains("--dummy.delay-xfer"), "{e}");
+    one("-a DUMMY --dummy.delay-close=5 --dummy.delay-sync=5 --dummy.delay-only-rank0");
 }
 
 #[test]
