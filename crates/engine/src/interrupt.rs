@@ -6,12 +6,16 @@
 //!
 //! How: `signal-hook` sets a flag ([`Interrupt`] holds it in an `Arc`, no
 //! global state of ours) and a second signal of the same kind ends the
-//! process at once, as the default action would. The backend is wrapped
-//! ([`Interrupt::wrap`]): once the flag is set, every open, transfer,
+//! process at once, as the default action would. The ior engine's
+//! [`StopFlag`] is set too ([`Interrupt::stop_flag`]): its transfer loop
+//! ends the phase at the next transfer on every rank. Besides, the backend
+//! is wrapped ([`Interrupt::wrap`]; mdtest's only check, and ior's for the
+//! opens between phases): once the flag is set, every open, transfer,
 //! `mkdir`, stat and rename fails (kind [`ErrorKind::Other`]: `Interrupted`
 //! means EINTR, which callers retry), so the engine's own error path stops
 //! the phase on every rank together and cleans up. Deletions and `rmdir` still work: they are the clean-up.
 
+use crate::ior::StopFlag;
 use pario_backends::{
     AlignedBuffer, Backend, BackendError, Capabilities, Completion, CompletionQueue, ErrorKind,
     FileHandle, FileStat, FsInfo, IoOp, OpenContext, OpenMode,
@@ -30,6 +34,8 @@ pub const EXIT_SIGTERM: i32 = 143;
 pub struct Interrupt {
     int: Arc<AtomicBool>,
     term: Arc<AtomicBool>,
+    /// The ior engine's own stop request, set by the same signals.
+    stop: StopFlag,
 }
 
 impl Interrupt {
@@ -47,11 +53,33 @@ impl Interrupt {
             let _ = signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(flag));
             let _ = signal_hook::flag::register(sig, Arc::clone(flag));
         }
+        // The engine's StopFlag is set from a thread that waits for the
+        // signals (no code of ours runs in the handler).
+        let signals = signal_hook::iterator::Signals::new([
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+        ]);
+        if let Ok(mut signals) = signals {
+            let stop = me.stop.clone();
+            std::thread::spawn(move || {
+                for _ in signals.forever() {
+                    stop.request();
+                }
+            });
+        }
         me
+    }
+
+    /// The ior engine's stop request ([`IorExtras::stop`](crate::ior::IorExtras)),
+    /// set by the same signals: the engine ends the phase at the next
+    /// transfer on every rank and reports the test as interrupted.
+    pub fn stop_flag(&self) -> StopFlag {
+        self.stop.clone()
     }
 
     /// Flags set by hand (tests): as if the signal had arrived.
     pub fn raise(&self, sigterm: bool) {
+        self.stop.request();
         if sigterm {
             self.term.store(true, Ordering::SeqCst);
         } else {
@@ -229,7 +257,9 @@ mod tests {
         let mut h = b.open(&f, OpenMode::WRITE_CREATE).unwrap();
         assert_eq!(h.write_at(b"12345678", 0).unwrap(), 8);
         assert_eq!(flags.exit_status(), None);
+        assert!(!flags.stop_flag().is_requested());
         flags.raise(true);
+        assert!(flags.stop_flag().is_requested());
         let e = h.write_at(b"12345678", 8).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Other, "not EINTR: callers retry that");
         assert!(e.to_string().contains("SIGTERM"), "{e}");

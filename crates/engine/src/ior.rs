@@ -37,6 +37,7 @@
 //! some waiting in a collective call.
 
 pub mod files;
+mod phase;
 #[cfg(test)]
 mod threaded_tests;
 mod trace;
@@ -54,10 +55,11 @@ use pario_plan::reorder::{data_source, ReadPhase, Reorder};
 use pario_plan::{Layout, Ordering, RankPlan};
 use pario_results::{FsUsage, Operation, PhaseResult, RankTimes, Stonewall, TestResult, Workload};
 use pario_signature::{Filler, PacketType, Pattern};
+use phase::PhasePlan;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use trace::Tracer;
-use transfer::{prefill, run_span, LoopExtra, Queue, TransferLoop};
+use transfer::prefill;
 
 /// How many mismatches each rank reports in detail.
 const REPORTED_MISMATCHES: usize = 4;
@@ -138,6 +140,44 @@ pub struct IorExtras {
     /// backend has them (see [`OpenContext::collective`]); on a shared file
     /// every rank then issues the same number, the stonewall included.
     pub collective: bool,
+    /// A request to end the run early (see [`StopFlag`]); None = never.
+    pub stop: Option<StopFlag>,
+}
+
+/// A request to stop a run early, for Ctrl-C or SIGTERM handlers.
+///
+/// [`StopFlag::request`] only sets a flag (safe from a signal-handling
+/// thread). Every transfer loop reads it once per transfer (a relaxed
+/// load); once set, each rank ends its phase at its next transfer, the
+/// ranks agree at the phase's end (inside a reduction the phase makes
+/// anyway), the phase is kept as it stands, no further phase starts, the
+/// test's files are removed unless kept (`-k`), and the outcome says
+/// [`IorOutcome::interrupted`]. All ranks must be given a flag, or none.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl StopFlag {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Ask the run to stop at the next transfer.
+    pub fn request(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    pub fn is_requested(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    /// The flag itself, for a signal handler that sets it directly.
+    pub fn flag(&self) -> &std::sync::atomic::AtomicBool {
+        &self.0
+    }
+}
+
+/// Two flags are equal when they are the same flag.
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// How a test ended: its result (complete, or the phases done before the
@@ -146,6 +186,9 @@ pub struct IorExtras {
 pub struct IorOutcome {
     pub result: TestResult,
     pub error: Option<EngineError>,
+    /// A [`StopFlag`] ended the test early: the last phase in `result` is
+    /// the one it cut short, and `error` says so.
+    pub interrupted: bool,
 }
 
 /// What one rank reports at the end of a phase (gathered at rank 0).
@@ -202,6 +245,36 @@ struct TestRun<'e, 'a> {
     /// Transfers each rank may do in read phases (set by a stonewalled write
     /// or the status file); None = the whole plan.
     read_limit: Option<u64>,
+    /// The table header was announced.
+    header_done: bool,
+}
+
+/// What every step of a phase reads: the environment, the test and this
+/// rank (copied out of [`TestRun`], so the test's buffer stays free).
+#[derive(Clone, Copy)]
+struct Ctx<'e, 'a> {
+    env: &'e Env<'a>,
+    spec: &'e IorSpec,
+    extras: &'e IorExtras,
+    rank: u32,
+}
+
+impl<'e, 'a> TestRun<'e, 'a> {
+    fn ctx(&self) -> Ctx<'e, 'a> {
+        Ctx {
+            env: self.env,
+            spec: self.spec,
+            extras: self.extras,
+            rank: self.rank,
+        }
+    }
+
+    /// A transfer buffer aligned for the backend.
+    fn fresh_buffer(&self) -> AlignedBuffer {
+        let align = self.env.backend.capabilities().alignment.max(1) as usize;
+        let xfer = self.spec.layout.transfer_size as usize;
+        AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align))
+    }
 }
 
 impl IorSpec {
@@ -240,8 +313,41 @@ pub fn run_ior_test_with(
         fs: spec.fs.clone(),
         ..TestResult::default()
     };
-    let error = run_test_into(env, spec, extras, observer, &mut result).err();
-    IorOutcome { result, error }
+    match run_test_into(env, spec, extras, observer, &mut result) {
+        Ok(()) => IorOutcome {
+            result,
+            error: None,
+            interrupted: false,
+        },
+        Err(ended) => IorOutcome {
+            result,
+            error: Some(ended.error),
+            interrupted: ended.interrupted,
+        },
+    }
+}
+
+/// Why a test ended before its last phase.
+struct Ended {
+    error: EngineError,
+    /// A stop request, not a failure.
+    interrupted: bool,
+}
+
+impl From<EngineError> for Ended {
+    fn from(error: EngineError) -> Self {
+        Ended {
+            error,
+            interrupted: false,
+        }
+    }
+}
+
+/// How a repetition ended without an error.
+enum RepEnd {
+    Next,
+    /// `maxTimeDuration` (-T) is reached: no further phase starts.
+    TimeUp,
 }
 
 fn run_test_into(
@@ -250,39 +356,9 @@ fn run_test_into(
     extras: &IorExtras,
     observer: &mut dyn Observer,
     result: &mut TestResult,
-) -> Result<(), EngineError> {
-    let comm = env.comm;
-    let rank = comm.rank();
-    spec.layout.validate().map_err(|e| EngineError {
-        message: e.to_string(),
-    })?;
-    if spec.layout.num_tasks != comm.size() {
-        return Err(EngineError {
-            message: format!(
-                "internal: plan for {} tasks run on {} ranks",
-                spec.layout.num_tasks,
-                comm.size()
-            ),
-        });
-    }
-    let xfer = usize::try_from(spec.layout.transfer_size).map_err(|_| EngineError {
-        message: format!(
-            "-t {}: transfer size too large for memory",
-            spec.layout.transfer_size
-        ),
-    })?;
-    let align = env.backend.capabilities().alignment.max(1);
-    if align > 1
-        && (!spec.layout.transfer_size.is_multiple_of(align)
-            || !spec.layout.block_size.is_multiple_of(align))
-    {
-        return Err(EngineError {
-            message: format!(
-                "-a {}: direct I/O needs aligned transfers: transfer size ({}) and block size ({}) must be multiples of {align} bytes",
-                env.backend.name(), spec.layout.transfer_size, spec.layout.block_size
-            ),
-        });
-    }
+) -> Result<(), Ended> {
+    let xfer = check_spec(env, spec)?;
+    let rank = env.comm.rank();
     let test_start = env.clock.now();
     result.parameters.insert(
         "startTime".into(),
@@ -291,6 +367,7 @@ fn run_test_into(
     if rank == 0 {
         observer.event(Event::TestStart { test: &*result });
     }
+    let align = env.backend.capabilities().alignment.max(1);
     let mut run = TestRun {
         env,
         spec,
@@ -299,157 +376,243 @@ fn run_test_into(
         rank,
         buffer: AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align as usize)),
         read_limit: None,
+        header_done: false,
     };
     if let Some(status) = &spec.stonewall_status_file {
         if !spec.write && (spec.read || spec.check_read) {
             run.read_limit = Some(read_status_file(env, status)?);
         }
     }
-
-    let mut header_done = false;
-    let mut failure: Option<EngineError> = None;
-    'reps: for rep in 0..spec.repetitions {
-        let signature = match spec.signature {
-            Some(s) => s,
-            None => comm.broadcast_u64(0, pario_comm::clock::realtime_seconds() as u64) as u32,
-        };
-        if rank == 0 {
-            observer.event(Event::Signature {
-                repetition: rep,
-                signature,
-            });
-        }
-        let pattern = spec.pattern(signature);
-        let mut phases: Vec<Access> = Vec::new();
-        if spec.write {
-            phases.push(Access::Write);
-            if spec.check_write {
-                phases.push(Access::CheckWrite);
-            }
-        } else if spec.check_write {
-            phases.push(Access::CheckWrite);
-        }
-        if spec.read {
-            phases.push(Access::Read);
-        }
-        if spec.check_read {
-            phases.push(Access::CheckRead);
-        }
-        let mut wrote = false;
-        for access in phases {
-            if time_is_up(env, spec, test_start) {
-                if rank == 0 {
-                    observer.event(Event::Warning {
-                        text: &format!(
-                            "maxTimeDuration (-T {}) reached: remaining phases skipped",
-                            spec.max_time_minutes
-                        ),
-                    });
-                }
-                break 'reps;
-            }
-            if access == Access::Write && !spec.use_existing {
-                remove_existing(&run, rep, observer);
-            }
-            if !header_done {
-                if rank == 0 {
-                    observer.event(Event::TableHeader);
-                }
-                header_done = true;
-            }
-            if matches!(access, Access::Write | Access::Read) && spec.inter_test_delay > 0.0 {
-                if rank == 0 {
-                    observer.event(Event::Info {
-                        level: 1,
-                        text: &format!("delaying {} seconds", spec.inter_test_delay),
-                    });
-                }
-                std::thread::sleep(std::time::Duration::from_secs_f64(spec.inter_test_delay));
-            }
-            match run_phase(&mut run, access, rep, &pattern, observer) {
-                Ok(phase) => {
-                    result.verification_errors += phase.verification_errors;
-                    if access == Access::Write {
-                        wrote = true;
-                    }
-                    if access.operation().is_measured() || rank == 0 {
-                        result.phases.push(phase);
-                    }
-                    if rank == 0 {
-                        if let Some(p) = result.phases.last() {
-                            if p.operation.is_some_and(|o| o.is_measured()) {
-                                observer.event(Event::Phase {
-                                    test: &*result,
-                                    phase: p,
-                                });
-                            }
-                        }
-                    }
-                    if result.verification_errors > 0 && spec.quit_on_error {
-                        failure = Some(EngineError {
-                            message: format!(
-                                "quitOnError (-q): stopping after {} data verification error(s)",
-                                result.verification_errors
-                            ),
-                        });
-                        break 'reps;
-                    }
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    break 'reps;
-                }
+    for rep in 0..spec.repetitions {
+        match run_repetition(&mut run, rep, test_start, result, observer) {
+            Ok(RepEnd::Next) => {}
+            Ok(RepEnd::TimeUp) => break,
+            Err(ended) => {
+                remove_after_failure(&run, result);
+                return Err(ended);
             }
         }
-        let keep = spec.keep_file
-            || (spec.keep_file_with_error && result.verification_errors > 0)
-            || !(wrote || spec.read);
-        let last = rep + 1 == spec.repetitions;
-        if !keep && (last || spec.naming.multi_file || spec.write) {
-            match remove_files(&run, rep) {
-                Ok((phase, paths)) => {
-                    result.phases.push(phase);
-                    if rank == 0 {
-                        if spec.verbose >= 3 {
-                            observer.event(Event::RankDetail {
-                                operation: Operation::Remove,
-                                iteration: rep,
-                                paths: &paths,
-                                ranks: &[],
-                            });
-                        }
-                        if let Some(p) = result.phases.last() {
-                            observer.event(Event::Phase {
-                                test: &*result,
-                                phase: p,
-                            });
-                        }
-                    }
-                }
-                Err(e) => {
-                    failure = Some(e);
-                    break 'reps;
-                }
-            }
-        }
-    }
-    if let Some(e) = failure {
-        // Leave no stray files unless asked to keep them.
-        if !(spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0) {
-            for rep in 0..spec.repetitions.max(1) {
-                let _ = remove_files(&run, rep);
-                if !spec.naming.multi_file {
-                    break;
-                }
-            }
-        }
-        return Err(e);
     }
     // IOR prints the wear-out count after the test unless a status file keeps it.
     if let (Some(pairs), 0, None) = (run.pairs, rank, &spec.stonewall_status_file) {
         observer.event(Event::WearOutDone { pairs });
     }
     Ok(())
+}
+
+/// The checks before a test starts; returns the transfer size in memory.
+fn check_spec(env: &Env<'_>, spec: &IorSpec) -> Result<usize, EngineError> {
+    let comm = env.comm;
+    spec.layout
+        .validate()
+        .map_err(|e| EngineError::from(e.to_string()))?;
+    if spec.layout.num_tasks != comm.size() {
+        return Err(EngineError::from(format!(
+            "internal: plan for {} tasks run on {} ranks",
+            spec.layout.num_tasks,
+            comm.size()
+        )));
+    }
+    let xfer = usize::try_from(spec.layout.transfer_size).map_err(|_| {
+        let t = spec.layout.transfer_size;
+        EngineError::from(format!("-t {t}: transfer size too large for memory"))
+    })?;
+    let align = env.backend.capabilities().alignment.max(1);
+    if align > 1
+        && (!spec.layout.transfer_size.is_multiple_of(align)
+            || !spec.layout.block_size.is_multiple_of(align))
+    {
+        return Err(EngineError::from(format!(
+            "-a {}: direct I/O needs aligned transfers: transfer size ({}) and block size ({}) must be multiples of {align} bytes",
+            env.backend.name(), spec.layout.transfer_size, spec.layout.block_size
+        )));
+    }
+    Ok(xfer)
+}
+
+/// The phases of one repetition, in IOR's order.
+fn phase_list(spec: &IorSpec) -> Vec<Access> {
+    let mut phases = Vec::new();
+    if spec.write {
+        phases.push(Access::Write);
+    }
+    if spec.check_write {
+        phases.push(Access::CheckWrite);
+    }
+    if spec.read {
+        phases.push(Access::Read);
+    }
+    if spec.check_read {
+        phases.push(Access::CheckRead);
+    }
+    phases
+}
+
+/// The data pattern of repetition `rep` (`-G`, or the start time shared by
+/// rank 0).
+fn repetition_pattern(run: &TestRun<'_, '_>, rep: u32, observer: &mut dyn Observer) -> Pattern {
+    let spec = run.spec;
+    let signature = match spec.signature {
+        Some(s) => s,
+        None => {
+            let now = pario_comm::clock::realtime_seconds() as u64;
+            run.env.comm.broadcast_u64(0, now) as u32
+        }
+    };
+    if run.rank == 0 {
+        observer.event(Event::Signature {
+            repetition: rep,
+            signature,
+        });
+    }
+    spec.pattern(signature)
+}
+
+/// One repetition: its phases, then (unless kept) the removal of its files.
+fn run_repetition(
+    run: &mut TestRun<'_, '_>,
+    rep: u32,
+    test_start: f64,
+    result: &mut TestResult,
+    observer: &mut dyn Observer,
+) -> Result<RepEnd, Ended> {
+    let spec = run.spec;
+    let pattern = repetition_pattern(run, rep, observer);
+    let mut wrote = false;
+    for access in phase_list(spec) {
+        if time_is_up(run.env, spec, test_start) {
+            if run.rank == 0 {
+                observer.event(Event::Warning {
+                    text: &format!(
+                        "maxTimeDuration (-T {}) reached: remaining phases skipped",
+                        spec.max_time_minutes
+                    ),
+                });
+            }
+            return Ok(RepEnd::TimeUp);
+        }
+        before_phase(run, access, rep, observer);
+        let (phase, interrupted) = run_phase(run, access, rep, &pattern, observer)?;
+        wrote |= access == Access::Write;
+        keep_phase(run, access, phase, result, observer);
+        if interrupted {
+            return Err(Ended {
+                error: EngineError::from(format!(
+                    "stopped by request during the {} phase of iteration {rep}",
+                    access.operation().ior_name()
+                )),
+                interrupted: true,
+            });
+        }
+        if result.verification_errors > 0 && spec.quit_on_error {
+            return Err(Ended::from(EngineError::from(format!(
+                "quitOnError (-q): stopping after {} data verification error(s)",
+                result.verification_errors
+            ))));
+        }
+    }
+    remove_after_repetition(run, rep, wrote, result, observer)?;
+    Ok(RepEnd::Next)
+}
+
+/// Before a phase: delete old files before a write (unless `-E`), the
+/// table header once, the `-d` delay before writes and reads.
+fn before_phase(run: &mut TestRun<'_, '_>, access: Access, rep: u32, observer: &mut dyn Observer) {
+    let spec = run.spec;
+    if access == Access::Write && !spec.use_existing {
+        remove_existing(run, rep, observer);
+    }
+    if !run.header_done {
+        if run.rank == 0 {
+            observer.event(Event::TableHeader);
+        }
+        run.header_done = true;
+    }
+    if matches!(access, Access::Write | Access::Read) && spec.inter_test_delay > 0.0 {
+        if run.rank == 0 {
+            observer.event(Event::Info {
+                level: 1,
+                text: &format!("delaying {} seconds", spec.inter_test_delay),
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_secs_f64(spec.inter_test_delay));
+    }
+}
+
+/// Add a finished phase to the result (checks only on rank 0) and show it.
+fn keep_phase(
+    run: &TestRun<'_, '_>,
+    access: Access,
+    phase: PhaseResult,
+    result: &mut TestResult,
+    observer: &mut dyn Observer,
+) {
+    result.verification_errors += phase.verification_errors;
+    if access.operation().is_measured() || run.rank == 0 {
+        result.phases.push(phase);
+    }
+    if run.rank == 0 {
+        if let Some(p) = result.phases.last() {
+            if p.operation.is_some_and(|o| o.is_measured()) {
+                observer.event(Event::Phase {
+                    test: &*result,
+                    phase: p,
+                });
+            }
+        }
+    }
+}
+
+/// After a repetition: remove its files unless they are kept (timed, with
+/// its own row).
+fn remove_after_repetition(
+    run: &TestRun<'_, '_>,
+    rep: u32,
+    wrote: bool,
+    result: &mut TestResult,
+    observer: &mut dyn Observer,
+) -> Result<(), EngineError> {
+    let spec = run.spec;
+    let keep = spec.keep_file
+        || (spec.keep_file_with_error && result.verification_errors > 0)
+        || !(wrote || spec.read);
+    let last = rep + 1 == spec.repetitions;
+    if keep || !(last || spec.naming.multi_file || spec.write) {
+        return Ok(());
+    }
+    let (phase, paths) = remove_files(run, rep)?;
+    result.phases.push(phase);
+    if run.rank == 0 {
+        if spec.verbose >= 3 {
+            observer.event(Event::RankDetail {
+                operation: Operation::Remove,
+                iteration: rep,
+                paths: &paths,
+                ranks: &[],
+            });
+        }
+        if let Some(p) = result.phases.last() {
+            observer.event(Event::Phase {
+                test: &*result,
+                phase: p,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// After a failure: leave no stray files unless asked to keep them.
+fn remove_after_failure(run: &TestRun<'_, '_>, result: &TestResult) {
+    let spec = run.spec;
+    if spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0 {
+        return;
+    }
+    for rep in 0..spec.repetitions.max(1) {
+        let _ = remove_files(run, rep);
+        if !spec.naming.multi_file {
+            break;
+        }
+    }
 }
 
 fn time_is_up(env: &Env<'_>, spec: &IorSpec, test_start: f64) -> bool {
@@ -561,428 +724,78 @@ fn agree_on_errors(env: &Env<'_>, error: Option<String>) -> Result<(), EngineErr
     collective::agree_on_errors(env.comm, error).map_err(EngineError::from)
 }
 
-/// One timed (write, read) or untimed (checks) pass over the plan.
+/// One timed (write, read) or untimed (checks) pass over the plan, as the
+/// steps of [`phase`]. Returns the phase and whether a stop request ended
+/// it early (agreed by all ranks).
 fn run_phase(
     run: &mut TestRun<'_, '_>,
     access: Access,
     rep: u32,
     pattern: &Pattern,
     observer: &mut dyn Observer,
-) -> Result<PhaseResult, EngineError> {
-    let env = run.env;
-    let spec = run.spec;
-    let comm = env.comm;
-    let clock = env.clock;
-    let rank = run.rank;
-    let n = spec.layout.num_tasks;
-    let data_rank = match access.read_phase() {
-        None => rank,
-        Some(phase) => data_source(&env.topology, &spec.reorder, phase, rank, rep),
-    };
-    let plan = RankPlan::new(&spec.layout, &spec.ordering, data_rank).map_err(|e| EngineError {
-        message: e.to_string(),
-    })?;
-    let planned = plan.len();
-    let extras = run.extras;
-    let timed = access.operation().is_measured();
-    // Transfers per pass over the plan, and the exact amount when known.
-    let cap = extras.wear_out_iterations;
-    let known = match access {
-        Access::Write => None,
-        _ => run.read_limit.or((cap > 0).then_some(cap)),
-    };
-    let per_pass = match (access, known) {
-        (Access::Write, _) if cap > 0 => cap.min(planned),
-        (_, Some(k)) => k.min(planned),
-        _ => planned,
-    };
-    let file_index = if spec.layout.file_per_proc {
-        data_rank
-    } else {
-        0
-    };
-    let path = spec.naming.path_for(file_index, rep);
-    if rank == 0 {
-        let epoch = clock.to_epoch(clock.now());
-        if access.verifies() {
-            observer.event(Event::Verifying {
-                operation: access.operation(),
-                epoch,
-            });
-        } else {
-            observer.event(Event::Commencing {
-                operation: access.operation(),
-                epoch,
-            });
-        }
-    }
-    if access == Access::Write {
-        if let Some(dir) = spec.naming.unique_dir_for(rank, rep) {
-            if !env.backend.exists(&dir) {
-                let _ = env.backend.mkdir(&dir);
-            }
-        }
-    }
-    let write = access == Access::Write;
-    let mode = if write {
-        OpenMode::WRITE_CREATE
-    } else {
-        OpenMode::READ
-    };
+) -> Result<(PhaseResult, bool), EngineError> {
+    let ctx = run.ctx();
+    let (spec, extras, clock) = (ctx.spec, ctx.extras, ctx.env.clock);
+    let pp = phase::plan_phase(&ctx, run.read_limit, access, rep)?;
+    phase::announce(&ctx, &pp, observer);
     let mut report = RankReport::default();
-    // A known amount is read exactly: no deadline cuts it short.
-    let deadline = if spec.deadline > 0.0 && !access.verifies() && known.is_none() {
-        Some(spec.deadline)
-    } else {
-        None
-    };
-    let single = spec.single_xfer_attempt;
-    let xfer = spec.layout.transfer_size as usize;
-    let log_ops = timed && extras.per_op_csv.is_some();
-    let delay = (timed && extras.inter_io_delay_us > 0)
-        .then(|| std::time::Duration::from_micros(extras.inter_io_delay_us));
-
-    comm.barrier();
-    let phase_start = clock.now();
-    let mut t = RankTimes {
-        rank,
-        host: env.host.clone(),
-        open_start: phase_start,
-        ..RankTimes::default()
-    };
-    let caps = env.backend.capabilities();
-    let shared = !spec.layout.file_per_proc;
-    let file_layout = FileLayout {
-        block_size: spec.layout.block_size,
-        transfer_size: spec.layout.transfer_size,
-        segment_count: spec.layout.segment_count,
-        num_tasks: if shared { n } else { 1 },
-        data_rank: if shared { data_rank } else { 0 },
-    };
-    let ctx = OpenContext {
-        comm: shared.then_some(comm),
-        shared,
-        collective: extras.collective,
-        planned_size: Some(file_layout.file_size()),
-        layout: Some(file_layout),
-    };
-    // Ranks that issue calls collective over a shared file (collective
-    // transfers, or a sync per write on a collectively opened file) go in
-    // lockstep: every rank does the same number of calls (see `run_queued`).
-    let lockstep = shared
-        && caps.collective_open
-        && comm.size() > 1
-        && (extras.collective || (write && spec.fsync_per_write));
-    let mut handle = match env.backend.open_with(&path, mode, &ctx) {
-        Ok(h) => Some(h),
-        Err(e) => {
-            report.error = Some(describe_open_error(&e, write));
-            None
-        }
-    };
-    t.open_end = clock.now();
-    // Notes from the open (MPI-IO's showHints): rank 0's are shown.
-    let notes = env.backend.take_notes();
-    if rank == 0 {
-        for line in &notes {
-            observer.event(Event::Info {
-                level: 0,
-                text: line,
-            });
-        }
-    }
-    // Transfers in flight at once: a pool of that many buffers replaces the
-    // test's buffer for the phase (memory: depth x transfer size).
-    let depth = if lockstep {
-        1
-    } else {
-        caps.queue_depth.max(1) as usize
-    };
-    let queue = if depth > 1 || lockstep {
-        let pool = match handle.as_deref_mut() {
-            Some(h) if depth > 1 => {
-                run.buffer = AlignedBuffer::new(0);
-                (0..depth).map(|_| Some(h.alloc_buffer(xfer))).collect()
-            }
-            _ => vec![Some(std::mem::replace(
-                &mut run.buffer,
-                AlignedBuffer::new(0),
-            ))],
-        };
-        Some(Queue {
-            pool,
-            lockstep: lockstep.then_some(comm),
-        })
-    } else {
-        None
-    };
+    let mut opened = phase::open_phase(&ctx, &pp, &mut report, observer);
+    let queue = phase::make_queue(&ctx, &pp, &mut opened.handle, &mut run.buffer);
     if spec.intra_barriers {
-        comm.barrier();
+        ctx.env.comm.barrier();
     }
-    t.xfer_start = clock.now();
-    if write && extras.random_prefill > 0 && spec.ordering != Ordering::Sequential {
+    opened.times.xfer_start = clock.now();
+    if pp.write && extras.random_prefill > 0 && spec.ordering != Ordering::Sequential {
+        let chunk = extras.random_prefill;
         prefill(
             &spec.layout,
-            data_rank,
-            extras.random_prefill,
-            &mut handle,
+            pp.data_rank,
+            chunk,
+            &mut opened.handle,
             &mut report,
         );
     }
-    let loop_start = clock.now();
-    let mut lp = TransferLoop {
-        plan: &plan,
-        write,
-        verifies: access.verifies(),
-        data_rank,
-        path: &path,
-        pattern,
-        num_tasks: n,
-        xfer,
-        single,
-        fsync_per_write: spec.fsync_per_write,
-        clock,
-        wall: deadline.map(|d| phase_start + d),
-        filler: Filler::new(*pattern),
-        hist: Histogram::default(),
-        prev: loop_start,
-        bytes: 0,
-        wall_hit_at: None,
-        halted: false,
-        queue,
-        extra: {
-            let trace = Tracer::new(spec.verbose, rank);
-            (log_ops || delay.is_some() || trace.is_some()).then(|| LoopExtra {
-                ops: log_ops.then(Vec::new),
-                base: loop_start,
-                delay,
-                trace,
-            })
-        },
-    };
+    opened.loop_start = clock.now();
+    let mut lp = phase::transfer_loop(&ctx, &pp, pattern, queue, opened.loop_start);
+    lp.wall = pp.deadline.map(|d| opened.start + d);
     let buf = run.buffer.as_mut_slice();
-    let first = known.unwrap_or(per_pass);
-    let mut done_ops = run_span(&mut lp, 0, first, per_pass, &mut handle, &mut report, buf);
-    if timed && known.is_none() && extras.min_time > 0.0 {
-        // minTimeDuration: repeat the pattern until the time is reached
-        // (in lockstep, until one rank says so).
-        let go_on = |lp: &TransferLoop<'_>, report: &RankReport| {
-            let mine = report.error.is_none()
-                && !lp.halted
-                && lp.wall_hit_at.is_none()
-                && per_pass > 0
-                && clock.now() - loop_start < extras.min_time;
-            if lockstep {
-                comm.all_true(mine)
-            } else {
-                mine
-            }
-        };
-        while go_on(&lp, &report) {
-            done_ops = run_span(
-                &mut lp,
-                done_ops,
-                done_ops + per_pass,
-                per_pass,
-                &mut handle,
-                &mut report,
-                buf,
-            );
-        }
-    }
-    let mut stonewall = None;
-    if let Some(d) = deadline {
-        // Collective: every rank reports how far it got at the wall.
-        let stopped = lp.wall_hit_at.unwrap_or_else(|| clock.now());
-        let r = comm.all_reduce_u64(&[done_ops, u64::MAX - done_ops], ReduceOp::Max);
-        let (max_ops, min_ops) = (r[0], u64::MAX - r[1]);
-        let sums = comm.all_reduce_u64(&[done_ops], ReduceOp::Sum);
-        let wall_time = comm.all_reduce_f64(&[stopped - phase_start], ReduceOp::Max)[0];
-        let bytes_at_wall = sums[0] * spec.layout.transfer_size;
-        let sw = Stonewall {
-            deadline: d,
-            time: wall_time,
-            min_ops,
-            max_ops,
-            bytes_at_wall,
-            bandwidth: if wall_time > 0.0 {
-                bytes_at_wall as f64 / wall_time
-            } else {
-                0.0
-            },
-            wear_out: spec.wear_out,
-        };
-        if rank == 0 {
-            observer.event(Event::Stonewall {
-                stonewall: &sw,
-                transfer_size: spec.layout.transfer_size,
-                num_tasks: n,
-            });
-        }
-        if spec.wear_out && report.error.is_none() && !lp.halted {
-            lp.wall = None;
-            done_ops = run_span(
-                &mut lp,
-                done_ops,
-                max_ops,
-                per_pass,
-                &mut handle,
-                &mut report,
-                buf,
-            );
-        }
-        stonewall = Some(sw);
-    }
-    t.xfer_end = clock.now();
-    if spec.intra_barriers {
-        comm.barrier();
-    }
-    t.close_start = clock.now();
-    // A sync of a collectively opened shared file is collective: all
-    // ranks sync, or none.
-    let sync_ok = if shared && caps.collective_open && comm.size() > 1 && write && spec.fsync {
-        comm.all_true(report.error.is_none() && handle.is_some())
-    } else {
-        report.error.is_none()
-    };
-    if let Some(mut h) = handle.take() {
-        if write && spec.fsync && sync_ok {
-            if let Err(e) = h.sync() {
-                report.error = Some(e.to_string());
-            }
-        }
-        if let Err(e) = h.close() {
-            report.error.get_or_insert(e.to_string());
-        }
-    }
-    t.close_end = clock.now();
-    t.bytes = lp.bytes;
-    t.ops = done_ops;
+    let done = phase::execute(&ctx, &pp, &mut lp, &mut opened, &mut report, buf, observer);
+    opened.times.xfer_end = clock.now();
+    phase::close_phase(&ctx, &pp, &mut opened, &mut report);
+    opened.times.bytes = lp.bytes;
+    opened.times.ops = done.done_ops;
     if let Some(q) = lp.queue.take() {
         // The test's buffer again (a queue's pool goes with its handle).
         run.buffer = match q.pool.into_iter().next().flatten() {
-            Some(b) if depth == 1 => b,
-            _ => AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(caps.alignment as usize)),
+            Some(b) if pp.depth == 1 => b,
+            _ => run.fresh_buffer(),
         };
     }
-    let hist = lp.hist;
-    if let (Some(prefix), Some(ops)) = (
-        &extras.per_op_csv,
-        lp.extra.and_then(|x| x.ops).filter(|_| log_ops),
-    ) {
-        let file = files::per_op_path(prefix, access.operation(), rep, rank);
-        if let Err(e) = files::write_per_op(&file, spec.layout.transfer_size, &ops) {
-            report
-                .error
-                .get_or_insert(format!("savePerOpDataCSV {}: {e}", file.display()));
-        }
+    if let Some(ops) = lp.extra.take().and_then(|x| x.ops) {
+        write_per_op(&ctx, &pp, &ops, &mut report);
     }
-
-    // Latency histogram: one sum and one min/max reduction.
-    let sums = comm.all_reduce_u64(&hist.to_sum_vector(), ReduceOp::Sum);
-    let (lo, hi) = hist.min_max();
-    let mm = comm.all_reduce_u64(&[u64::MAX - lo, hi], ReduceOp::Max);
-    let merged = Histogram::from_reduced(&sums[..BUCKETS + 1], u64::MAX - mm[0], mm[1]);
-
-    // One gather of every rank's report.
-    report.times = t;
+    let (merged, interrupted) = phase::merge_latency(ctx.env.comm, &lp.hist, lp.interrupted);
+    report.times = opened.times;
     if spec.verbose >= 3 {
-        report.path = Some(path.display().to_string());
+        report.path = Some(pp.path.display().to_string());
     }
-    let gathered = collective::gather_reports(comm, &report);
-    let mut phase = PhaseResult {
-        operation: Some(access.operation()),
-        iteration: rep,
-        stonewall,
-        ..PhaseResult::default()
-    };
-    let mut error_text = Vec::new();
-    if let Err(lost) = &gathered {
-        // A lost report ends the phase on every rank (broadcast below).
-        error_text = lost.clone().into_bytes();
-    }
-    if let Ok(Some(reports)) = gathered {
-        fill_phase(&mut phase, &reports, spec.layout.transfer_size);
-        if spec.verbose >= 3 {
-            let paths: Vec<String> = reports
-                .iter()
-                .map(|r| r.path.clone().unwrap_or_default())
-                .collect();
-            observer.event(Event::RankDetail {
-                operation: access.operation(),
-                iteration: rep,
-                paths: &paths,
-                ranks: &phase.ranks,
-            });
-        }
-        phase.latency_detail = merged.summary();
-        if let Some(l) = &phase.latency_detail {
-            phase.latency = l.mean;
-        }
-        if timed {
-            if extras.outlier_threshold > 0.0 {
-                for text in outliers(&phase, access, extras.outlier_threshold) {
-                    observer.event(Event::Warning { text: &text });
-                }
-            }
-            if let Some(csv) = &extras.rank_csv {
-                if let Err(e) = files::append_rank_csv(csv, &files::rank_csv_rows(&phase)) {
-                    observer.event(Event::Warning {
-                        text: &format!("saveRankPerformanceDetailsCSV {}: {e}", csv.display()),
-                    });
-                }
-            }
-        }
-        let errors = collective::summarize_errors(
-            reports
-                .iter()
-                .map(|r| r.error.as_deref().unwrap_or_default()),
-        );
-        error_text = errors.into_bytes();
-        if phase.verification_errors > 0 {
-            let details: Vec<String> = reports.iter().flat_map(|r| r.mismatches.clone()).collect();
-            observer.event(Event::VerifyErrors {
-                operation: access.operation(),
-                bad_transfers: phase.verification_errors,
-                details: &details,
-            });
-        }
-    }
-    comm.broadcast_bytes(0, &mut error_text);
-    if !error_text.is_empty() {
-        return Err(EngineError {
-            message: String::from_utf8_lossy(&error_text).into_owned(),
-        });
-    }
-    phase.verification_errors = comm.broadcast_u64(0, phase.verification_errors);
+    let result = phase::collect(&ctx, &pp, report, done.stonewall, &merged, observer)?;
+    phase::after_write(run, &pp, &result, done.done_ops, observer);
+    Ok((result, interrupted))
+}
 
-    if write {
-        let stonewalled = phase.stonewall.is_some();
-        if stonewalled {
-            // Reads of this file may only cover what every rank wrote.
-            let counts = comm.all_reduce_u64(&[done_ops, u64::MAX - done_ops], ReduceOp::Max);
-            let agreed = if spec.wear_out {
-                counts[0]
-            } else {
-                u64::MAX - counts[1]
-            };
-            run.read_limit = Some(agreed);
-            if let Some(path) = &spec.stonewall_status_file {
-                if rank == 0 {
-                    if let Err(e) = std::fs::write(path, format!("{agreed}\n")) {
-                        observer.event(Event::Warning {
-                            text: &format!("stoneWallingStatusFile {}: {e}", path.display()),
-                        });
-                    }
-                }
-            }
-            if spec.wear_out {
-                run.pairs = Some(agreed);
-            }
-        }
-        check_file_size(run, rep, &phase, stonewalled, observer);
+/// `savePerOpDataCSV`: this rank's file for the phase (a failure is the
+/// rank's error).
+fn write_per_op(ctx: &Ctx<'_, '_>, pp: &PhasePlan, ops: &[(f64, f64)], report: &mut RankReport) {
+    let Some(prefix) = &ctx.extras.per_op_csv else {
+        return;
+    };
+    let file = files::per_op_path(prefix, pp.access.operation(), pp.rep, ctx.rank);
+    if let Err(e) = files::write_per_op(&file, ctx.spec.layout.transfer_size, ops) {
+        report
+            .error
+            .get_or_insert(format!("savePerOpDataCSV {}: {e}", file.display()));
     }
-    Ok(phase)
 }
 
 /// Reads one timer value from a rank's times.

@@ -238,6 +238,8 @@ pub fn build_extras(p: &IorParams) -> IorExtras {
         inter_io_delay_us: p.inter_io_delay,
         random_prefill: p.random_prefill,
         collective: p.collective,
+        // Set by the driver (SIGINT/SIGTERM): see [`run`].
+        stop: None,
     }
 }
 
@@ -772,7 +774,9 @@ fn run_one(
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    let extras = build_extras(params);
+    let mut extras = build_extras(params);
+    // Every rank has the flag (the engine asks all or none).
+    extras.stop = Some(ctx.interrupt.stop_flag());
     let warnings = match preflight(comm, params, advised, ctx.console) {
         Ok(w) => w,
         Err((e, w)) => return OneOutcome::failed(e, w),

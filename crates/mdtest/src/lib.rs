@@ -49,6 +49,46 @@
 //! * pario adds `-U` (run the directory rename phase; mdtest 4.1 runs it
 //!   only when no phase option is given), `--summary-format=json|csv`,
 //!   `--summary-file` and `--keep-on-error`.
+//!
+//! # Inputs mdtest 4.1 accepts and pario does not (exit 2), or warns about
+//!
+//! * `-D -F` together (directories only and files only) are refused.
+//! * `-n 0` (or no `-n`) without `-I` and without a tree: nothing to test,
+//!   refused; with a tree (`-z`) and no items, a warning says that only the
+//!   tree is created and removed.
+//! * A tree of more than [`options::MAX_TREE_DIRS`] (10 million)
+//!   directories (`-z 9 -b 10` is 1.1 billion) is refused with the count.
+//! * `-n` with `-I` and a tree: mdtest's rule makes `n / I` directory loops
+//!   of `I` items in every directory, so each rank handles `n` times the
+//!   directories, not `n`: accepted as in mdtest, with a warning giving the
+//!   real count (`-n 1 -I 1 -z 1` handles 2 items per rank).
+//! * `-N` not below the number of ranks (`-N 99` with 2 ranks): each rank
+//!   would stat its own items or another shift than asked; refused (a
+//!   singleton's `-N 1` stays accepted).
+//! * `--tag k=` (an empty value) is refused.
+//! * `--gpuDirect`, `--allocateBufferOnGPU`, `--GPUid`: this build has no GPU
+//!   support, so they are refused, unless `--allow-cpu-fallback` is given:
+//!   then the run uses CPU memory and says so in a warning.
+//! * A `-d` directory or `-x` file that is a device node, FIFO or socket is
+//!   refused before anything is opened.
+//! * The write and read buffers (`-w`, `-e`) must fit the address space
+//!   left under `RLIMIT_AS` and the node's `MemAvailable` (shared by its
+//!   ranks): `-w 100g` under an 8 GiB limit is refused naming both figures
+//!   instead of aborting in the allocator.
+//! * A requested output that is not written fails the run with exit 1:
+//!   `-x`, `--summary-file` or `--saveRankPerformanceDetails` in a
+//!   directory that does not exist (checked before any I/O), or a write
+//!   that fails at the end (mdtest 4.1 warns and exits 0).
+//! * `mdtest --version` prints the version line and exits 0.
+//!
+//! # Ctrl-C and SIGTERM
+//!
+//! Every rank catches SIGINT and SIGTERM ([`pario_engine::interrupt`]):
+//! each stops at its next item (new creates, stats, reads, renames and
+//! mkdirs fail; removals go on, since they are the clean-up), what the run
+//! created is removed (unless `--keep-on-error`), the record is kept with
+//! `"interrupted": true`, and the exit status is 130 (SIGINT) or 143
+//! (SIGTERM).
 
 pub mod driver;
 pub mod help;

@@ -470,7 +470,6 @@ impl Iter<'_> {
     /// transfers overlap (see [`Permutation::apply_batch`]). This is what
     /// the engine's transfer loop uses.
     pub fn next_batch(&mut self, out: &mut [Transfer]) -> usize {
-        const CHUNK: usize = 64;
         let left = self.end - self.next;
         let want = usize::try_from(left).map_or(out.len(), |l| l.min(out.len()));
         if want == 0 {
@@ -510,19 +509,13 @@ impl Iter<'_> {
                 } else {
                     u64::from(plan.data_rank) * plan.tpb + j0
                 };
-                let base = plan.segment_base(seg);
-                let mut ks = [0u64; CHUNK];
-                for (c, outs) in out[..count].chunks_mut(CHUNK).enumerate() {
-                    let ks = &mut ks[..outs.len()];
-                    let from = first + (c * CHUNK) as u64;
-                    for (m, k) in ks.iter_mut().enumerate() {
-                        *k = from + m as u64;
-                    }
-                    perm.apply_batch(ks);
-                    for (slot, &k) in outs.iter_mut().zip(ks.iter()) {
-                        *slot = plan.transfer(base + k * t);
-                    }
-                }
+                fill_permuted(
+                    plan,
+                    &perm,
+                    first,
+                    plan.segment_base(seg),
+                    &mut out[..count],
+                );
                 count
             }
             Kind::GlobalShuffle { perm } => {
@@ -531,18 +524,7 @@ impl Iter<'_> {
                 } else {
                     u64::from(plan.data_rank) * layout.segment_count + i0
                 };
-                let mut ks = [0u64; CHUNK];
-                for (c, outs) in out[..want].chunks_mut(CHUNK).enumerate() {
-                    let ks = &mut ks[..outs.len()];
-                    let from = first + (c * CHUNK) as u64;
-                    for (m, k) in ks.iter_mut().enumerate() {
-                        *k = from + m as u64;
-                    }
-                    perm.apply_batch(ks);
-                    for (slot, &k) in outs.iter_mut().zip(ks.iter()) {
-                        *slot = plan.transfer(k * t);
-                    }
-                }
+                fill_permuted(plan, &perm, first, 0, &mut out[..want]);
                 want
             }
             Kind::Repeats { key, slots } => {
@@ -555,6 +537,26 @@ impl Iter<'_> {
         };
         self.next += count as u64;
         count
+    }
+}
+
+/// `out[m]` = the transfer at `base + perm(first + m) * transfer size`,
+/// the permutation applied 64 indices at a time (its rounds overlap).
+#[inline]
+fn fill_permuted(plan: &RankPlan, perm: &Permutation, first: u64, base: u64, out: &mut [Transfer]) {
+    const CHUNK: usize = 64;
+    let t = plan.layout.transfer_size;
+    let mut ks = [0u64; CHUNK];
+    for (c, outs) in out.chunks_mut(CHUNK).enumerate() {
+        let ks = &mut ks[..outs.len()];
+        let from = first + (c * CHUNK) as u64;
+        for (m, k) in ks.iter_mut().enumerate() {
+            *k = from + m as u64;
+        }
+        perm.apply_batch(ks);
+        for (slot, &k) in outs.iter_mut().zip(ks.iter()) {
+            *slot = plan.transfer(base + k * t);
+        }
     }
 }
 

@@ -389,3 +389,53 @@ fn the_phase_gather_has_every_rank_in_order_with_its_node() {
     // The other ranks hold the aggregate figures too, not the rank list.
     assert_eq!(phase(&out[5], Operation::Write).bytes, 0);
 }
+
+#[test]
+fn a_stop_request_ends_the_phase_on_every_rank_and_keeps_it() {
+    for collective in [false, true] {
+        let s = spec(4, "/nonexistent/f", !collective);
+        let flags: Vec<StopFlag> = (0..4).map(|_| StopFlag::new()).collect();
+        // Rank 1 was asked to stop before its first transfer.
+        flags[1].request();
+        let out = ThreadComm::run(4, |comm| {
+            let x = IorExtras {
+                collective,
+                stop: Some(flags[comm.rank() as usize].clone()),
+                ..IorExtras::default()
+            };
+            let b = Counting {
+                collective,
+                ..Counting::default()
+            };
+            let env = Env {
+                comm,
+                clock: Clock::local(),
+                backend: &b,
+                topology: Topology {
+                    num_tasks: 4,
+                    tasks_per_node: 4,
+                    num_nodes: 1,
+                    block_mapping: true,
+                },
+                host: "h".into(),
+            };
+            let outcome = run_ior_test_with(&env, &s, &x, &mut NullObserver);
+            (outcome, counted(&b))
+        });
+        for (rank, (o, writes)) in out.iter().enumerate() {
+            assert!(o.interrupted, "rank {rank}");
+            let e = o.error.as_ref().unwrap();
+            assert!(
+                e.message.starts_with("stopped by request during the write"),
+                "{e}"
+            );
+            let ops: Vec<_> = o.result.phases.iter().map(|p| p.operation).collect();
+            assert_eq!(ops, [Some(Operation::Write)], "the cut phase is kept");
+            let expected = match (collective, rank) {
+                (true, _) | (false, 1) => 0,
+                _ => 64,
+            };
+            assert_eq!(*writes, expected, "rank {rank}, collective {collective}");
+        }
+    }
+}

@@ -10,11 +10,12 @@
 use super::trace::Tracer;
 use super::{RankReport, REPORTED_MISMATCHES};
 use crate::latency::Histogram;
-use pario_backends::{AlignedBuffer, BackendError, ErrorKind, FileHandle, IoOp};
+use pario_backends::{AlignedBuffer, BackendError, Completion, ErrorKind, FileHandle, IoOp};
 use pario_comm::{Comm, ReduceOp};
 use pario_plan::{Layout, RankPlan};
 use pario_signature::{Filler, Pattern};
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 
 /// Do one transfer completely: retry short transfers and EINTR unless `-x`.
 #[inline]
@@ -115,6 +116,10 @@ pub(super) struct TransferLoop<'p> {
     pub(super) wall_hit_at: Option<f64>,
     /// In lockstep: a rank's error stopped every rank (see `run_queued`).
     pub(super) halted: bool,
+    /// A stop request ended the loop (see [`super::StopFlag`]).
+    pub(super) interrupted: bool,
+    /// The run's stop flag, read once per transfer.
+    pub(super) stop: Option<&'p AtomicBool>,
     /// Transfers through submit/complete (`run_queued`) instead of `run`.
     pub(super) queue: Option<Queue<'p>>,
     /// Per-transfer extras (`savePerOpDataCSV`, `interIODelay`, the
@@ -134,6 +139,8 @@ pub(super) struct Queue<'p> {
 
 /// A transfer in flight in [`TransferLoop::run_queued`].
 struct InFlight {
+    /// Its slot in the pool (the tag of its operations).
+    tag: u64,
     offset: u64,
     writer: Option<u32>,
     /// When it was submitted (the clock's seconds).
@@ -142,6 +149,54 @@ struct InFlight {
     done: usize,
     /// The transfer's own buffer while a remainder moves through a spare one.
     parked: Option<AlignedBuffer>,
+}
+
+impl LoopExtra {
+    /// After a transfer that ran from `start` to `end`: log it, then sleep.
+    fn after(&mut self, start: f64, end: f64) {
+        if let Some(ops) = self.ops.as_mut() {
+            ops.push((start - self.base, end - start));
+        }
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+    }
+}
+
+/// The bookkeeping of one [`TransferLoop::run_queued`] call.
+struct QueueState<'p> {
+    /// One filler per pool buffer.
+    fillers: Vec<Filler>,
+    /// What is in flight, by pool slot.
+    slots: Vec<Option<InFlight>>,
+    /// Pool slots free for a submission (taken from the end).
+    free: Vec<usize>,
+    in_flight: usize,
+    completed: u64,
+    /// Index of the next transfer to submit, and the end (lowered when the
+    /// plan ends first).
+    next: u64,
+    to: u64,
+    /// Nothing more is submitted (an error, the stonewall, a stop request).
+    stop: bool,
+    cursor: PlanCursor<'p>,
+}
+
+impl<'p> QueueState<'p> {
+    fn new(lp: &TransferLoop<'p>, q: &Queue<'_>, from: u64, to: u64) -> Self {
+        let depth = q.pool.len();
+        QueueState {
+            fillers: (0..depth).map(|_| Filler::new(*lp.pattern)).collect(),
+            slots: (0..depth).map(|_| None).collect(),
+            free: (0..depth).rev().filter(|&k| q.pool[k].is_some()).collect(),
+            in_flight: 0,
+            completed: 0,
+            next: from,
+            to,
+            stop: false,
+            cursor: PlanCursor::new(lp.plan, from),
+        }
+    }
 }
 
 /// What [`TransferLoop`] does per transfer beyond the default work.
@@ -174,6 +229,10 @@ impl TransferLoop<'_> {
         let mut i = from;
         let mut cursor = PlanCursor::new(self.plan, from);
         while i < to {
+            if self.stop_requested() {
+                self.interrupted = true;
+                return i;
+            }
             let Some(tr) = cursor.take(to - i) else {
                 break;
             };
@@ -183,16 +242,7 @@ impl TransferLoop<'_> {
             }
             let op_start = match &self.extra {
                 None => 0.0,
-                Some(x) => {
-                    if let Some(t) = &x.trace {
-                        t.transfer(self.verb(), self.path, tr.offset, self.xfer);
-                    }
-                    if x.ops.is_some() {
-                        self.clock.now()
-                    } else {
-                        0.0
-                    }
-                }
+                Some(x) => self.extra_before(x, tr.offset),
             };
             match transfer_all(h, self.write, buf, tr.offset, self.single) {
                 Ok(got) => {
@@ -216,12 +266,7 @@ impl TransferLoop<'_> {
                 }
             }
             if let Some(x) = self.extra.as_mut() {
-                if let Some(ops) = x.ops.as_mut() {
-                    ops.push((op_start - x.base, self.clock.now() - op_start));
-                }
-                if let Some(d) = x.delay {
-                    std::thread::sleep(d);
-                }
+                x.after(op_start, self.clock.now());
             }
             if self.verifies {
                 self.check(buf, tr.offset, tr.writer, report);
@@ -236,6 +281,19 @@ impl TransferLoop<'_> {
             }
         }
         i
+    }
+
+    /// Before a transfer with extras: the trace line; returns the start
+    /// time when transfers are logged (else 0).
+    fn extra_before(&self, x: &LoopExtra, offset: u64) -> f64 {
+        if let Some(t) = &x.trace {
+            t.transfer(self.verb(), self.path, offset, self.xfer);
+        }
+        if x.ops.is_some() {
+            self.clock.now()
+        } else {
+            0.0
+        }
     }
 
     /// Transfers `from..to`, stopping at the stonewall, through
@@ -269,17 +327,17 @@ impl TransferLoop<'_> {
     /// buffer; with `-x` it is an error). The stonewall is checked as
     /// operations complete: past it, nothing new is submitted and what is
     /// in flight completes (and counts). Returns `from` plus the transfers
-    /// completed; stops submitting at the first error.
+    /// completed; stops submitting at the first error or stop request.
     ///
     /// Lockstep (`q.lockstep`, a pool of one): before each transfer, and
-    /// once after the last, every rank contributes "I have an error" and
-    /// "I am past the stonewall" to one all-reduce (max), and all stop
-    /// together when any rank says so. So with collective transfers every
-    /// rank issues the same number of calls whatever its own clock or
-    /// errors say (upstream IOR hangs there: hpc/ior issue 210). The
-    /// all-reduce is one small message per transfer, next to a collective
-    /// transfer that synchronises the ranks anyway.
-    #[allow(clippy::too_many_arguments)]
+    /// once after the last, every rank contributes "I have an error", "I am
+    /// past the stonewall" and "I was asked to stop" to one all-reduce
+    /// (max), and all stop together when any rank says so. So with
+    /// collective transfers every rank issues the same number of calls
+    /// whatever its own clock or errors say (upstream IOR hangs there:
+    /// hpc/ior issue 210). The all-reduce is one small message per
+    /// transfer, next to a collective transfer that synchronises the ranks
+    /// anyway.
     fn run_queued(
         &mut self,
         from: u64,
@@ -290,102 +348,25 @@ impl TransferLoop<'_> {
         q: &mut Queue<'_>,
     ) -> u64 {
         let lockstep = q.lockstep;
-        let mut to = to;
         let Some(h) = handle.as_deref_mut() else {
             if let (Some(comm), true) = (lockstep, from < to) {
                 // Join the first agreement, which stops every rank.
-                comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                comm.all_reduce_u64(&[1, 0, 0], ReduceOp::Max);
                 self.halted = true;
             }
             return from;
         };
-        let depth = q.pool.len();
-        let mut fillers: Vec<Filler> = (0..depth).map(|_| Filler::new(*self.pattern)).collect();
-        let mut slots: Vec<Option<InFlight>> = (0..depth).map(|_| None).collect();
-        let mut free: Vec<usize> = (0..depth).rev().filter(|&k| q.pool[k].is_some()).collect();
-        let mut in_flight = 0usize;
-        let mut completed = 0u64;
-        let mut next = from;
-        let mut stop = false;
-        let mut done = Vec::with_capacity(depth);
-        let mut cursor = PlanCursor::new(self.plan, from);
+        let mut st = QueueState::new(self, q, from, to);
+        let mut done = Vec::with_capacity(st.slots.len());
         loop {
             if let Some(comm) = lockstep {
-                let now = self.clock.now();
-                let past = stop_at_wall && self.wall.is_some_and(|w| now >= w);
-                let agreed = comm.all_reduce_u64(
-                    &[u64::from(report.error.is_some() || stop), u64::from(past)],
-                    ReduceOp::Max,
-                );
-                if agreed[0] > 0 {
-                    self.halted = true;
-                    break;
-                }
-                if agreed[1] > 0 {
-                    self.wall_hit_at = Some(now);
-                    break;
-                }
-                if next >= to {
+                if self.lockstep_says_stop(comm, stop_at_wall, st.stop, report) || st.next >= st.to
+                {
                     break;
                 }
             }
-            // Fill the queue.
-            let now = self.clock.now();
-            while !stop && next < to {
-                let Some(&slot) = free.last() else {
-                    break;
-                };
-                let Some(tr) = cursor.take(to - next) else {
-                    // The plan ends here.
-                    to = next;
-                    break;
-                };
-                // (Taken even if the submission below fails: then nothing
-                // more is submitted.)
-                let Some(mut buf) = q.pool[slot].take() else {
-                    stop = true;
-                    break;
-                };
-                if self.write {
-                    fillers[slot].prepare(
-                        buf.as_mut_slice(),
-                        tr.writer.unwrap_or(self.data_rank),
-                        tr.offset,
-                    );
-                } else {
-                    fillers[slot].invalidate();
-                }
-                if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
-                    t.transfer(self.verb(), self.path, tr.offset, self.xfer);
-                }
-                let op = IoOp {
-                    write: self.write,
-                    offset: tr.offset,
-                    len: self.xfer.min(buf.len()),
-                    buf,
-                    tag: slot as u64,
-                };
-                match h.submit(op) {
-                    Ok(()) => {
-                        free.pop();
-                        next += 1;
-                        in_flight += 1;
-                        slots[slot] = Some(InFlight {
-                            offset: tr.offset,
-                            writer: tr.writer,
-                            submitted: now,
-                            done: 0,
-                            parked: None,
-                        });
-                    }
-                    Err((e, op)) => {
-                        q.pool[slot] = Some(op.buf);
-                        report.error.get_or_insert(e.to_string());
-                        stop = true;
-                    }
-                }
-            }
-            if in_flight == 0 {
+            self.fill_queue(h, q, &mut st, report);
+            if st.in_flight == 0 {
                 // In lockstep only an agreement ends the loop.
                 if lockstep.is_some() {
                     continue;
@@ -399,105 +380,251 @@ impl TransferLoop<'_> {
                 // buffers with them): nothing more can be done here.
                 report.error.get_or_insert(e.to_string());
                 if let Some(comm) = lockstep {
-                    comm.all_reduce_u64(&[1, 0], ReduceOp::Max);
+                    comm.all_reduce_u64(&[1, 0, 0], ReduceOp::Max);
                     self.halted = true;
                 }
-                return from + completed;
+                return from + st.completed;
             }
             let now = self.clock.now();
             for c in done.drain(..) {
-                let slot = c.tag as usize;
-                let Some(mut f) = slots.get_mut(slot).and_then(Option::take) else {
-                    continue;
-                };
-                in_flight -= 1;
-                let mut buf = c.buf;
-                let n = match c.result {
-                    Ok(n) => n,
-                    Err(e) => {
-                        report.error.get_or_insert(e.to_string());
-                        stop = true;
-                        q.pool[slot] = Some(f.parked.take().unwrap_or(buf));
-                        free.push(slot);
-                        continue;
-                    }
-                };
-                if let Some(mut own) = f.parked.take() {
-                    // A remainder completed through a spare buffer.
-                    if !self.write {
-                        let at = f.done;
-                        own.as_mut_slice()[at..at + n].copy_from_slice(&buf.as_slice()[..n]);
-                    }
-                    buf = own;
-                }
-                f.done += n;
-                self.bytes += n as u64;
-                if f.done < self.xfer {
-                    if n == 0 || self.single || stop {
-                        report.error.get_or_insert(short_transfer_error(
-                            self.write, self.path, f.offset, f.done, self.xfer,
-                        ));
-                        stop = true;
-                    } else {
-                        // Resubmit the rest through a spare buffer.
-                        let rest = self.xfer - f.done;
-                        let mut spare = AlignedBuffer::new(rest);
-                        if self.write {
-                            spare
-                                .as_mut_slice()
-                                .copy_from_slice(&buf.as_slice()[f.done..self.xfer]);
-                        }
-                        let op = IoOp {
-                            write: self.write,
-                            offset: f.offset + f.done as u64,
-                            buf: spare,
-                            len: rest,
-                            tag: slot as u64,
-                        };
-                        match h.submit(op) {
-                            Ok(()) => {
-                                f.parked = Some(buf);
-                                slots[slot] = Some(f);
-                                in_flight += 1;
-                                continue;
-                            }
-                            Err((e, _)) => {
-                                report.error.get_or_insert(e.to_string());
-                                stop = true;
-                            }
-                        }
-                    }
-                } else {
-                    completed += 1;
-                    if self.write && self.fsync_per_write {
-                        if let Err(e) = h.sync() {
-                            report.error.get_or_insert(e.to_string());
-                            stop = true;
-                        }
-                    }
-                    if self.verifies {
-                        self.check(buf.as_slice(), f.offset, f.writer, report);
-                    }
-                    self.hist.record(now - f.submitted);
-                    if let Some(x) = self.extra.as_mut() {
-                        if let Some(ops) = x.ops.as_mut() {
-                            ops.push((f.submitted - x.base, now - f.submitted));
-                        }
-                        if let Some(d) = x.delay {
-                            std::thread::sleep(d);
-                        }
-                    }
-                }
-                q.pool[slot] = Some(buf);
-                free.push(slot);
+                self.on_completion(h, q, &mut st, c, now, report);
             }
             self.prev = now;
-            if lockstep.is_none() && stop_at_wall && !stop && self.wall.is_some_and(|w| now >= w) {
+            if lockstep.is_none() && stop_at_wall && !st.stop && self.wall.is_some_and(|w| now >= w)
+            {
                 self.wall_hit_at = Some(now);
-                stop = true;
+                st.stop = true;
             }
         }
-        from + completed
+        from + st.completed
+    }
+
+    /// Lockstep: the agreement before a transfer; true when every rank
+    /// stops here (an error, the stonewall or a stop request somewhere).
+    fn lockstep_says_stop(
+        &mut self,
+        comm: &dyn Comm,
+        stop_at_wall: bool,
+        stopping: bool,
+        report: &RankReport,
+    ) -> bool {
+        let now = self.clock.now();
+        let past = stop_at_wall && self.wall.is_some_and(|w| now >= w);
+        let asked = self.stop_requested();
+        let agreed = comm.all_reduce_u64(
+            &[
+                u64::from(report.error.is_some() || stopping),
+                u64::from(past),
+                u64::from(asked),
+            ],
+            ReduceOp::Max,
+        );
+        if agreed[0] > 0 {
+            self.halted = true;
+        } else if agreed[2] > 0 {
+            self.interrupted = true;
+        } else if agreed[1] > 0 {
+            self.wall_hit_at = Some(now);
+        }
+        agreed.iter().any(|&a| a > 0)
+    }
+
+    /// True when the run's stop flag is set (one relaxed load).
+    #[inline]
+    fn stop_requested(&self) -> bool {
+        self.stop.is_some_and(|s| s.load(AtomicOrdering::Relaxed))
+    }
+
+    /// Submit transfers while buffers are free and the plan lasts.
+    fn fill_queue(
+        &mut self,
+        h: &mut dyn FileHandle,
+        q: &mut Queue<'_>,
+        st: &mut QueueState<'_>,
+        report: &mut RankReport,
+    ) {
+        let now = self.clock.now();
+        if q.lockstep.is_none() && self.stop_requested() {
+            self.interrupted = true;
+            st.stop = true;
+        }
+        while !st.stop && st.next < st.to {
+            let Some(&slot) = st.free.last() else {
+                break;
+            };
+            let Some(tr) = st.cursor.take(st.to - st.next) else {
+                // The plan ends here.
+                st.to = st.next;
+                break;
+            };
+            // (Taken even if the submission below fails: then nothing
+            // more is submitted.)
+            let Some(mut buf) = q.pool[slot].take() else {
+                st.stop = true;
+                break;
+            };
+            if self.write {
+                let writer = tr.writer.unwrap_or(self.data_rank);
+                st.fillers[slot].prepare(buf.as_mut_slice(), writer, tr.offset);
+            } else {
+                st.fillers[slot].invalidate();
+            }
+            if let Some(t) = self.extra.as_ref().and_then(|x| x.trace.as_ref()) {
+                t.transfer(self.verb(), self.path, tr.offset, self.xfer);
+            }
+            let len = self.xfer.min(buf.len());
+            let op = IoOp {
+                write: self.write,
+                offset: tr.offset,
+                len,
+                buf,
+                tag: slot as u64,
+            };
+            match h.submit(op) {
+                Ok(()) => {
+                    st.free.pop();
+                    st.next += 1;
+                    st.in_flight += 1;
+                    st.slots[slot] = Some(InFlight {
+                        tag: slot as u64,
+                        offset: tr.offset,
+                        writer: tr.writer,
+                        submitted: now,
+                        done: 0,
+                        parked: None,
+                    });
+                }
+                Err((e, op)) => {
+                    q.pool[slot] = Some(op.buf);
+                    report.error.get_or_insert(e.to_string());
+                    st.stop = true;
+                }
+            }
+        }
+    }
+
+    /// One completion: an error, a remainder to resubmit, or a finished
+    /// transfer (sync, check, latency, extras); its buffer goes back.
+    fn on_completion(
+        &mut self,
+        h: &mut dyn FileHandle,
+        q: &mut Queue<'_>,
+        st: &mut QueueState<'_>,
+        c: Completion,
+        now: f64,
+        report: &mut RankReport,
+    ) {
+        let slot = c.tag as usize;
+        let Some(mut f) = st.slots.get_mut(slot).and_then(Option::take) else {
+            return;
+        };
+        st.in_flight -= 1;
+        let mut buf = c.buf;
+        let n = match c.result {
+            Ok(n) => n,
+            Err(e) => {
+                report.error.get_or_insert(e.to_string());
+                st.stop = true;
+                q.pool[slot] = Some(f.parked.take().unwrap_or(buf));
+                st.free.push(slot);
+                return;
+            }
+        };
+        if let Some(mut own) = f.parked.take() {
+            // A remainder completed through a spare buffer.
+            if !self.write {
+                let at = f.done;
+                own.as_mut_slice()[at..at + n].copy_from_slice(&buf.as_slice()[..n]);
+            }
+            buf = own;
+        }
+        f.done += n;
+        self.bytes += n as u64;
+        if f.done < self.xfer {
+            match self.resubmit_rest(h, st, f, buf, n, report) {
+                Ok(()) => return,
+                Err(back) => buf = back,
+            }
+        } else {
+            st.completed += 1;
+            self.finish_transfer(h, &f, buf.as_slice(), now, &mut st.stop, report);
+        }
+        q.pool[slot] = Some(buf);
+        st.free.push(slot);
+    }
+
+    /// A short completion: resubmit the remainder through a spare buffer
+    /// (`Ok`: in flight again, `buf` parked), or record the short transfer
+    /// as an error and give `buf` back.
+    fn resubmit_rest(
+        &mut self,
+        h: &mut dyn FileHandle,
+        st: &mut QueueState<'_>,
+        mut f: InFlight,
+        buf: AlignedBuffer,
+        n: usize,
+        report: &mut RankReport,
+    ) -> Result<(), AlignedBuffer> {
+        if n == 0 || self.single || st.stop {
+            report.error.get_or_insert(short_transfer_error(
+                self.write, self.path, f.offset, f.done, self.xfer,
+            ));
+            st.stop = true;
+            return Err(buf);
+        }
+        let rest = self.xfer - f.done;
+        let mut spare = AlignedBuffer::new(rest);
+        if self.write {
+            spare
+                .as_mut_slice()
+                .copy_from_slice(&buf.as_slice()[f.done..self.xfer]);
+        }
+        let op = IoOp {
+            write: self.write,
+            offset: f.offset + f.done as u64,
+            buf: spare,
+            len: rest,
+            tag: f.tag,
+        };
+        match h.submit(op) {
+            Ok(()) => {
+                let tag = f.tag as usize;
+                f.parked = Some(buf);
+                st.slots[tag] = Some(f);
+                st.in_flight += 1;
+                Ok(())
+            }
+            Err((e, _)) => {
+                report.error.get_or_insert(e.to_string());
+                st.stop = true;
+                Err(buf)
+            }
+        }
+    }
+
+    /// A transfer done in full: sync per write, check, latency, extras.
+    fn finish_transfer(
+        &mut self,
+        h: &mut dyn FileHandle,
+        f: &InFlight,
+        data: &[u8],
+        now: f64,
+        stop: &mut bool,
+        report: &mut RankReport,
+    ) {
+        if self.write && self.fsync_per_write {
+            if let Err(e) = h.sync() {
+                report.error.get_or_insert(e.to_string());
+                *stop = true;
+            }
+        }
+        if self.verifies {
+            self.check(data, f.offset, f.writer, report);
+        }
+        self.hist.record(now - f.submitted);
+        if let Some(x) = self.extra.as_mut() {
+            x.after(f.submitted, now);
+        }
     }
 
     /// The level-4 trace's verb for this phase.
@@ -581,7 +708,12 @@ pub(super) fn run_span(
         let end = per_pass.min(start + (to - done));
         let reached = lp.run_any(start, end, handle, report, buf);
         done += reached - start;
-        if reached < end || report.error.is_some() || lp.wall_hit_at.is_some() || lp.halted {
+        if reached < end
+            || report.error.is_some()
+            || lp.wall_hit_at.is_some()
+            || lp.halted
+            || lp.interrupted
+        {
             break;
         }
     }
