@@ -13,27 +13,35 @@
 //! Per test, before any I/O: the directory checks, the [`advice`] about
 //! options without effect, and the memory hog ([`memhog`]); then the engine
 //! runs the test with its [`IorExtras`].
+//!
+//! What every front end shares (run id, clocks, system information, tags,
+//! the `-N` subset, topology, backend creation, memory hogs, keeping the
+//! run) comes from [`pario_frontend`]; the text goes through its
+//! [`Console`], so [`run_with`] runs in-process in tests.
 
 pub mod advice;
 pub mod memhog;
+pub mod params;
 pub mod sinks;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
-use pario_backends::create_backend;
-use pario_comm::{ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_comm::{Comm, NodeLayout, ReduceOp};
+use pario_engine::collective::agree_on_first_error;
 use pario_engine::interrupt::Interrupt;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
-use pario_plan::reorder::{Reorder, Topology};
+use pario_frontend::backend::{create_agreed, fs_usage, parent_dir};
+use pario_frontend::context::topology;
+use pario_frontend::{keep, subset, Console, RunContext, Settings};
+use pario_plan::reorder::Reorder;
 use pario_plan::{Layout, Ordering};
 use pario_results::record_io;
 use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
-use pario_results::{Operation, RunRecord, TestResult, Tool, RECORD_SCHEMA_VERSION};
+use pario_results::{Operation, RunRecord, TestResult, Tool};
 use pario_signature::PacketType;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Version printed in the header ("IOR-<version>: ..."): the IOR release we
@@ -73,17 +81,37 @@ fn packet_letter(p: DataPacketType) -> String {
 
 /// Number of ranks a test uses: `-N` (0 or negative: all).
 pub fn participants(p: &IorParams, world: u32) -> Result<u32, String> {
-    if p.num_tasks <= 0 {
-        return Ok(world);
+    subset::participants(p.num_tasks, world)
+}
+
+/// `-z` (`-z -z`: with repeats), seeded by `--random-offset-seed`.
+fn ordering(p: &IorParams) -> Ordering {
+    let seed = p
+        .random_offset_seed
+        .map(|s| s as u64)
+        .unwrap_or(DEFAULT_RANDOM_SEED);
+    match p.random_offset {
+        0 => Ordering::Sequential,
+        1 => Ordering::Random { seed },
+        _ => Ordering::RandomWithRepeats { seed },
     }
-    let n =
-        u32::try_from(p.num_tasks).map_err(|_| format!("-N {}: too many tasks", p.num_tasks))?;
-    if n > world {
-        return Err(format!(
-            "-N {n}: only {world} MPI ranks are running (start more with mpirun -np)"
-        ));
+}
+
+/// `-C` (constant shift) or `-Z` (random; `-Z -Z`: per phase), by `-Q` nodes.
+fn reorder(p: &IorParams) -> Reorder {
+    if p.reorder_tasks {
+        Reorder::Constant {
+            node_offset: p.task_per_node_offset as u32,
+        }
+    } else if p.reorder_tasks_random > 0 {
+        Reorder::Random {
+            seed: p.reorder_tasks_random_seed,
+            node_offset: p.task_per_node_offset as u32,
+            per_phase: p.reorder_tasks_random > 1,
+        }
+    } else {
+        Reorder::None
     }
-    Ok(n)
 }
 
 /// Translate options into the engine's spec (pure).
@@ -102,28 +130,7 @@ pub fn build_spec(
         file_per_proc: p.file_per_proc,
     };
     layout.validate().map_err(|e| e.to_string())?;
-    let seed = p
-        .random_offset_seed
-        .map(|s| s as u64)
-        .unwrap_or(DEFAULT_RANDOM_SEED);
-    let ordering = match p.random_offset {
-        0 => Ordering::Sequential,
-        1 => Ordering::Random { seed },
-        _ => Ordering::RandomWithRepeats { seed },
-    };
-    let reorder = if p.reorder_tasks {
-        Reorder::Constant {
-            node_offset: p.task_per_node_offset as u32,
-        }
-    } else if p.reorder_tasks_random > 0 {
-        Reorder::Random {
-            seed: p.reorder_tasks_random_seed,
-            node_offset: p.task_per_node_offset as u32,
-            per_phase: p.reorder_tasks_random > 1,
-        }
-    } else {
-        Reorder::None
-    };
+    let (ordering, reorder) = (ordering(p), reorder(p));
     let naming = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)?;
     let repetitions =
         u32::try_from(p.repetitions).map_err(|_| format!("-i {}: too many", p.repetitions))?;
@@ -189,7 +196,8 @@ fn naming_first_path(p: &IorParams) -> String {
         .unwrap_or_else(|_| p.test_file.clone())
 }
 
-/// The parameter map of a test: IOR's Parameters block names, plus extras.
+/// The parameter map of a test: IOR's Parameters block names, plus extras
+/// (see [`params::IorParameters`]).
 fn parameters(
     p: &IorParams,
     num_tasks: u32,
@@ -199,90 +207,17 @@ fn parameters(
     options_text: &str,
     memory_per_node: u64,
 ) -> BTreeMap<String, Value> {
-    let b = |v: bool| json!(i32::from(v));
-    let mut m = BTreeMap::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
+    let context = params::ParamsContext {
+        test_id,
+        num_tasks,
+        nodes: u64::from(layout.num_nodes),
+        tasks_per_node: u64::from(layout.tasks_per_node),
+        default_platform: format!("{}({})", layout.host, pario_engine::sysinfo::uname()[0]),
+        path,
+        options_text,
+        memory_per_node,
     };
-    put("testID", json!(test_id));
-    put("refnum", json!(p.ref_num));
-    put("api", json!(p.api));
-    put(
-        "platform",
-        json!(p.platform.clone().unwrap_or_else(|| format!(
-            "{}({})",
-            layout.host,
-            pario_engine::sysinfo::uname()[0]
-        ))),
-    );
-    put("testFileName", json!(p.test_file));
-    put("deadlineForStonewall", json!(p.deadline_for_stonewalling));
-    put("stoneWallingWearOut", b(p.stonewalling_wear_out));
-    put("maxTimeDuration", json!(p.max_time_duration));
-    put("outlierThreshold", json!(p.outlier_threshold));
-    put("options", json!(options_text));
-    put("dryRun", b(p.dry_run));
-    put(
-        "nodes",
-        json!(p.num_nodes.unwrap_or(u64::from(layout.num_nodes))),
-    );
-    put("memoryPerTask", json!(p.memory_per_task));
-    put("memoryPerNode", json!(memory_per_node));
-    put(
-        "tasksPerNode",
-        json!(p
-            .num_tasks_on_node0
-            .unwrap_or(u64::from(layout.tasks_per_node))),
-    );
-    put("repetitions", json!(p.repetitions));
-    put("multiFile", b(p.multi_file));
-    put("interTestDelay", json!(p.inter_test_delay));
-    put("fsync", b(p.fsync));
-    put("fsyncperwrite", b(p.fsync_per_write));
-    put("useExistingTestFile", b(p.use_existing_test_file));
-    put("uniqueDir", b(p.unique_dir));
-    put("singleXferAttempt", b(p.single_xfer_attempt));
-    put("readFile", b(p.read_file));
-    put("writeFile", b(p.write_file));
-    put("filePerProc", b(p.file_per_proc));
-    put("reorderTasks", b(p.reorder_tasks));
-    put("reorderTasksRandom", json!(p.reorder_tasks_random));
-    put("reorderTasksRandomSeed", json!(p.reorder_tasks_random_seed));
-    put("randomOffset", json!(p.random_offset));
-    put("checkWrite", b(p.check_write));
-    put("checkRead", b(p.check_read));
-    put("dataPacketType", json!(p.data_packet_type.ior_code()));
-    put("keepFile", b(p.keep_file));
-    put("keepFileWithError", b(p.keep_file_with_error));
-    put("warningAsErrors", b(p.warning_as_errors));
-    put("verbose", json!(p.verbose));
-    put("data packet type", json!(packet_letter(p.data_packet_type)));
-    put(
-        "setTimeStampSignature/incompressibleSeed",
-        json!(p.set_timestamp_signature),
-    );
-    put("collective", b(p.collective));
-    put("segmentCount", json!(p.segment_count));
-    put("transferSize", json!(p.transfer_size));
-    put("blockSize", json!(p.block_size));
-    put("apiVersion", json!(""));
-    put("numTasks", json!(num_tasks));
-    put("taskPerNodeOffset", json!(p.task_per_node_offset));
-    put("path", json!(path));
-    put("stoneWallingStatusFile", json!(p.stonewalling_status_file));
-    put(
-        "summaryFormat",
-        json!(format!("{:?}", p.summary_format).to_ascii_lowercase()),
-    );
-    put("summaryAlways", b(p.summary_always));
-    put("minTimeDuration", json!(p.min_time_duration));
-    put(
-        "stoneWallingWearOutIterations",
-        json!(p.stonewalling_wear_out_iterations),
-    );
-    put("interIODelay", json!(p.inter_io_delay));
-    put("randomPrefill", json!(p.random_prefill));
-    m
+    params::IorParameters::new(p, &context).to_map()
 }
 
 /// The IOR 4 options the engine takes beside the spec (pure).
@@ -308,13 +243,14 @@ pub fn build_extras(p: &IorParams) -> IorExtras {
             per_op_prefix: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
         }
         .sink(),
+        // The stop flag is set by the driver (SIGINT/SIGTERM): see [`run`].
         ..IorExtras::default()
     }
 }
 
 /// Rank 0's observer: prints IOR's text as events arrive.
-struct TextObserver<'r, W: Write> {
-    out: W,
+struct TextObserver<'r, 'w> {
+    console: &'r Console<'w>,
     run: &'r RunRecord,
     verbose: u8,
     use_existing: bool,
@@ -329,33 +265,31 @@ struct TextObserver<'r, W: Write> {
     test_id: u32,
 }
 
-impl<W: Write> TextObserver<'_, W> {
+impl TextObserver<'_, '_> {
     /// Warning lines (each starting "WARNING: "): on `out`, or on stderr
     /// when a machine-readable summary owns stdout.
     fn warn(&mut self, s: &str) {
         if self.quiet {
-            let _ = std::io::stderr().lock().write_all(s.as_bytes());
+            self.console.err(s);
         } else {
             self.put(s);
         }
     }
     fn put(&mut self, s: &str) {
-        if self.quiet || s.is_empty() {
+        if self.quiet {
             return;
         }
-        let _ = self.out.write_all(s.as_bytes());
-        let _ = self.out.flush();
+        self.console.out(s);
     }
     fn line(&mut self, s: &str) {
         if self.quiet {
             return;
         }
-        let _ = writeln!(self.out, "{s}");
-        let _ = self.out.flush();
+        self.console.out(&format!("{s}\n"));
     }
 }
 
-impl<W: Write> Observer for TextObserver<'_, W> {
+impl Observer for TextObserver<'_, '_> {
     fn event(&mut self, event: Event<'_>) {
         let v = self.verbose;
         match event {
@@ -478,7 +412,7 @@ impl<W: Write> Observer for TextObserver<'_, W> {
                     "transfer",
                     details,
                 );
-                let _ = std::io::stderr().lock().write_all(report.as_bytes());
+                self.console.err(&report);
             }
             Event::Warning { text } => self.warn(&format!("WARNING: {text}\n")),
             Event::Info { level, text } => {
@@ -490,17 +424,35 @@ impl<W: Write> Observer for TextObserver<'_, W> {
     }
 }
 
-/// Run every test of `inv` on `comm`. Returns the exit status. Only rank 0
-/// writes to stdout; errors go to stderr from rank 0.
+/// Run every test of `inv` on `comm`, with the process's stdout, stderr
+/// and environment. Returns the exit status.
 pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
-    let rank = comm.rank();
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let console = Console::new("ior", &mut out, &mut err);
     // From here on Ctrl-C and SIGTERM stop the run cleanly (see
     // pario_engine::interrupt).
-    let interrupt = Interrupt::register();
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    run_with(comm, argv, inv, &settings, &console)
+}
+
+/// Run every test of `inv` on `comm`. Returns the exit status. Only rank 0
+/// writes to the console's stdout; errors go to its stderr from rank 0.
+pub fn run_with(
+    comm: &dyn Comm,
+    argv: &[String],
+    inv: &Invocation,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> i32 {
+    let rank = comm.rank();
+    let interrupt = &settings.interrupt;
     let layout = comm.node_layout();
-    if let Err(e) = agree(comm, check_before_run(comm, &layout, inv).err()) {
+    if let Err(e) = agree_on_first_error(comm, check_before_run(comm, &layout, inv).err()) {
         if rank == 0 {
-            eprintln!("ior: {e}");
+            console.error(&e);
         }
         return EXIT_USAGE;
     }
@@ -509,89 +461,124 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
     } else {
         None
     };
-    if let Err(e) = agree(comm, summary) {
+    if let Err(e) = agree_on_first_error(comm, summary) {
         if rank == 0 {
-            eprintln!("ior: {e}");
+            console.error(&e);
         }
         return EXIT_FAILED;
     }
-    let sync = ClockSync::measure(comm);
-    let clock = sync.clock;
     let first = inv.tests.first();
-    let verbose = first.map_or(0, |t| t.verbose);
-    let began = clock.to_epoch(clock.now());
-
     let fs = first.and_then(|t| {
         let dir = parent_dir(&t.test_file);
         pario_backends::posix::statfs_path(&dir).ok()
     });
-    let system = pario_engine::sysinfo::collect(comm, &layout, fs.as_ref(), sync.max_skew);
-    let (tags, tag_warnings) = pario_store::run_tags_from_env(&inv.tags);
-    let mut record = RunRecord {
-        schema_version: RECORD_SCHEMA_VERSION,
-        run_id: new_run_id(comm, began),
-        tool: Some(Tool::Ior),
-        tool_version: IOR_VERSION.to_string(),
-        command_line: argv.to_vec(),
-        deck: inv
-            .deck
-            .as_ref()
-            .and_then(|d| std::fs::read_to_string(d).ok()),
-        began,
-        system,
-        tags,
-        warnings: inv.warnings.clone(),
-        ..RunRecord::default()
-    };
-    record.warnings.extend(tag_warnings.iter().cloned());
+    let run = RunContext::start(comm, settings, &inv.tags, fs.as_ref());
+    let mut record = run.record(Tool::Ior, IOR_VERSION, argv, inv.warnings.clone());
+    record.deck = inv
+        .deck
+        .as_ref()
+        .and_then(|d| std::fs::read_to_string(d).ok());
 
     // Where the text goes: stdout, unless a machine-readable summary goes there.
     let machine_to_stdout = first
         .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none());
-    let stdout = std::io::stdout();
     if rank == 0 {
-        for w in inv.warnings.iter().chain(&tag_warnings) {
-            eprintln!("ior: warning: {w}");
-        }
-        if !machine_to_stdout {
-            let env: Vec<(String, String)> = if verbose >= 3 {
-                std::env::vars().collect()
-            } else {
-                Vec::new()
-            };
-            let mut out = stdout.lock();
-            let _ = out.write_all(ior_text::run_header(&record, verbose, &env).as_bytes());
-            // IOR 3's wording (IOR 4.1 prints no such line); only when the
-            // clocks really differ, so single-node layouts stay IOR 4.1's.
-            if verbose >= 1 && sync.max_skew > 0.0 {
-                let _ = writeln!(
-                    out,
-                    "Start time skew across all tasks: {:.2} sec",
-                    sync.max_skew
-                );
-            }
-        }
-        if let Some(t) = first {
-            if t.summary_format != SummaryFormat::Default {
-                if let Some(f) = &t.summary_file {
-                    println!("Writing output to {f}");
-                }
-            }
-        }
+        run_header(&run, &record, inv, machine_to_stdout, console);
     }
 
     let ctx = RunCtx {
-        comm,
-        layout: &layout,
-        clock,
+        run: &run,
+        console,
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
-        interrupt: &interrupt,
+        interrupt,
     };
+    let mut status = run_tests(&ctx, inv, &mut record);
+    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+    // (SIGTERM) on every rank, its record marked.
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught > 0 {
+        status = caught;
+        record.interrupted = true;
+        let text = format!(
+            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+             that finished; the record is kept, marked interrupted",
+            Interrupt::name(caught)
+        );
+        if rank == 0 {
+            console.error(&text);
+        }
+        record.errors.push(text);
+    }
+    record.finished = run.now();
+    record.exit_status = status;
+
+    let mut failed_outputs = 0;
+    if rank == 0 {
+        // A requested output that could not be written fails the run (exit
+        // 1, as IOR), after the record keeps what was measured.
+        let errors = finish_output(&record, inv, machine_to_stdout, console);
+        if !errors.is_empty() && status == 0 {
+            record.exit_status = EXIT_FAILED;
+        }
+        failed_outputs = errors.len() as u64;
+        record.errors.extend(errors);
+        keep(&record, settings, console);
+    }
+    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+        return EXIT_FAILED;
+    }
+    status
+}
+
+/// Rank 0: the warnings about options and tags, IOR's header, and where a
+/// summary file goes.
+fn run_header(
+    run: &RunContext<'_>,
+    record: &RunRecord,
+    inv: &Invocation,
+    machine_to_stdout: bool,
+    console: &Console<'_>,
+) {
+    let first = inv.tests.first();
+    let verbose = first.map_or(0, |t| t.verbose);
+    for w in inv.warnings.iter().chain(&run.tag_warnings) {
+        console.warning(w);
+    }
+    if !machine_to_stdout {
+        let env: Vec<(String, String)> = if verbose >= 3 {
+            std::env::vars().collect()
+        } else {
+            Vec::new()
+        };
+        console.out(&ior_text::run_header(record, verbose, &env));
+        // IOR 3's wording (IOR 4.1 prints no such line); only when the
+        // clocks really differ, so single-node layouts stay IOR 4.1's.
+        if verbose >= 1 && run.sync.max_skew > 0.0 {
+            console.out(&format!(
+                "Start time skew across all tasks: {:.2} sec\n",
+                run.sync.max_skew
+            ));
+        }
+    }
+    if let Some(t) = first {
+        if t.summary_format != SummaryFormat::Default {
+            if let Some(f) = &t.summary_file {
+                console.out(&format!("Writing output to {f}\n"));
+            }
+        }
+    }
+}
+
+/// The tests of the invocation, one after the other, until one fails.
+/// Returns the exit status; the tests, warnings and errors go in `record`.
+fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> i32 {
+    let rank = ctx.run.comm.rank();
     let mut status = 0;
     let mut advised: Vec<String> = Vec::new();
     for (i, params) in inv.tests.iter().enumerate() {
-        let outcome = run_one(&ctx, &record, params, i as u32, &mut advised);
+        let outcome = run_one(ctx, record, params, i as u32, &mut advised);
         record.warnings.extend(outcome.warnings);
         if let Some(test) = &outcome.test {
             if test.verification_errors > 0 {
@@ -606,11 +593,11 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
             None => record.tests.extend(outcome.test),
             Some(msg) => {
                 if rank == 0 {
-                    eprintln!("ior: {}", msg.replace('\n', "\nior: "));
+                    ctx.console.error(&msg);
                 }
                 // summaryAlways, or an interrupted run: the summaries
                 // include what the failed test did.
-                if params.summary_always || interrupt.exit_status().is_some() {
+                if params.summary_always || ctx.interrupt.exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
@@ -618,41 +605,6 @@ pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
                 break;
             }
         }
-    }
-    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
-    // (SIGTERM) on every rank, its record marked.
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught > 0 {
-        status = caught;
-        record.interrupted = true;
-        let text = format!(
-            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
-             that finished; the record is kept, marked interrupted",
-            Interrupt::name(caught)
-        );
-        if rank == 0 {
-            eprintln!("ior: {text}");
-        }
-        record.errors.push(text);
-    }
-    record.finished = clock.to_epoch(clock.now());
-    record.exit_status = status;
-
-    let mut failed_outputs = 0;
-    if rank == 0 {
-        // A requested output that could not be written fails the run (exit
-        // 1, as IOR), after the record keeps what was measured.
-        let errors = finish_output(&record, inv, machine_to_stdout);
-        if !errors.is_empty() && status == 0 {
-            record.exit_status = EXIT_FAILED;
-        }
-        failed_outputs = errors.len() as u64;
-        record.errors.extend(errors);
-        keep(&record);
-    }
-    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
-        return EXIT_FAILED;
     }
     status
 }
@@ -774,19 +726,10 @@ fn check_targets(rank: u32, n: u32, p: &IorParams) -> Result<(), String> {
     Ok(())
 }
 
-fn parent_dir(test_file: &str) -> PathBuf {
-    let first = test_file.split('@').next().unwrap_or(test_file);
-    match Path::new(first).parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// What every test of one invocation shares.
-struct RunCtx<'a> {
-    comm: &'a dyn Comm,
-    layout: &'a NodeLayout,
-    clock: pario_comm::Clock,
+struct RunCtx<'a, 'w> {
+    run: &'a RunContext<'a>,
+    console: &'a Console<'w>,
     /// Text output suppressed (a machine-readable summary goes to stdout).
     quiet: bool,
     /// The command line as IOR's "options" parameter shows it.
@@ -814,151 +757,44 @@ impl OneOutcome {
     }
 }
 
+/// What the test's ranks report: the result (with an error, the phases
+/// done before it, if any ran), the error, and the wear-out count.
+type RanksOutcome = (Option<TestResult>, Option<String>, Option<u64>);
+
 /// Run one test on the ranks it uses; every rank returns the same outcome.
 /// `advised` lists the advice already printed (each is printed once per run).
 fn run_one(
-    ctx: &RunCtx<'_>,
+    ctx: &RunCtx<'_, '_>,
     record: &RunRecord,
     params: &IorParams,
     test_id: u32,
     advised: &mut Vec<String>,
 ) -> OneOutcome {
-    let (comm, layout, clock, quiet) = (ctx.comm, ctx.layout, ctx.clock, ctx.quiet);
-    let rank = comm.rank();
+    let comm = ctx.run.comm;
     let n = match participants(params, comm.size()) {
         Ok(n) => n,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    let spec = match build_spec(params, n, layout, test_id, &ctx.options_text) {
+    let spec = match build_spec(params, n, &ctx.run.layout, test_id, &ctx.options_text) {
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
     let mut extras = build_extras(params);
     // Every rank has the flag (the engine asks all or none).
     extras.stop = Some(ctx.interrupt.stop_flag());
-    let warnings = match preflight(comm, params, advised) {
+    let warnings = match preflight(comm, params, advised, ctx.console) {
         Ok(w) => w,
         Err((e, w)) => return OneOutcome::failed(e, w),
     };
-    let sub = comm.subset(rank < n);
-    let mut pairs = None;
-    let outcome: (Option<TestResult>, Option<String>) = match sub.as_deref() {
-        None => (None, None),
-        Some(sub) => {
-            let sub_layout = if n == comm.size() {
-                layout.clone()
-            } else {
-                sub.node_layout()
-            };
-            let api = if params.dry_run { "DUMMY" } else { &params.api };
-            let created = create_backend(api, &params.backend_options(), rank);
-            let hog = match agree(sub, created.as_ref().err().cloned()) {
-                Ok(()) => hog_memory(sub, params, &sub_layout),
-                Err(e) => Err(e),
-            };
-            match (hog, created) {
-                (Err(e), _) | (Ok(_), Err(e)) => (None, Some(e)),
-                (Ok((hog, per_node)), Ok(created)) => {
-                    // Ctrl-C / SIGTERM: new operations fail from then on.
-                    let backend = ctx.interrupt.wrap(created.backend);
-                    let mut spec = spec.clone();
-                    spec.fs = backend
-                        .statfs(&parent_dir(&params.test_file))
-                        .ok()
-                        .map(|f| fs_usage(&f));
-                    if params.memory_per_node.is_some() {
-                        spec.parameters
-                            .insert("memoryPerNode".into(), json!(per_node));
-                    }
-                    spec.parameters
-                        .insert("apiVersion".into(), json!(backend.api_version()));
-                    if sub.rank() == 0 && params.verbose >= 1 {
-                        for note in &created.notes {
-                            eprintln!("ior: note: {note}");
-                        }
-                    }
-                    if sub.rank() == 0 && params.verbose >= 3 && !quiet {
-                        if let Some(h) = &hog {
-                            if params.memory_per_node.is_some() {
-                                println!("This node hogging {} bytes of memory", h.per_node);
-                            }
-                            println!("This task hogging {} bytes of memory", h.per_task);
-                        }
-                    }
-                    let env = Env {
-                        comm: sub,
-                        clock,
-                        backend: backend.as_ref(),
-                        topology: Topology {
-                            num_tasks: n,
-                            tasks_per_node: params
-                                .num_tasks_on_node0
-                                .and_then(|t| u32::try_from(t).ok())
-                                .unwrap_or(sub_layout.tasks_per_node)
-                                .max(1),
-                            num_nodes: params
-                                .num_nodes
-                                .and_then(|t| u32::try_from(t).ok())
-                                .unwrap_or(sub_layout.num_nodes)
-                                .max(1),
-                            block_mapping: sub_layout.block_mapping,
-                        },
-                        host: layout.host.clone(),
-                    };
-                    let out = if sub.rank() == 0 {
-                        let mut obs = TextObserver {
-                            out: std::io::stdout().lock(),
-                            run: record,
-                            verbose: params.verbose,
-                            use_existing: params.use_existing_test_file,
-                            quiet,
-                            pairs: None,
-                            clock,
-                            test_id: 0,
-                        };
-                        let out = run_ior_test_with(&env, &spec, &extras, &mut obs);
-                        pairs = obs.pairs;
-                        out
-                    } else {
-                        run_ior_test_with(&env, &spec, &extras, &mut NullObserver)
-                    };
-                    drop(hog);
-                    let ran = !out.result.phases.is_empty();
-                    (
-                        (out.error.is_none() || ran).then_some(out.result),
-                        out.error.map(|e| e.message),
-                    )
-                }
-            }
-        }
-    };
-    drop(sub);
-    let (test, error) = outcome;
+    let (test, error, pairs) = subset::on_first(comm, n, |sub| {
+        run_on_ranks(ctx, sub, record, params, &spec, &extras)
+    })
+    .unwrap_or((None, None, None));
     // Ranks outside the test learn its outcome from rank 0.
-    let mut msg = match (&error, rank) {
-        (Some(e), 0) => e.clone().into_bytes(),
-        _ => Vec::new(),
-    };
-    comm.broadcast_bytes(0, &mut msg);
-    let error = (!msg.is_empty()).then(|| String::from_utf8_lossy(&msg).into_owned());
-    if rank == 0 && !quiet {
+    let error = subset::share_error(comm, error.as_deref());
+    if comm.rank() == 0 && !ctx.quiet {
         if let Some(test) = &test {
-            let mut out = std::io::stdout().lock();
-            if error.is_none() && params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
-                let _ = out.write_all(ior_text::max_lines(test).as_bytes());
-            }
-            if let Some(p) = pairs {
-                let _ = out.write_all(ior_text::pairs_line(p).as_bytes());
-            }
-            if params.summary_always {
-                let _ = write!(
-                    out,
-                    "\n{}{}",
-                    ior_text::summary_header(),
-                    ior_text::summary_rows(test)
-                );
-            }
-            let _ = out.flush();
+            test_end_lines(ctx.console, params, test, error.is_none(), pairs);
         }
     }
     OneOutcome {
@@ -968,75 +804,144 @@ fn run_one(
     }
 }
 
-/// What a memory hog holds, for the -vvv lines.
-struct HeldMemory {
-    _hog: memhog::Hog,
-    per_task: u64,
-    per_node: u64,
+/// Rank 0, after a test: the Max lines, the wear-out count and, with
+/// `summaryAlways`, the test's summary.
+fn test_end_lines(
+    console: &Console<'_>,
+    params: &IorParams,
+    test: &TestResult,
+    ok: bool,
+    pairs: Option<u64>,
+) {
+    if ok && params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
+        console.out(&ior_text::max_lines(test));
+    }
+    if let Some(p) = pairs {
+        console.out(&ior_text::pairs_line(p));
+    }
+    if params.summary_always {
+        console.out(&format!(
+            "\n{}{}",
+            ior_text::summary_header(),
+            ior_text::summary_rows(test)
+        ));
+    }
 }
 
-/// memoryPerNode / memoryPerTask on the test's ranks (collective): check
-/// every node's margin, then allocate. Returns the memory (None when not
-/// asked) and the bytes per node of rank 0's node.
-fn hog_memory(
-    comm: &dyn Comm,
-    p: &IorParams,
-    layout: &NodeLayout,
-) -> Result<(Option<HeldMemory>, u64), String> {
+/// On the test's ranks (`sub`): create the backend and hold the memory
+/// (both agreed on), then run the test.
+fn run_on_ranks(
+    ctx: &RunCtx<'_, '_>,
+    sub: &dyn Comm,
+    record: &RunRecord,
+    params: &IorParams,
+    spec: &IorSpec,
+    extras: &IorExtras,
+) -> RanksOutcome {
+    let (comm, layout) = (ctx.run.comm, &ctx.run.layout);
+    let n = sub.size();
+    let sub_layout = if n == comm.size() {
+        layout.clone()
+    } else {
+        sub.node_layout()
+    };
+    let api = if params.dry_run { "DUMMY" } else { &params.api };
+    let created = match create_agreed(sub, api, &params.backend_options(), comm.rank()) {
+        Ok(c) => c,
+        Err(e) => return (None, Some(e), None),
+    };
     let physical = memhog::physical_memory();
-    let req = memhog::request(p, layout.local_size, physical);
-    if !comm.any_true(req.is_some()) {
-        return Ok((None, 0));
-    }
-    // Every rank checks before any allocates, so a node's own hogs do not
-    // make it refuse itself.
-    let checked = req.as_ref().map_or(Ok(()), |r| {
-        memhog::check(r, memhog::available_memory(), physical)
-    });
-    agree(comm, checked.err())?;
-    let held = match &req {
-        Some(r) => memhog::allocate(r).map(|hog| {
-            Some(HeldMemory {
-                _hog: hog,
-                per_task: r.per_task,
-                per_node: r.per_node,
-            })
-        }),
-        None => Ok(None),
+    let req = memhog::request(params, sub_layout.local_size, physical);
+    let (hog, per_node) = match memhog::hold(sub, req) {
+        Ok(h) => h,
+        Err(e) => return (None, Some(e), None),
     };
-    agree(comm, held.as_ref().err().cloned())?;
-    let held = held?;
-    let per_node = comm.broadcast_u64(0, req.map_or(0, |r| r.per_node));
-    Ok((held, per_node))
+    // Ctrl-C / SIGTERM: new operations fail from then on.
+    let notes = created.notes;
+    let backend = ctx.interrupt.wrap(created.backend);
+    let mut spec = spec.clone();
+    spec.fs = backend
+        .statfs(&parent_dir(&params.test_file))
+        .ok()
+        .map(|f| fs_usage(&f));
+    if params.memory_per_node.is_some() {
+        spec.parameters
+            .insert("memoryPerNode".into(), json!(per_node));
+    }
+    spec.parameters
+        .insert("apiVersion".into(), json!(backend.api_version()));
+    if sub.rank() == 0 {
+        test_start_lines(ctx, params, &notes, hog.as_ref());
+    }
+    let env = Env {
+        comm: sub,
+        clock: ctx.run.clock(),
+        backend: backend.as_ref(),
+        topology: topology(
+            &sub_layout,
+            n,
+            params
+                .num_tasks_on_node0
+                .and_then(|t| u32::try_from(t).ok()),
+            params.num_nodes.and_then(|t| u32::try_from(t).ok()),
+        ),
+        host: layout.host.clone(),
+    };
+    let (out, pairs) = if sub.rank() == 0 {
+        let mut obs = TextObserver {
+            console: ctx.console,
+            run: record,
+            verbose: params.verbose,
+            use_existing: params.use_existing_test_file,
+            quiet: ctx.quiet,
+            pairs: None,
+            clock: ctx.run.clock(),
+            test_id: 0,
+        };
+        let out = run_ior_test_with(&env, &spec, extras, &mut obs);
+        (out, obs.pairs)
+    } else {
+        (
+            run_ior_test_with(&env, &spec, extras, &mut NullObserver),
+            None,
+        )
+    };
+    drop(hog);
+    let ran = !out.result.phases.is_empty();
+    (
+        (out.error.is_none() || ran).then_some(out.result),
+        out.error.map(|e| e.message),
+        pairs,
+    )
 }
 
-fn fs_usage(f: &pario_backends::FsInfo) -> pario_results::FsUsage {
-    let frac = |free: u64, total: u64| {
-        if total > 0 {
-            1.0 - free as f64 / total as f64
-        } else {
-            0.0
+/// The test's rank 0, before its I/O: the backend's notes (-v) and the
+/// memory held (-vvv).
+fn test_start_lines(
+    ctx: &RunCtx<'_, '_>,
+    params: &IorParams,
+    notes: &[String],
+    hog: Option<&memhog::Held>,
+) {
+    if params.verbose >= 1 {
+        for note in notes {
+            ctx.console.note(note);
         }
-    };
-    pario_results::FsUsage {
-        size_bytes: f.total_bytes,
-        used_fraction: frac(f.free_bytes, f.total_bytes),
-        inodes: f.total_inodes,
-        used_inodes_fraction: frac(f.free_inodes, f.total_inodes),
     }
-}
-
-/// Collective: agree on an optional per-rank error (first message wins).
-fn agree(comm: &dyn Comm, err: Option<String>) -> Result<(), String> {
-    if !comm.any_true(err.is_some()) {
-        return Ok(());
+    if params.verbose >= 3 && !ctx.quiet {
+        if let Some(h) = hog {
+            if params.memory_per_node.is_some() {
+                ctx.console.out(&format!(
+                    "This node hogging {} bytes of memory\n",
+                    h.per_node
+                ));
+            }
+            ctx.console.out(&format!(
+                "This task hogging {} bytes of memory\n",
+                h.per_task
+            ));
+        }
     }
-    let all = comm.gather_bytes(0, err.unwrap_or_default().as_bytes());
-    let mut msg = all
-        .map(|v| v.into_iter().find(|m| !m.is_empty()).unwrap_or_default())
-        .unwrap_or_default();
-    comm.broadcast_bytes(0, &mut msg);
-    Err(String::from_utf8_lossy(&msg).into_owned())
 }
 
 /// Checks before any I/O, on rank 0, shared with all: the target directory
@@ -1048,6 +953,7 @@ fn preflight(
     comm: &dyn Comm,
     p: &IorParams,
     advised: &mut Vec<String>,
+    console: &Console<'_>,
 ) -> Result<Vec<String>, (String, Vec<String>)> {
     let mut msg = Vec::new();
     let mut warnings = Vec::new();
@@ -1087,10 +993,10 @@ fn preflight(
                     continue;
                 }
                 if warning {
-                    eprintln!("ior: warning: {}", a.text);
+                    console.warning(&a.text);
                     advised.push(a.text);
                 } else if p.verbose >= 1 {
-                    eprintln!("ior: note: {}", a.text);
+                    console.note(&a.text);
                     advised.push(a.text);
                 }
             }
@@ -1121,17 +1027,14 @@ fn dir_writable(dir: &Path) -> bool {
     unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
 }
 
-/// A unique, time-ordered run id (rank 0's, broadcast): see `pario_store::run_id`.
-fn new_run_id(comm: &dyn Comm, began: f64) -> String {
-    let local = pario_store::new_run_id(began);
-    let mut bytes = local.into_bytes();
-    comm.broadcast_bytes(0, &mut bytes);
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
 /// Summary table, machine-readable summaries and the Finished line.
 /// Returns the outputs that could not be written (path and reason).
-fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) -> Vec<String> {
+fn finish_output(
+    record: &RunRecord,
+    inv: &Invocation,
+    machine_to_stdout: bool,
+    console: &Console<'_>,
+) -> Vec<String> {
     let mut errors = Vec::new();
     let first = inv.tests.first();
     let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
@@ -1141,7 +1044,7 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
         SummaryFormat::Default => None,
     };
     if !machine_to_stdout {
-        print!("{}", ior_text::summary(record));
+        console.out(&ior_text::summary(record));
     }
     // summaryFile with the default format: the summary block goes there too.
     if let (None, Some(file)) = (&doc, first.and_then(|t| t.summary_file.as_ref())) {
@@ -1158,22 +1061,14 @@ fn finish_output(record: &RunRecord, inv: &Invocation, machine_to_stdout: bool) 
                     errors.push(format!("summaryFile {file}: {e}"));
                 }
             }
-            None => print!("{doc}"),
+            None => console.out(&doc),
         }
     }
-    let _ = std::io::stdout().flush();
     for e in &errors {
-        eprintln!("ior: {e}");
+        console.error(e);
     }
     errors
 }
 
-/// Keep the run (rank 0, every run, failed ones included): its JSON file
-/// in the results directory and its rows in the database, by
-/// [`pario_store::keep_run`]. Whatever fails there, the run's exit status
-/// stays what the benchmark decided; one warning line says what was not kept.
-fn keep(record: &RunRecord) {
-    if let Some(w) = pario_store::keep_run(record).warning() {
-        eprintln!("ior: warning: {w}");
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -141,7 +141,7 @@ pub fn format_size(bytes: u64) -> String {
     if bytes != 0 {
         for (shift, unit) in UNITS {
             let m = 1u64 << shift;
-            if bytes % m == 0 {
+            if bytes.is_multiple_of(m) {
                 return format!("{}{unit}", bytes / m);
             }
         }

@@ -7,26 +7,32 @@
 //! Every rank takes the same path through here: decisions that depend on
 //! one rank's view (a backend that cannot be created, a `-d` that cannot be
 //! made) are agreed on collectively first, so no rank is left waiting.
+//!
+//! The run context (run id, clocks, system information, tags, the task
+//! subsets, backend creation, keeping the run) comes from
+//! [`pario_frontend`]; the text goes through its [`Console`], so
+//! [`run_with`] runs in-process in tests.
 
 use crate::mknod::MknodBackend;
 use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
-use pario_backends::{create_backend, Backend};
-use pario_comm::{Clock, ClockSync, Comm, NodeLayout, ReduceOp};
+use pario_backends::{Backend, FsInfo};
+use pario_comm::{Comm, NodeLayout, ReduceOp};
+use pario_engine::collective::agree_on_first_error;
 use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
+use pario_frontend::backend::{create_agreed, fs_usage};
+use pario_frontend::context::topology;
+use pario_frontend::{keep, subset, Console, RunContext, Settings};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
-use pario_plan::reorder::Topology;
 use pario_results::render::mdtest_text as text;
-use pario_results::{
-    record_io, FsUsage, Operation, RunRecord, TestResult, Tool, RECORD_SCHEMA_VERSION,
-};
+use pario_results::{record_io, Operation, RunRecord, TestResult, Tool};
 use pario_signature::Pattern;
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
-use std::io::Write;
+use serde_json::Value;
 use std::path::Path;
+
+pub mod params;
 
 /// Exit status when a run failed (I/O error, bad input found at run time).
 pub const EXIT_FAILED: i32 = 1;
@@ -37,27 +43,26 @@ pub const EXIT_VERIFY: i32 = 3;
 
 /// Rank 0's stdout, silent elsewhere and when a machine-readable summary
 /// takes its place.
-struct Out {
+struct Out<'c, 'w> {
+    console: &'c Console<'w>,
     active: bool,
 }
 
-impl Out {
+impl Out<'_, '_> {
     fn put(&self, s: &str) {
-        if self.active && !s.is_empty() {
-            let mut o = std::io::stdout().lock();
-            let _ = o.write_all(s.as_bytes());
-            let _ = o.flush();
+        if self.active {
+            self.console.out(s);
         }
     }
 }
 
 /// Rank 0's observer: the lines mdtest prints while phases run.
-struct TextObserver<'o> {
-    out: &'o Out,
+struct TextObserver<'o, 'c, 'w> {
+    out: &'o Out<'c, 'w>,
     verbose: u8,
 }
 
-impl Observer for TextObserver<'_> {
+impl Observer for TextObserver<'_, '_, '_> {
     fn event(&mut self, event: Event<'_>) {
         match event {
             Event::Phase { phase, .. } if self.verbose >= 1 => {
@@ -80,7 +85,7 @@ impl Observer for TextObserver<'_> {
                     "file",
                     details,
                 );
-                let _ = std::io::stderr().lock().write_all(report.as_bytes());
+                self.out.console.err(&report);
             }
             _ => {}
         }
@@ -88,11 +93,12 @@ impl Observer for TextObserver<'_> {
 }
 
 /// `--run-cmd-before-phase`, `--run-cmd-after-phase` and `-Y`.
-struct Hooks {
+struct Hooks<'o, 'c, 'w> {
     before: Option<String>,
     after: Option<String>,
     sync: bool,
-    announce: bool,
+    /// Where the prologue and epilogue are announced (when active).
+    out: &'o Out<'c, 'w>,
 }
 
 fn run_command(option: &str, cmd: &str) -> Option<String> {
@@ -103,15 +109,14 @@ fn run_command(option: &str, cmd: &str) -> Option<String> {
     }
 }
 
-impl PhaseHooks for Hooks {
+impl PhaseHooks for Hooks<'_, '_, '_> {
     fn before_phase(&mut self, _op: Operation) -> Option<String> {
         let cmd = self.before.as_deref()?;
-        if self.announce {
-            print!(
-                "{}",
-                text::verbose_line(0, 0, &format!("calling prologue: \"{cmd}\""))
-            );
-        }
+        self.out.put(&text::verbose_line(
+            0,
+            0,
+            &format!("calling prologue: \"{cmd}\""),
+        ));
         run_command("--run-cmd-before-phase", cmd)
     }
     fn after_phase(&mut self, _op: Operation) -> Option<String> {
@@ -120,40 +125,19 @@ impl PhaseHooks for Hooks {
             unsafe { libc::sync() };
         }
         let cmd = self.after.as_deref()?;
-        if self.announce {
-            print!(
-                "{}",
-                text::verbose_line(0, 0, &format!("calling epilogue: \"{cmd}\""))
-            );
-        }
+        self.out.put(&text::verbose_line(
+            0,
+            0,
+            &format!("calling epilogue: \"{cmd}\""),
+        ));
         run_command("--run-cmd-after-phase", cmd)
     }
 }
 
-/// Collective: agree on an optional per-rank error (the first one wins).
-fn agree(comm: &dyn Comm, err: Option<String>) -> Result<(), String> {
-    if !comm.any_true(err.is_some()) {
-        return Ok(());
-    }
-    // One byte more than the message: some MPI libraries refuse empty gathers.
-    let mut payload = vec![b'#'];
-    payload.extend_from_slice(err.unwrap_or_default().as_bytes());
-    let all = comm.gather_bytes(0, &payload);
-    let mut msg = all
-        .map(|v| {
-            v.into_iter()
-                .map(|m| m.get(1..).unwrap_or_default().to_vec())
-                .find(|m| !m.is_empty())
-                .unwrap_or_default()
-        })
-        .unwrap_or_default();
-    comm.broadcast_bytes(0, &mut msg);
-    Err(String::from_utf8_lossy(&msg).into_owned())
-}
-
-fn fail(comm: &dyn Comm, msg: &str, status: i32) -> i32 {
+/// Rank 0 prints the error; every rank returns `status`.
+fn fail(comm: &dyn Comm, console: &Console<'_>, msg: &str, status: i32) -> i32 {
     if comm.rank() == 0 {
-        eprintln!("mdtest: {}", msg.replace('\n', "\nmdtest: "));
+        console.error(msg);
     }
     status
 }
@@ -194,53 +178,51 @@ pub fn build_spec(
     .map_err(|e| e.to_string())?;
     let sig = o.signature.unwrap_or(0) as u32;
     let pattern = Pattern::new(o.packet, sig, sig);
-    let b = |v: bool| json!(v);
-    let mut m: BTreeMap<String, Value> = BTreeMap::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_string(), v);
-    };
-    put("numTasks", json!(num_tasks));
-    put("items", json!(shape.items_per_rank()));
-    put("iterations", json!(o.iterations));
-    put("dirs", b(r.dirs));
-    put("files", b(r.files));
-    put("shared_file", b(o.shared_file));
-    put("print_time", b(o.print_time));
-    put("print_rate_and_time", b(o.print_rate_and_time));
-    put("print_all_procs", b(o.print_all_procs));
-    put("path", json!(ctx.path));
-    put("nodemap", json!(ctx.nodemap));
-    put("api", json!(o.api.to_ascii_uppercase()));
-    put("branch_factor", json!(o.branch));
-    put("depth", json!(o.depth));
-    put("items_per_dir", json!(shape.items_per_dir()));
-    put("directory_loops", json!(shape.loops()));
-    put("num_dirs_in_tree", json!(shape.tree().num_dirs()));
-    put("leaf_only", b(o.leaf_only));
-    put("unique_dir_per_task", b(o.unique_dir));
-    put("nstride", json!(ctx.stride));
-    put("create_only", b(r.create));
-    put("stat_only", b(r.stat));
-    put("read_only", b(r.read));
-    put("rename_dirs", b(r.rename));
-    put("remove_only", b(r.remove));
-    put("write_bytes", json!(o.write_bytes));
-    put("read_bytes", json!(o.read_bytes));
-    put("verify_read", b(o.verify_read));
-    put("verify_write", b(o.verify_write));
-    put("sync_file", b(o.sync_file));
-    put("call_sync", b(o.call_sync));
-    put("make_node", b(o.make_node));
-    put("collective_creates", b(o.collective));
-    put("barriers", b(!o.no_barriers));
-    put("time_unique_dir_overhead", b(o.time_unique_dir));
-    put("pre_delay", json!(o.pre_delay));
-    put("stone_wall_timer_seconds", json!(o.stonewall_seconds));
-    put("stoneWallingStatusFile", json!(o.stonewall_file));
-    put("random_seed", json!(ctx.random_seed));
-    put("dataPacketType", json!(o.packet.name()));
-    put("signature", json!(sig));
-    put("dirpaths", json!(o.dirs));
+    let parameters = params::MdtestParameters {
+        num_tasks,
+        items: shape.items_per_rank(),
+        iterations: o.iterations,
+        dirs: r.dirs,
+        files: r.files,
+        shared_file: o.shared_file,
+        print_time: o.print_time,
+        print_rate_and_time: o.print_rate_and_time,
+        print_all_procs: o.print_all_procs,
+        path: &ctx.path,
+        nodemap: &ctx.nodemap,
+        api: o.api.to_ascii_uppercase(),
+        branch_factor: o.branch,
+        depth: o.depth,
+        items_per_dir: shape.items_per_dir(),
+        directory_loops: shape.loops(),
+        num_dirs_in_tree: shape.tree().num_dirs(),
+        leaf_only: o.leaf_only,
+        unique_dir_per_task: o.unique_dir,
+        nstride: ctx.stride,
+        create_only: r.create,
+        stat_only: r.stat,
+        read_only: r.read,
+        rename_dirs: r.rename,
+        remove_only: r.remove,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        verify_read: o.verify_read,
+        verify_write: o.verify_write,
+        sync_file: o.sync_file,
+        call_sync: o.call_sync,
+        make_node: o.make_node,
+        collective_creates: o.collective,
+        barriers: !o.no_barriers,
+        time_unique_dir_overhead: o.time_unique_dir,
+        pre_delay: o.pre_delay,
+        stone_wall_timer_seconds: o.stonewall_seconds,
+        stone_walling_status_file: o.stonewall_file.as_deref(),
+        random_seed: ctx.random_seed,
+        data_packet_type: o.packet.name(),
+        signature: sig,
+        dirpaths: &o.dirs,
+    }
+    .to_map();
     let workload = pario_store::mdtest_workload(&pario_store::MdtestKey {
         api: o.api.clone(),
         num_tasks,
@@ -289,26 +271,23 @@ pub fn build_spec(
         keep_on_error: o.keep_on_error,
         warnings_are_errors: o.warning_as_errors,
         verbose: o.verbose,
-        parameters: m,
+        parameters,
         workload,
     })
 }
 
-/// A unique, time-ordered run id (rank 0's, broadcast): see `pario_store::run_id`.
-fn new_run_id(comm: &dyn Comm, began: f64) -> String {
-    let local = pario_store::new_run_id(began);
-    let mut bytes = local.into_bytes();
-    comm.broadcast_bytes(0, &mut bytes);
-    String::from_utf8_lossy(&bytes).into_owned()
-}
-
-fn topology(layout: &NodeLayout, n: u32) -> Topology {
-    Topology {
-        num_tasks: n,
-        tasks_per_node: layout.tasks_per_node.max(1),
-        num_nodes: layout.num_nodes.max(1),
-        block_mapping: layout.block_mapping,
-    }
+/// Run mdtest on `comm` with the process's stdout, stderr and
+/// environment. Returns the exit status (the same on every rank).
+pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let console = Console::new("mdtest", &mut out, &mut err);
+    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
+    // pario_engine::interrupt).
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    run_with(comm, argv, o, &settings, &console)
 }
 
 /// A `-d` directory or `-x` file that is a device node, FIFO or socket,
@@ -333,29 +312,32 @@ fn special_targets(o: &MdtestOptions) -> Option<String> {
 /// Run mdtest on `comm`. Returns the exit status (the same on every rank).
 ///
 /// Once the options are consistent, every run is kept, failed ones
-/// included: rank 0 hands the record to [`pario_store::keep_run`] at the end
-/// (JSON file and database), whatever the exit status.
-pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
+/// included: rank 0 hands the record to [`pario_frontend::keep`] at the
+/// end (JSON file and database), whatever the exit status.
+pub fn run_with(
+    comm: &dyn Comm,
+    argv: &[String],
+    o: &MdtestOptions,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> i32 {
     let size = comm.size();
-    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
-    // pario_engine::interrupt).
-    let interrupt = Interrupt::register();
+    let interrupt = &settings.interrupt;
     let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
         Ok(r) => r,
-        Err(e) => return fail(comm, &e.0, EXIT_USAGE),
+        Err(e) => return fail(comm, console, &e.0, EXIT_USAGE),
     };
-    if let Err(e) = agree(comm, special_targets(o)) {
-        return fail(comm, &e, EXIT_USAGE);
+    if let Err(e) = agree_on_first_error(comm, special_targets(o)) {
+        return fail(comm, console, &e, EXIT_USAGE);
     }
     let outputs = if comm.rank() == 0 {
         check_output_dirs(o)
     } else {
         None
     };
-    if let Err(e) = agree(comm, outputs) {
-        return fail(comm, &e, EXIT_FAILED);
+    if let Err(e) = agree_on_first_error(comm, outputs) {
+        return fail(comm, console, &e, EXIT_FAILED);
     }
-    let layout = comm.node_layout();
     // The write and read buffers of every rank, filled before use.
     let buffers = pario_engine::memcheck::check_buffers(
         &format!(
@@ -363,47 +345,40 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
             o.write_bytes, o.read_bytes
         ),
         o.write_bytes.saturating_add(o.read_bytes),
-        layout.local_size,
+        comm.node_layout().local_size,
     );
-    if let Err(e) = agree(comm, buffers.err()) {
-        return fail(comm, &e, EXIT_USAGE);
+    if let Err(e) = agree_on_first_error(comm, buffers.err()) {
+        return fail(comm, console, &e, EXIT_USAGE);
     }
-    let sync = ClockSync::measure(comm);
-    let began = sync.clock.to_epoch(sync.clock.now());
     // The file-system figures are filled in once the target is known.
-    let system = pario_engine::sysinfo::collect(comm, &layout, None, sync.max_skew);
-    let (tags, tag_warnings) = pario_store::run_tags_from_env(&o.tags);
-    let mut record = RunRecord {
-        schema_version: RECORD_SCHEMA_VERSION,
-        run_id: new_run_id(comm, began),
-        tool: Some(Tool::Mdtest),
-        tool_version: MDTEST_VERSION.to_string(),
-        command_line: argv.to_vec(),
-        began,
-        system,
-        tags,
-        warnings: resolved.warnings.clone(),
-        ..RunRecord::default()
-    };
-    record.warnings.extend(tag_warnings.iter().cloned());
+    let run = RunContext::start(comm, settings, &o.tags, None);
+    let mut record = run.record(
+        Tool::Mdtest,
+        MDTEST_VERSION,
+        argv,
+        resolved.warnings.clone(),
+    );
     if comm.rank() == 0 {
-        for w in &tag_warnings {
-            eprintln!("mdtest: warning: {w}");
+        for w in &run.tag_warnings {
+            console.warning(w);
         }
     }
-    let mut ran = false;
-    let setup = RunCtx {
-        resolved: &resolved,
-        layout: &layout,
-        sync: &sync,
-        interrupt: &interrupt,
+    let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
+    let out = Out {
+        console,
+        active: comm.rank() == 0 && !machine_to_stdout,
     };
-    let mut status = match run_resolved(comm, argv, o, &setup, &mut record, &mut ran) {
+    let mut ran = false;
+    let setup = Setup {
+        resolved: &resolved,
+        interrupt,
+    };
+    let mut status = match run_resolved(&run, argv, o, &setup, &out, &mut record, &mut ran) {
         Ok(status) => status,
         Err((msg, status)) => {
             record.errors.push(msg.clone());
-            record.finished = sync.clock.to_epoch(sync.clock.now());
-            fail(comm, &msg, status)
+            record.finished = run.now();
+            fail(comm, console, &msg, status)
         }
     };
     // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
@@ -418,7 +393,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
             Interrupt::name(caught)
         );
         if comm.rank() == 0 {
-            eprintln!("mdtest: {text}");
+            console.error(&text);
         }
         record.errors.push(text);
     }
@@ -427,7 +402,7 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
     if comm.rank() == 0 {
         // A requested output that was not written fails the run (exit 1).
         let mut errors = if ran {
-            write_outputs(o, &record)
+            write_outputs(o, &record, console)
         } else {
             Vec::new()
         };
@@ -442,16 +417,14 @@ pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
             );
         }
         for e in &errors {
-            eprintln!("mdtest: {e}");
+            console.error(e);
         }
         if !errors.is_empty() && status == 0 {
             record.exit_status = EXIT_FAILED;
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
-        if let Some(w) = pario_store::keep_run(&record).warning() {
-            eprintln!("mdtest: warning: {w}");
-        }
+        keep(&record, settings, console);
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
@@ -484,11 +457,9 @@ fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
     None
 }
 
-/// What [`run_resolved`] needs besides the options.
-struct RunCtx<'a> {
+/// What [`run_resolved`] needs besides the options and the run context.
+struct Setup<'a> {
     resolved: &'a Resolved,
-    layout: &'a NodeLayout,
-    sync: &'a ClockSync,
     interrupt: &'a Interrupt,
 }
 
@@ -496,23 +467,18 @@ struct RunCtx<'a> {
 /// failure before any test ran; otherwise the exit status, with `ran` set
 /// and the tests, errors and end time in `record`.
 fn run_resolved(
-    comm: &dyn Comm,
+    run: &RunContext<'_>,
     argv: &[String],
     o: &MdtestOptions,
-    setup: &RunCtx<'_>,
+    setup: &Setup<'_>,
+    out: &Out<'_, '_>,
     record: &mut RunRecord,
     ran: &mut bool,
 ) -> Result<i32, (String, i32)> {
-    let (resolved, layout, sync) = (setup.resolved, setup.layout, setup.sync);
-    let rank = comm.rank();
+    let (comm, layout) = (run.comm, &run.layout);
+    let resolved = setup.resolved;
     let size = comm.size();
-    let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
-    let out = Out {
-        active: rank == 0 && !machine_to_stdout,
-    };
-    let clock = sync.clock;
-    let began = record.began;
-    out.put(&text::started_line(began));
+    out.put(&text::started_line(record.began));
     out.put(&text::launched_line(MDTEST_VERSION, size, layout.num_nodes));
     out.put(&text::command_line(argv));
     for w in &resolved.warnings {
@@ -524,47 +490,17 @@ fn run_resolved(
             EXIT_FAILED,
         ));
     }
-
-    // The backend, agreed on by every rank.
-    let created = create_backend(&o.api, &o.module_options, rank);
-    if let Err(e) = agree(comm, created.as_ref().err().cloned()) {
-        return Err((e, EXIT_USAGE));
-    }
-    let Ok(created) = created else {
-        return Err(("the backend could not be created".into(), EXIT_USAGE));
-    };
-    if o.verbose >= 1 {
-        for n in &created.notes {
-            out.put(&text::warning_line(n));
-        }
-    }
-    let backend: Box<dyn Backend> = if o.make_node && !created.backend.capabilities().fake {
-        Box::new(MknodBackend::new(created.backend))
-    } else {
-        created.backend
-    };
+    let backend = backend_for(comm, o, out)?;
     // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
     let backend = setup.interrupt.wrap(backend);
-
-    // Nodemap: which ranks share rank 0's node.
-    let bits = comm.gather_bytes(0, &[u8::from(layout.node_index == 0)]);
-    let nodemap: String = bits
-        .map(|v| {
-            v.iter()
-                .map(|b| if b.first() == Some(&1) { '1' } else { '0' })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut nodemap_bytes = nodemap.clone().into_bytes();
-    comm.broadcast_bytes(0, &mut nodemap_bytes);
-    let nodemap = String::from_utf8_lossy(&nodemap_bytes).into_owned();
+    let nodemap = nodemap(comm, layout);
     out.put(&format!("Nodemap: {nodemap}\n"));
 
     let world_env = Env {
         comm,
-        clock,
+        clock: run.clock(),
         backend: backend.as_ref(),
-        topology: topology(layout, size),
+        topology: topology(layout, size, None, None),
         host: layout.host.clone(),
     };
     let stride = if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
@@ -582,28 +518,7 @@ fn run_resolved(
         Ok(m) => m,
         Err(e) => return Err((e.message, EXIT_FAILED)),
     };
-
-    // Path and file-system figures of the first -d directory.
-    let root0 = world_naming.roots[0].clone();
-    let fs_info = backend.statfs(Path::new(&root0)).ok();
-    let fs = fs_info.as_ref().map(|f| FsUsage {
-        size_bytes: f.total_bytes,
-        used_fraction: if f.total_bytes > 0 {
-            1.0 - f.free_bytes as f64 / f.total_bytes as f64
-        } else {
-            0.0
-        },
-        inodes: f.total_inodes,
-        used_inodes_fraction: if f.total_inodes > 0 {
-            1.0 - f.free_inodes as f64 / f.total_inodes as f64
-        } else {
-            0.0
-        },
-    });
-    let path = std::fs::canonicalize(&root0)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| root0.clone());
-    out.put(&text::path_fs_lines(&path, &fs.clone().unwrap_or_default()));
+    let (path, fs_info) = target_lines(backend.as_ref(), &world_naming.roots[0], out);
     if stride > 0 {
         out.put(&text::verbose_line(
             0,
@@ -611,34 +526,16 @@ fn run_resolved(
             &format!("Shifting ranks by {stride} for each phase."),
         ));
     }
-    let random_seed = if o.random {
-        let now = pario_comm::clock::realtime_seconds() as u64;
-        Some(match o.random_seed {
-            Some(s) => s,
-            None => comm.broadcast_u64(0, now),
-        })
-    } else {
-        None
-    };
+    let random_seed = random_seed(comm, o);
     if let Some(s) = random_seed {
         out.put(&format!("random seed: {s}\n"));
     }
-
-    // --saveRankPerformanceDetails: checked (and started) before running.
-    let mut details_error = None;
-    if rank == 0 {
-        if let Some(f) = &o.save_rank_details {
-            if let Err(e) = std::fs::write(f, output::rank_details_header()) {
-                details_error = Some(format!("--saveRankPerformanceDetails {f}: {e}"));
-            }
-        }
-    }
-    if let Err(e) = agree(comm, details_error) {
+    if let Err(e) = start_details_file(comm, o) {
         let _ = remove_root(&world_env, root_made.as_deref());
         return Err((e, EXIT_FAILED));
     }
 
-    record.system = pario_engine::sysinfo::collect(comm, layout, fs_info.as_ref(), sync.max_skew);
+    record.system = run.collect_system(fs_info.as_ref());
     *ran = true;
     let ctx = Context {
         resolved,
@@ -647,19 +544,122 @@ fn run_resolved(
         path,
         nodemap,
     };
+    let mut status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
+    // The -d directory this run created goes when the run removes (or failed).
+    let failed = status == EXIT_FAILED || status == EXIT_USAGE;
+    if (resolved.remove && !failed) || (failed && !o.keep_on_error) {
+        if let Err(e) = remove_root(&world_env, root_made.as_deref()) {
+            if !failed {
+                status = fail(comm, out.console, &e.message, EXIT_FAILED);
+                record.errors.push(e.message);
+            }
+        }
+    }
+    record.finished = run.now();
+    if !failed {
+        out.put(&text::finished_line(record.finished));
+    }
+    Ok(status)
+}
+
+/// The backend, agreed on by every rank (`-k` wraps it to make nodes).
+fn backend_for(
+    comm: &dyn Comm,
+    o: &MdtestOptions,
+    out: &Out<'_, '_>,
+) -> Result<Box<dyn Backend>, (String, i32)> {
+    let created = match create_agreed(comm, &o.api, &o.module_options, comm.rank()) {
+        Ok(c) => c,
+        Err(e) => return Err((e, EXIT_USAGE)),
+    };
+    if o.verbose >= 1 {
+        for n in &created.notes {
+            out.put(&text::warning_line(n));
+        }
+    }
+    Ok(if o.make_node && !created.backend.capabilities().fake {
+        Box::new(MknodBackend::new(created.backend))
+    } else {
+        created.backend
+    })
+}
+
+/// Collective: which ranks share rank 0's node ("1" for those), on every rank.
+fn nodemap(comm: &dyn Comm, layout: &NodeLayout) -> String {
+    let bits = comm.gather_bytes(0, &[u8::from(layout.node_index == 0)]);
+    let nodemap: String = bits
+        .map(|v| {
+            v.iter()
+                .map(|b| if b.first() == Some(&1) { '1' } else { '0' })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut nodemap_bytes = nodemap.into_bytes();
+    comm.broadcast_bytes(0, &mut nodemap_bytes);
+    String::from_utf8_lossy(&nodemap_bytes).into_owned()
+}
+
+/// Path and file-system figures of the first `-d` directory, printed;
+/// returns the path as shown and the file system.
+fn target_lines(backend: &dyn Backend, root0: &str, out: &Out<'_, '_>) -> (String, Option<FsInfo>) {
+    let fs_info = backend.statfs(Path::new(root0)).ok();
+    let fs = fs_info.as_ref().map(fs_usage);
+    let path = std::fs::canonicalize(root0)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| root0.to_string());
+    out.put(&text::path_fs_lines(&path, &fs.unwrap_or_default()));
+    (path, fs_info)
+}
+
+/// `-R`: the seed given, or rank 0's clock (collective).
+fn random_seed(comm: &dyn Comm, o: &MdtestOptions) -> Option<u64> {
+    if !o.random {
+        return None;
+    }
+    let now = pario_comm::clock::realtime_seconds() as u64;
+    Some(match o.random_seed {
+        Some(s) => s,
+        None => comm.broadcast_u64(0, now),
+    })
+}
+
+/// `--saveRankPerformanceDetails`: checked (and started) before running
+/// (collective).
+fn start_details_file(comm: &dyn Comm, o: &MdtestOptions) -> Result<(), String> {
+    let mut details_error = None;
+    if comm.rank() == 0 {
+        if let Some(f) = &o.save_rank_details {
+            if let Err(e) = std::fs::write(f, output::rank_details_header()) {
+                details_error = Some(format!("--saveRankPerformanceDetails {f}: {e}"));
+            }
+        }
+    }
+    agree_on_first_error(comm, details_error)
+}
+
+/// One test per task count, until one fails. Returns the exit status;
+/// the tests, warnings and errors go in `record`.
+fn run_tests(
+    run: &RunContext<'_>,
+    o: &MdtestOptions,
+    ctx: &Context<'_>,
+    backend: &dyn Backend,
+    out: &Out<'_, '_>,
+    record: &mut RunRecord,
+) -> i32 {
+    let comm = run.comm;
     let mut hooks = Hooks {
         before: o.run_cmd_before.clone(),
         after: o.run_cmd_after.clone(),
         sync: o.call_sync,
-        announce: out.active,
+        out,
     };
-
     let mut status = 0;
-    for (idx, count) in o.rank_counts(size).into_iter().enumerate() {
-        let spec = match build_spec(o, &ctx, count, idx as u32) {
+    for (idx, count) in o.rank_counts(comm.size()).into_iter().enumerate() {
+        let spec = match build_spec(o, ctx, count, idx as u32) {
             Ok(s) => s,
             Err(e) => {
-                status = fail(comm, &e, EXIT_USAGE);
+                status = fail(comm, out.console, &e, EXIT_USAGE);
                 record.errors.push(e);
                 break;
             }
@@ -668,16 +668,7 @@ fn run_resolved(
             parameters: spec.parameters.clone(),
             ..TestResult::default()
         }));
-        match run_one(
-            comm,
-            layout,
-            clock,
-            backend.as_ref(),
-            &spec,
-            &mut hooks,
-            &out,
-            o.verbose,
-        ) {
+        match run_one(run, backend, &spec, &mut hooks, out, o.verbose) {
             Ok(test) => {
                 out.put(&text::summary(&test));
                 if test.verification_errors > 0 {
@@ -692,72 +683,46 @@ fn run_resolved(
                 record.tests.push(test);
             }
             Err(e) => {
-                status = fail(comm, &e, EXIT_FAILED);
+                status = fail(comm, out.console, &e, EXIT_FAILED);
                 record.errors.push(e);
                 break;
             }
         }
     }
-    // The -d directory this run created goes when the run removes (or failed).
-    let failed = status == EXIT_FAILED || status == EXIT_USAGE;
-    if (resolved.remove && !failed) || (failed && !o.keep_on_error) {
-        if let Err(e) = remove_root(&world_env, root_made.as_deref()) {
-            if !failed {
-                status = fail(comm, &e.message, EXIT_FAILED);
-                record.errors.push(e.message);
-            }
-        }
-    }
-    record.finished = clock.to_epoch(clock.now());
-    if !failed {
-        out.put(&text::finished_line(record.finished));
-    }
-    Ok(status)
+    status
 }
 
 /// Run one test on the ranks it uses; every rank of `comm` returns the same
 /// outcome (the full result on rank 0).
-#[allow(clippy::too_many_arguments)]
 fn run_one(
-    comm: &dyn Comm,
-    layout: &NodeLayout,
-    clock: Clock,
+    run: &RunContext<'_>,
     backend: &dyn Backend,
     spec: &MdtestSpec,
-    hooks: &mut Hooks,
-    out: &Out,
+    hooks: &mut Hooks<'_, '_, '_>,
+    out: &Out<'_, '_>,
     verbose: u8,
 ) -> Result<TestResult, String> {
-    let rank = comm.rank();
+    let comm = run.comm;
     let n = spec.naming.num_tasks;
-    let sub = comm.subset(rank < n);
-    let outcome = match sub.as_deref() {
-        None => Ok(TestResult::default()),
-        Some(sub) => {
-            let env = Env {
-                comm: sub,
-                clock,
-                backend,
-                topology: topology(layout, n),
-                host: layout.host.clone(),
-            };
-            if sub.rank() == 0 {
-                let mut obs = TextObserver { out, verbose };
-                run_mdtest_test(&env, spec, hooks, &mut obs).map_err(|e| e.message)
-            } else {
-                run_mdtest_test(&env, spec, hooks, &mut NullObserver).map_err(|e| e.message)
-            }
+    let outcome = subset::on_first(comm, n, |sub| {
+        let env = Env {
+            comm: sub,
+            clock: run.clock(),
+            backend,
+            topology: topology(&run.layout, n, None, None),
+            host: run.layout.host.clone(),
+        };
+        if sub.rank() == 0 {
+            let mut obs = TextObserver { out, verbose };
+            run_mdtest_test(&env, spec, hooks, &mut obs).map_err(|e| e.message)
+        } else {
+            run_mdtest_test(&env, spec, hooks, &mut NullObserver).map_err(|e| e.message)
         }
-    };
-    drop(sub);
+    })
+    .unwrap_or_else(|| Ok(TestResult::default()));
     // Ranks outside the test learn its outcome from rank 0.
-    let mut msg = match (&outcome, rank) {
-        (Err(e), 0) => e.clone().into_bytes(),
-        _ => Vec::new(),
-    };
-    comm.broadcast_bytes(0, &mut msg);
-    if !msg.is_empty() {
-        return Err(String::from_utf8_lossy(&msg).into_owned());
+    if let Some(e) = subset::share_error(comm, outcome.as_ref().err().map(String::as_str)) {
+        return Err(e);
     }
     let mut test = outcome.unwrap_or_default();
     test.verification_errors = comm.broadcast_u64(0, test.verification_errors);
@@ -766,7 +731,7 @@ fn run_one(
 
 /// Rank 0: the rank details CSV and the machine-readable summary. Returns
 /// what could not be written (option, path and reason).
-fn write_outputs(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
+fn write_outputs(o: &MdtestOptions, record: &RunRecord, console: &Console<'_>) -> Vec<String> {
     let mut errors = Vec::new();
     if let Some(f) = &o.save_rank_details {
         let mut csv = output::rank_details_header();
@@ -797,12 +762,11 @@ fn write_outputs(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
                     errors.push(format!("--summary-file {f}: {e}"));
                 }
             }
-            None => {
-                let mut so = std::io::stdout().lock();
-                let _ = so.write_all(doc.as_bytes());
-                let _ = so.flush();
-            }
+            None => console.out(&doc),
         }
     }
     errors
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,84 +1,16 @@
-//! `memoryPerNode` (`-M`) and `memoryPerTask`: memory each rank allocates
-//! and touches before a test's I/O and keeps until the test ends, to leave
-//! the page cache only what a real application would.
+//! `memoryPerNode` (`-M`) and `memoryPerTask`: what IOR's options ask of
+//! the shared memory hog ([`pario_frontend::memhog`], which allocates,
+//! checks the safety margin, and holds the memory for the test).
 //!
 //! `memoryPerNode` is bytes, or a percentage of the node's physical memory,
-//! split evenly between the test's ranks on that node. A request is refused
-//! (naming the option) when, on top of what the node has available now
-//! (`MemAvailable`), it would leave less than a safety margin free: the
-//! larger of 1 GiB and 5% of physical memory.
+//! split evenly between the test's ranks on that node.
 
 use crate::options::IorParams;
 use crate::size::MemorySize;
-
-/// The smallest safety margin: 1 GiB.
-pub const MIN_MARGIN: u64 = 1 << 30;
-/// The safety margin as a fraction of physical memory: 5%.
-pub const MARGIN_PERCENT: u64 = 5;
-
-/// The memory one test asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// How the user asked, for messages ("memoryPerNode=80%").
-    pub option: String,
-    /// Bytes on this rank.
-    pub per_task: u64,
-    /// Bytes on this rank's node (all its ranks in the test).
-    pub per_node: u64,
-}
-
-/// Memory kept allocated (and touched) for the duration of a test.
-pub struct Hog {
-    _memory: Vec<u8>,
-}
-
-/// Physical memory of this node in bytes (0 when unknown).
-pub fn physical_memory() -> u64 {
-    // SAFETY: sysconf has no preconditions; it only returns a value.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages <= 0 || size <= 0 {
-        0
-    } else {
-        (pages as u64).saturating_mul(size as u64)
-    }
-}
-
-/// Memory available for new allocations on this node (`MemAvailable` from
-/// /proc/meminfo; free pages when that is missing).
-pub fn available_memory() -> u64 {
-    if let Ok(text) = std::fs::read_to_string("/proc/meminfo") {
-        if let Some(kib) = meminfo_available_kib(&text) {
-            return kib.saturating_mul(1024);
-        }
-    }
-    // SAFETY: sysconf has no preconditions; it only returns a value.
-    let (pages, size) = unsafe {
-        (
-            libc::sysconf(libc::_SC_AVPHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages <= 0 || size <= 0 {
-        0
-    } else {
-        (pages as u64).saturating_mul(size as u64)
-    }
-}
-
-fn meminfo_available_kib(text: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The safety margin for a node with `physical` bytes.
-pub fn margin(physical: u64) -> u64 {
-    MIN_MARGIN.max(physical.saturating_mul(MARGIN_PERCENT) / 100)
-}
+pub use pario_frontend::memhog::{
+    allocate, available_memory, check, hold, margin, physical_memory, Held, Hog, Request,
+    MARGIN_PERCENT, MIN_MARGIN,
+};
 
 /// What `p` asks of this rank, whose node runs `local_tasks` of the test's
 /// ranks and has `physical` bytes; None when nothing is asked.
@@ -103,39 +35,6 @@ pub fn request(p: &IorParams, local_tasks: u32, physical: u64) -> Option<Request
     })
 }
 
-/// Refuse a request that would leave the node less than the margin.
-pub fn check(req: &Request, available: u64, physical: u64) -> Result<(), String> {
-    let keep = margin(physical);
-    if req.per_node.saturating_add(keep) > available {
-        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-        return Err(format!(
-            "{}: asks {:.2} GiB on this node ({:.2} GiB per task), but the node has {:.2} GiB \
-             available and pario keeps at least {:.2} GiB free (the larger of 1 GiB and 5% of \
-             its {:.2} GiB): ask for less",
-            req.option,
-            gib(req.per_node),
-            gib(req.per_task),
-            gib(available),
-            gib(keep),
-            gib(physical)
-        ));
-    }
-    Ok(())
-}
-
-/// Allocate `bytes` and touch every page so the memory is really taken.
-pub fn allocate(req: &Request) -> Result<Hog, String> {
-    let n = usize::try_from(req.per_task)
-        .map_err(|_| format!("{}: too large for this machine", req.option))?;
-    let mut v: Vec<u8> = Vec::new();
-    v.try_reserve_exact(n)
-        .map_err(|e| format!("{}: cannot allocate {n} bytes: {e}", req.option))?;
-    // Writing every byte commits every page (a zeroed allocation alone may
-    // stay unbacked until first use).
-    v.resize(n, 0x5a);
-    Ok(Hog { _memory: v })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,34 +56,5 @@ mod tests {
         p.memory_per_task = 7;
         let r = request(&p, 3, 0).unwrap();
         assert_eq!((r.per_task, r.per_node), (7, 21));
-    }
-
-    #[test]
-    fn the_margin_is_kept() {
-        let phys = 64u64 << 30;
-        assert_eq!(margin(phys), phys / 20);
-        assert_eq!(margin(4 << 30), 1 << 30);
-        let req = |b: u64| Request {
-            option: "memoryPerTask=x".into(),
-            per_task: b,
-            per_node: b,
-        };
-        assert!(check(&req(1 << 30), 10 << 30, phys).is_ok());
-        let e = check(&req(9 << 30), 10 << 30, phys).unwrap_err();
-        assert!(e.starts_with("memoryPerTask=x: asks 9.00 GiB"), "{e}");
-    }
-
-    #[test]
-    fn allocation_touches_memory() {
-        let r = Request {
-            option: "m".into(),
-            per_task: 1 << 20,
-            per_node: 1 << 20,
-        };
-        let h = allocate(&r).unwrap();
-        assert_eq!(h._memory.len(), 1 << 20);
-        assert!(h._memory.iter().all(|&b| b == 0x5a));
-        assert!(meminfo_available_kib("MemTotal: 5 kB\nMemAvailable:   123 kB\n") == Some(123));
-        assert!(physical_memory() > 0 && available_memory() > 0);
     }
 }

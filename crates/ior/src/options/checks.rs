@@ -1,0 +1,267 @@
+//! A test's parameters once parsed: finalization (the implied `-w -r`
+//! rule) and the cross-option checks, as methods of [`IorParams`].
+
+use super::*;
+
+impl IorParams {
+    /// The value recorded for `--module.key`: `None` when not given,
+    /// `Some(None)` for a flag given without value.
+    pub fn module_option(&self, module: &str, key: &str) -> Option<Option<&str>> {
+        self.module_options
+            .iter()
+            .find(|(m, k, _)| m.eq_ignore_ascii_case(module) && k.eq_ignore_ascii_case(key))
+            .map(|(_, _, v)| v.as_deref())
+    }
+
+    /// Applies the implied `-w -r` rule to this test's final values.
+    pub fn finalize(&mut self) {
+        if !(self.write_file || self.read_file || self.check_write || self.check_read) {
+            self.write_file = true;
+            self.read_file = true;
+            self.implied_write_read = true;
+        }
+    }
+
+    /// Cross-option rules that need no knowledge of the machine. Call after
+    /// [`IorParams::finalize`]. Messages name the options involved.
+    pub fn check(&self) -> Result<(), OptionError> {
+        let bad = |msg: String| Err(OptionError::Invalid(msg));
+        let t = self.transfer_size;
+        let b = self.block_size;
+        if t == 0 {
+            return bad("transfer size (-t/transferSize) must be greater than 0".into());
+        }
+        if b == 0 {
+            return bad("block size (-b/blockSize) must be greater than 0".into());
+        }
+        if t > b {
+            return bad(format!(
+                "transfer size (-t/transferSize = {}) must not be larger than block size \
+                 (-b/blockSize = {})",
+                format_size(t),
+                format_size(b)
+            ));
+        }
+        if !b.is_multiple_of(t) {
+            return bad(format!(
+                "block size (-b/blockSize = {}) must be a multiple of transfer size \
+                 (-t/transferSize = {})",
+                format_size(b),
+                format_size(t)
+            ));
+        }
+        let checked = self.check_write || self.check_read;
+        if checked && !t.is_multiple_of(8) {
+            return bad(format!(
+                "transfer size (-t/transferSize = {t}) must be a multiple of 8 bytes when data \
+                 is checked (-W/checkWrite, -R/checkRead)"
+            ));
+        }
+        let features = self.api_kind.features();
+        if t < features.min_transfer {
+            return bad(format!(
+                "transfer size (-t/transferSize = {t}) must be at least {} bytes with -a {}",
+                features.min_transfer, self.api_kind
+            ));
+        }
+        if self.segment_count == 0 {
+            return bad("segment count (-s/segmentCount) must be at least 1".into());
+        }
+        if self.repetitions == 0 {
+            return bad("repetitions (-i/repetitions) must be at least 1".into());
+        }
+        if self.num_tasks < 0 {
+            return bad(format!(
+                "number of tasks (-N/numTasks = {}) must not be negative (0 means all)",
+                self.num_tasks
+            ));
+        }
+        if !self.inter_test_delay.is_finite() || self.inter_test_delay < 0.0 {
+            return bad(format!(
+                "inter-test delay (-d/interTestDelay = {}) must be a non-negative number",
+                self.inter_test_delay
+            ));
+        }
+        if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&self.set_timestamp_signature) {
+            return bad(format!(
+                "time stamp signature (-G/setTimeStampSignature = {}) must fit in 32 bits",
+                self.set_timestamp_signature
+            ));
+        }
+        if !(self.write_file || self.read_file || self.check_write || self.check_read) {
+            return bad("the test must write, read or check (-w, -r, -W or -R)".into());
+        }
+        // Ordering
+        if self.reorder_tasks && self.reorder_tasks_random > 0 {
+            return bad(
+                "-C and -Z are mutually exclusive (reorderTasksConstant, reorderTasksRandom)"
+                    .into(),
+            );
+        }
+        if self.reorder_tasks && self.task_per_node_offset == 0 {
+            return bad(
+                "-C with -Q 0 (reorderTasksConstant, taskPerNodeOffset): every rank \
+                        would read back its own data, from its own cache; -Q must be at least 1"
+                    .into(),
+            );
+        }
+        if self.num_nodes == Some(0) {
+            return bad(
+                "numNodes must be at least 1 (leave it out to use the detected nodes)".into(),
+            );
+        }
+        if self.num_tasks_on_node0 == Some(0) {
+            return bad(
+                "numTasksOnNode0 must be at least 1 (leave it out to use the detected layout)"
+                    .into(),
+            );
+        }
+        if self.random_offset > 0 && !self.file_per_proc {
+            if self.reorder_tasks {
+                return bad("-z with -C needs -F: a shared file with random offsets \
+                            (randomOffset) cannot be reordered by task (reorderTasksConstant)"
+                    .into());
+            }
+            if self.reorder_tasks_random > 0 {
+                return bad("-z with -Z needs -F: a shared file with random offsets \
+                            (randomOffset) cannot be reordered by task (reorderTasksRandom)"
+                    .into());
+            }
+        }
+        if self.random_offset > 0 && self.check_read && self.random_offset_seed.is_none() {
+            return bad("-z with -R (randomOffset with checkRead) needs a fixed \
+                        --random-offset-seed so the read-back visits the same offsets"
+                .into());
+        }
+        if self.random_offset > 0 && !features.random_offsets {
+            return bad(format!(
+                "random offsets (-z/randomOffset) are not available with -a {}",
+                self.api_kind
+            ));
+        }
+        if self.file_per_proc && !features.file_per_process {
+            return bad(format!(
+                "file per process (-F/filePerProc) is not available with -a {}",
+                self.api_kind
+            ));
+        }
+        if self.random_prefill > 0 {
+            if self.random_offset == 0 {
+                return bad("--randomPrefill is only useful with random offsets (-z)".into());
+            }
+            if !b.is_multiple_of(self.random_prefill) {
+                return bad(format!(
+                    "--randomPrefill ({}) must divide the block size (-b/blockSize = {})",
+                    format_size(self.random_prefill),
+                    format_size(b)
+                ));
+            }
+        }
+        if self.check_read && !self.write_file && self.set_timestamp_signature == 0 {
+            return bad(
+                "-R without -w (checkRead of an existing file) needs the signature \
+                        it was written with: set -G/setTimeStampSignature"
+                    .into(),
+            );
+        }
+        // Stonewalling
+        if self.deadline_for_stonewalling > 0 && checked && self.stonewalling_status_file.is_none()
+        {
+            return bad(
+                "-D (deadlineForStonewalling) cannot be combined with -W/-R data checks \
+                        unless stoneWallingStatusFile is set"
+                    .into(),
+            );
+        }
+        if self.stonewalling_wear_out && self.deadline_for_stonewalling == 0 {
+            return bad("stoneWallingWearOut needs a stonewalling deadline (-D)".into());
+        }
+        if self.stonewalling_status_file.is_some() {
+            if !self.keep_file {
+                return bad(
+                    "stoneWallingStatusFile splits write and read over several runs: \
+                            it needs -k (keepFile)"
+                        .into(),
+                );
+            }
+            if self.write_file && !self.stonewalling_wear_out {
+                return bad("stoneWallingStatusFile with a write test (-w) needs \
+                            stoneWallingWearOut=1"
+                    .into());
+            }
+        }
+        // Backends
+        if let Some(c) = self.beegfs_chunk_size {
+            if !c.is_power_of_two() || c < (64 << 10) {
+                return bad(format!(
+                    "beegfsChunkSize ({c}) must be a power of two of at least 64k"
+                ));
+            }
+        }
+        if self.beegfs_num_targets == Some(0) {
+            return bad("beegfsNumTargets must be at least 1".into());
+        }
+        if self.gpu_direct && !self.use_o_direct {
+            return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
+        }
+        // The selected backend's own checks, as a run would make them.
+        registry::check_options(self.api_kind.name(), &self.backend_options())
+            .map_err(OptionError::Invalid)
+    }
+
+    /// The module options the selected backend gets: those given (except
+    /// the file-system ones, which only [`crate::driver::advice`] reports),
+    /// plus the IOR 3 directives set for the modules it reads
+    /// (`-H`/`showHints` becomes `--mpiio.showHints` with `-a MPIIO`),
+    /// unless given as module options too.
+    pub fn backend_options(&self) -> Vec<ModuleOption> {
+        let is_fs = |m: &str, k: &str| {
+            m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
+        };
+        let mut v: Vec<ModuleOption> = self
+            .module_options
+            .iter()
+            .filter(|(m, k, _)| !is_fs(m, k))
+            .cloned()
+            .collect();
+        let d = self.api_kind.descriptor();
+        let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
+        for d in modules.filter_map(registry::find_module) {
+            for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
+                let Some(value) = o.directive.and_then(|n| self.directive_value(n)) else {
+                    continue;
+                };
+                let given = v.iter().any(|(m, k, _)| {
+                    m.eq_ignore_ascii_case(d.module) && k.eq_ignore_ascii_case(o.key)
+                });
+                if !given {
+                    v.push((d.module.to_string(), o.key.to_string(), value));
+                }
+            }
+        }
+        v
+    }
+
+    /// An IOR 3 directive that backends take as a module option, when set:
+    /// `Some(None)` for a flag that is on, `Some(Some(v))` for a value.
+    pub fn directive_value(&self, name: &str) -> Option<Option<String>> {
+        let flag = |on: bool| on.then_some(None);
+        match name {
+            "useO_DIRECT" => flag(self.use_o_direct),
+            "showHints" => flag(self.show_hints),
+            "hintsFileName" => self.hints_file_name.clone().map(Some),
+            "preallocate" => flag(self.preallocate),
+            "useFileView" => flag(self.use_file_view),
+            "useSharedFilePointer" => flag(self.use_shared_file_pointer),
+            "useStridedDatatype" => flag(self.use_strided_datatype),
+            "individualDataSets" => flag(self.individual_data_sets),
+            "noFill" => flag(self.no_fill),
+            "collectiveMetadata" => flag(self.collective_metadata),
+            "setAlignment" => {
+                (self.set_alignment > 1).then(|| Some(self.set_alignment.to_string()))
+            }
+            "randomOffset" => flag(self.random_offset > 0),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! Long options (`--name[=value]`) and the `-O` directives they share with
+//! deck lines: the directive table, and applying one directive or a comma
+//! list of them.
+
+use super::*;
+
+/// `--name`, `--name=value`, `--name value`, `--module.option[=value]`.
+pub(super) fn parse_long(
+    args: &[String],
+    i: usize,
+    long: &str,
+    p: &mut IorParams,
+) -> Result<(usize, Vec<Action>), OptionError> {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v)),
+        None => (long, None),
+    };
+    let label = format!("--{name}");
+    if name.is_empty() {
+        return Err(OptionError::Usage(format!(
+            "unexpected argument '{}'",
+            args[i]
+        )));
+    }
+    if name.eq_ignore_ascii_case("help") {
+        return Ok((1, vec![Action::Help]));
+    }
+    if let Some((module, key)) = name.split_once('.') {
+        let (module, spec) = find_module_option(&label, module, key)?;
+        let (value, used) = match inline {
+            Some(v) => (Some(v), 1),
+            None if spec.kind == OptionKind::Flag => (None, 1),
+            None => (Some(next_value(args, i, &label)?), 2),
+        };
+        apply_module_spec(p, &label, module, spec, value)?;
+        return Ok((used, Vec::new()));
+    }
+    let Some(spec) = find_directive(name) else {
+        return Err(OptionError::UnknownOption(label));
+    };
+    let (value, used) = match inline {
+        Some(v) => (Some(v), 1),
+        None if spec.kind.is_flag_like() => (None, 1),
+        None => (Some(next_value(args, i, &label)?), 2),
+    };
+    apply_directive_spec(p, spec, &label, value)?;
+    Ok((used, Vec::new()))
+}
+
+// ---------------------------------------------------------------------------
+// Directives (`-O`, deck lines, long options)
+// ---------------------------------------------------------------------------
+
+/// How a directive's value is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirectiveKind {
+    /// 0/1, true/false, yes/no; as a long option the value may be omitted.
+    Bool,
+    /// A small counter (verbose, randomOffset, reorderTasksRandom); as a long
+    /// option without value it counts up by one.
+    Count,
+    /// A signed integer.
+    Int,
+    /// A non-negative integer.
+    UInt,
+    /// A byte size with optional k/m/g/t/p suffix.
+    Size,
+    /// A number that may be fractional.
+    Float,
+    /// A string (path, name, choice).
+    Text,
+}
+
+impl DirectiveKind {
+    pub(super) fn is_flag_like(self) -> bool {
+        matches!(self, DirectiveKind::Bool | DirectiveKind::Count)
+    }
+}
+
+/// A directive name, its kind, and a valid sample value.
+#[derive(Clone, Copy, Debug)]
+pub struct DirectiveSpec {
+    /// Canonical spelling (matching is case-insensitive).
+    pub name: &'static str,
+    pub kind: DirectiveKind,
+    /// A value that parses (used by tests and help).
+    pub sample: &'static str,
+}
+
+pub(super) const fn d(
+    name: &'static str,
+    kind: DirectiveKind,
+    sample: &'static str,
+) -> DirectiveSpec {
+    DirectiveSpec { name, kind, sample }
+}
+
+use DirectiveKind as K;
+
+/// Every directive IOR 3.3 and 4.1 document, their old aliases, and the IOR 4
+/// long options that are not module options. Usable as `-O name=value`, as a
+/// deck line, and as `--name[=value]`.
+pub const DIRECTIVES: &[DirectiveSpec] = &[
+    d("api", K::Text, "posix"),
+    d("refNum", K::Int, "7"),
+    d("testNum", K::Int, "7"),
+    d("testFile", K::Text, "/tmp/ior-testfile"),
+    d("hintsFileName", K::Text, "/tmp/hints"),
+    d("repetitions", K::UInt, "3"),
+    d("multiFile", K::Bool, "1"),
+    d("reorderTasksConstant", K::Bool, "1"),
+    d("reorderTasks", K::Bool, "1"),
+    d("taskPerNodeOffset", K::UInt, "2"),
+    d("reorderTasksRandom", K::Count, "1"),
+    d("reorderTasksRandomSeed", K::Int, "-113"),
+    d("quitOnError", K::Bool, "1"),
+    d("numTasks", K::Int, "32"),
+    d("interTestDelay", K::Float, "0.5"),
+    d("interIODelay", K::UInt, "100"),
+    d("outlierThreshold", K::UInt, "5"),
+    d("intraTestBarriers", K::Bool, "1"),
+    d("uniqueDir", K::Bool, "1"),
+    d("writeFile", K::Bool, "1"),
+    d("readFile", K::Bool, "1"),
+    d("filePerProc", K::Bool, "1"),
+    d("checkWrite", K::Bool, "1"),
+    d("checkRead", K::Bool, "1"),
+    d("keepFile", K::Bool, "1"),
+    d("keepFileWithError", K::Bool, "1"),
+    d("useExistingTestFile", K::Bool, "1"),
+    d("segmentCount", K::Size, "4"),
+    d("blockSize", K::Size, "4m"),
+    d("transferSize", K::Size, "1m"),
+    d("verbose", K::Count, "2"),
+    d("setTimeStampSignature", K::Int, "-5"),
+    d("storeFileOffset", K::Bool, "1"),
+    d("memoryPerNode", K::Text, "80%"),
+    d("memoryPerTask", K::Size, "1g"),
+    d("maxTimeDuration", K::UInt, "60"),
+    d("minTimeDuration", K::UInt, "30"),
+    d("deadlineForStonewalling", K::UInt, "45"),
+    d("stoneWallingWearOut", K::Bool, "1"),
+    d("stoneWallingWearOutIterations", K::UInt, "100"),
+    d("stoneWallingStatusFile", K::Text, "/tmp/sw.status"),
+    d("randomOffset", K::Count, "1"),
+    d("random-offset-seed", K::Int, "123"),
+    d("randomPrefill", K::Size, "2m"),
+    d("summaryAlways", K::Bool, "1"),
+    d("summaryFile", K::Text, "/tmp/summary.json"),
+    d("summaryFormat", K::Text, "JSON"),
+    d("saveRankPerformanceDetailsCSV", K::Text, "/tmp/ranks.csv"),
+    d("savePerOpDataCSV", K::Text, "/tmp/ops"),
+    d("dataPacketType", K::Text, "timestamp"),
+    d("warningAsErrors", K::Bool, "1"),
+    d("dryRun", K::Bool, "1"),
+    d("numNodes", K::UInt, "4"),
+    d("nodes", K::UInt, "4"),
+    d("numTasksOnNode0", K::UInt, "8"),
+    d("collective", K::Bool, "1"),
+    d("showHints", K::Bool, "1"),
+    d("preallocate", K::Bool, "1"),
+    d("useFileView", K::Bool, "1"),
+    d("useSharedFilePointer", K::Bool, "1"),
+    d("useStridedDatatype", K::Bool, "1"),
+    d("individualDataSets", K::Bool, "1"),
+    d("noFill", K::Bool, "1"),
+    d("setAlignment", K::Size, "1m"),
+    d("fsync", K::Bool, "1"),
+    d("fsyncPerWrite", K::Bool, "1"),
+    d("singleXferAttempt", K::Bool, "1"),
+    d("useO_DIRECT", K::Bool, "1"),
+    d("showHelp", K::Bool, "0"),
+    d("lustreStripeCount", K::Int, "32"),
+    d("lustreStripeSize", K::Size, "4m"),
+    d("lustreStartOST", K::Int, "3"),
+    d("lustreIgnoreLocks", K::Bool, "1"),
+    d("gpfsHintAccess", K::Bool, "1"),
+    d("gpfsReleaseToken", K::Bool, "1"),
+    d("beegfsNumTargets", K::UInt, "4"),
+    d("beegfsChunkSize", K::Size, "1m"),
+    d("collectiveMetadata", K::Bool, "1"),
+    d("dualMount", K::Bool, "1"),
+    d("allocateBufferOnGPU", K::Bool, "1"),
+    d("GPUid", K::Int, "1"),
+    d("gpuDirect", K::Bool, "1"),
+    d("platform", K::Text, "cluster(Linux)"),
+    d("debug", K::Text, "1"),
+];
+
+/// Undocumented IOR build options (`USE_UNDOC_OPT`): refused by name.
+pub(super) const UNSUPPORTED_DIRECTIVES: &[&str] = &[
+    "multiReRead",
+    "corruptFile",
+    "fillTheFileSystem",
+    "includeDeleteTime",
+    "nfs_rootpath",
+    "nfs_servername",
+    "nfs_servercount",
+];
+
+/// Case-insensitive directive lookup.
+pub fn find_directive(name: &str) -> Option<&'static DirectiveSpec> {
+    let n = name.trim();
+    DIRECTIVES.iter().find(|s| s.name.eq_ignore_ascii_case(n))
+}
+
+/// Applies `-O` text: `a=1,b=2` (also `--module.opt=v` and `--flag` items).
+/// As in IOR, a `#` ends the list.
+pub fn apply_directive_list(p: &mut IorParams, text: &str) -> Result<(), OptionError> {
+    let text = text.split('#').next().unwrap_or("");
+    if text.trim().is_empty() {
+        return Err(OptionError::MissingValue {
+            option: "-O".to_string(),
+            hint: " (e.g. -O checkRead=1,summaryFormat=JSON)".to_string(),
+        });
+    }
+    for item in text.split(',') {
+        if item.trim().is_empty() {
+            return Err(OptionError::MalformedDirective(text.to_string()));
+        }
+        apply_directive_text(p, item)?;
+    }
+    Ok(())
+}
+
+/// Applies one `name=value` item (spaces around `=` allowed), a
+/// `--module.option[=value]`, or a `--flag` long option. Comments must have
+/// been stripped by the caller.
+pub fn apply_directive_text(p: &mut IorParams, item: &str) -> Result<(), OptionError> {
+    let t = item.trim();
+    let (key, value) = match t.split_once('=') {
+        Some((k, v)) => (k.trim(), Some(v.trim())),
+        None => (t, None),
+    };
+    if let Some(v) = value {
+        if v.is_empty() {
+            return Err(OptionError::MissingValue {
+                option: key.to_string(),
+                hint: String::new(),
+            });
+        }
+        if v.contains(char::is_whitespace) {
+            return Err(OptionError::invalid(
+                key,
+                v,
+                "unexpected text after the value (one name=value per item)",
+            ));
+        }
+    }
+    let dashed = key.starts_with("--");
+    let bare = key.trim_start_matches('-');
+    if bare.is_empty() || key.contains(char::is_whitespace) {
+        return Err(OptionError::MalformedDirective(t.to_string()));
+    }
+    if key.starts_with('-') && !dashed {
+        return Err(OptionError::Usage(format!(
+            "'{t}': short options are not directives (write e.g. writeFile=1)"
+        )));
+    }
+    if let Some((module, opt)) = bare.split_once('.') {
+        let label = format!("--{bare}");
+        let (module, spec) = find_module_option(&label, module, opt)?;
+        return apply_module_spec(p, &label, module, spec, value);
+    }
+    if value.is_none() && !dashed {
+        return Err(OptionError::MalformedDirective(t.to_string()));
+    }
+    if let Some(u) = UNSUPPORTED_DIRECTIVES
+        .iter()
+        .find(|u| u.eq_ignore_ascii_case(bare))
+    {
+        return Err(OptionError::UnsupportedDirective((*u).to_string()));
+    }
+    let Some(spec) = find_directive(bare) else {
+        return Err(if dashed {
+            OptionError::UnknownOption(key.to_string())
+        } else {
+            OptionError::UnknownDirective(bare.to_string())
+        });
+    };
+    if value.is_none() && !spec.kind.is_flag_like() {
+        return Err(OptionError::MissingValue {
+            option: key.to_string(),
+            hint: String::new(),
+        });
+    }
+    apply_directive_spec(p, spec, bare, value)
+}
+
+/// Sets the field of directive `spec`; `value` None means "flag given".
+pub(super) fn apply_directive_spec(
+    p: &mut IorParams,
+    spec: &DirectiveSpec,
+    label: &str,
+    value: Option<&str>,
+) -> Result<(), OptionError> {
+    let v = value.unwrap_or("");
+    let b = || -> Result<bool, OptionError> {
+        match value {
+            None => Ok(true),
+            Some(v) => parse_bool(label, v),
+        }
+    };
+    let count = |old: u8| -> Result<u8, OptionError> {
+        match value {
+            None => Ok(old.saturating_add(1)),
+            Some(v) => parse_u8(label, v),
+        }
+    };
+    let text = || nonempty(label, v).map(str::to_string);
+    match spec.name {
+        "api" => set_api(p, v)?,
+        "refNum" | "testNum" => p.ref_num = parse_i64(label, v)?,
+        "testFile" => p.test_file = text()?,
+        "hintsFileName" => p.hints_file_name = Some(text()?),
+        "repetitions" => p.repetitions = parse_count(label, v)?,
+        "multiFile" => p.multi_file = b()?,
+        "reorderTasksConstant" | "reorderTasks" => p.reorder_tasks = b()?,
+        "taskPerNodeOffset" => p.task_per_node_offset = parse_u64(label, v)?,
+        "reorderTasksRandom" => p.reorder_tasks_random = count(p.reorder_tasks_random)?,
+        "reorderTasksRandomSeed" => p.reorder_tasks_random_seed = parse_i64(label, v)?,
+        "quitOnError" => p.quit_on_error = b()?,
+        "numTasks" => p.num_tasks = parse_num_tasks(label, v)?,
+        "interTestDelay" => p.inter_test_delay = parse_seconds_f64(label, v)?,
+        "interIODelay" => p.inter_io_delay = parse_u64(label, v)?,
+        "outlierThreshold" => p.outlier_threshold = parse_u64(label, v)?,
+        "intraTestBarriers" => p.intra_test_barriers = b()?,
+        "uniqueDir" => p.unique_dir = b()?,
+        "writeFile" => p.write_file = b()?,
+        "readFile" => p.read_file = b()?,
+        "filePerProc" => p.file_per_proc = b()?,
+        "checkWrite" => p.check_write = b()?,
+        "checkRead" => p.check_read = b()?,
+        "keepFile" => p.keep_file = b()?,
+        "keepFileWithError" => p.keep_file_with_error = b()?,
+        "useExistingTestFile" => p.use_existing_test_file = b()?,
+        "segmentCount" => p.segment_count = parse_count(label, v)?,
+        "blockSize" => p.block_size = parse_bytes(label, v)?,
+        "transferSize" => p.transfer_size = parse_bytes(label, v)?,
+        "verbose" => p.verbose = count(p.verbose)?,
+        "setTimeStampSignature" => p.set_timestamp_signature = parse_i64(label, v)?,
+        "storeFileOffset" => {
+            if b()? {
+                p.data_packet_type = DataPacketType::Offset;
+            } else if p.data_packet_type == DataPacketType::Offset {
+                p.data_packet_type = DataPacketType::Generic;
+            }
+        }
+        "memoryPerNode" => set_memory_per_node(p, label, v)?,
+        "memoryPerTask" => {
+            p.memory_per_task = parse_bytes(label, v)?;
+            p.memory_per_node = None;
+        }
+        "maxTimeDuration" => p.max_time_duration = parse_u64(label, v)?,
+        "minTimeDuration" => p.min_time_duration = parse_u64(label, v)?,
+        "deadlineForStonewalling" => p.deadline_for_stonewalling = parse_u64(label, v)?,
+        "stoneWallingWearOut" => p.stonewalling_wear_out = b()?,
+        "stoneWallingWearOutIterations" => {
+            p.stonewalling_wear_out_iterations = parse_u64(label, v)?
+        }
+        "stoneWallingStatusFile" => p.stonewalling_status_file = Some(text()?),
+        "randomOffset" => p.random_offset = count(p.random_offset)?,
+        "random-offset-seed" => {
+            let s = parse_i64(label, v)?;
+            p.random_offset_seed = if s == -1 { None } else { Some(s) };
+        }
+        "randomPrefill" => p.random_prefill = parse_bytes(label, v)?,
+        "summaryAlways" => p.summary_always = b()?,
+        "summaryFile" => p.summary_file = Some(text()?),
+        "summaryFormat" => {
+            p.summary_format = match v.trim().to_ascii_lowercase().as_str() {
+                "default" => SummaryFormat::Default,
+                "json" => SummaryFormat::Json,
+                "csv" => SummaryFormat::Csv,
+                _ => {
+                    return Err(OptionError::invalid(
+                        label,
+                        v,
+                        "expected default, JSON or CSV",
+                    ))
+                }
+            }
+        }
+        "saveRankPerformanceDetailsCSV" => p.save_rank_performance_details_csv = Some(text()?),
+        "savePerOpDataCSV" => p.save_per_op_data_csv = Some(text()?),
+        "dataPacketType" => p.data_packet_type = parse_packet_type(label, v)?,
+        "warningAsErrors" => p.warning_as_errors = b()?,
+        "dryRun" => p.dry_run = b()?,
+        "numNodes" | "nodes" => p.num_nodes = Some(parse_u64(label, v)?),
+        "numTasksOnNode0" => p.num_tasks_on_node0 = Some(parse_u64(label, v)?),
+        "collective" => p.collective = b()?,
+        "showHints" => p.show_hints = b()?,
+        "preallocate" => p.preallocate = b()?,
+        "useFileView" => p.use_file_view = b()?,
+        "useSharedFilePointer" => p.use_shared_file_pointer = b()?,
+        "useStridedDatatype" => p.use_strided_datatype = b()?,
+        "individualDataSets" => p.individual_data_sets = b()?,
+        "noFill" => p.no_fill = b()?,
+        "setAlignment" => p.set_alignment = parse_bytes(label, v)?,
+        "fsync" => p.fsync = b()?,
+        "fsyncPerWrite" => p.fsync_per_write = b()?,
+        "singleXferAttempt" => p.single_xfer_attempt = b()?,
+        "useO_DIRECT" => p.use_o_direct = b()?,
+        "showHelp" => p.show_help = b()?,
+        "lustreStripeCount" => p.lustre_stripe_count = parse_i64(label, v)?,
+        "lustreStripeSize" => p.lustre_stripe_size = parse_bytes(label, v)?,
+        "lustreStartOST" => p.lustre_start_ost = parse_i64(label, v)?,
+        "lustreIgnoreLocks" => p.lustre_ignore_locks = b()?,
+        "gpfsHintAccess" => p.gpfs_hint_access = b()?,
+        "gpfsReleaseToken" => p.gpfs_release_token = b()?,
+        "beegfsNumTargets" => p.beegfs_num_targets = Some(parse_u64(label, v)?),
+        "beegfsChunkSize" => p.beegfs_chunk_size = Some(parse_bytes(label, v)?),
+        "collectiveMetadata" => p.collective_metadata = b()?,
+        "dualMount" => p.dual_mount = b()?,
+        "allocateBufferOnGPU" => p.allocate_buffer_on_gpu = b()?,
+        "GPUid" => p.gpu_id = parse_i64(label, v)?,
+        "gpuDirect" => p.gpu_direct = b()?,
+        "platform" => p.platform = Some(text()?),
+        "debug" => p.debug = Some(text()?),
+        other => return Err(OptionError::UnknownDirective(other.to_string())),
+    }
+    Ok(())
+}

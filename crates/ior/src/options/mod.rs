@@ -1,0 +1,812 @@
+//! IOR's command line, `-O` directives and module options, parsed into [`IorParams`].
+//!
+//! # Why a hand-written parser (no clap)
+//!
+//! IOR's syntax is older than the conventions argument libraries enforce, and
+//! sites' scripts depend on its quirks: attached values (`-i1`, `-t4k`), values
+//! after `=` on short options (`-t=4096`, `-G=-1622856514`), negative values as
+//! separate words (`-X -13`, `-G -5`), fractional `-d 0.1`, counted repeats
+//! (`-vvv`, `-z -z`, `-Z -Z`), comma lists after `-O` (`-O a=1,b=2`) that share
+//! the deck-line grammar, module options (`--posix.odirect`,
+//! `--dummy.delay-create 1000`), any directive usable as a long option
+//! (`--stoneWallingWearOut=1`), and IOR-3 letters that IOR 4 dropped (`-H`,
+//! `-V`, `-B`...). Getting each of these exactly right is simpler by hand than
+//! by bending a general-purpose parser, and errors can name the option the way
+//! the user wrote it.
+//!
+//! # Short options
+//!
+//! IOR 4.1 meanings win; letters IOR 4.1 no longer defines keep their IOR 3
+//! meaning (IOR 4 moved them to module options, which we also accept).
+//!
+//! | letter | value | field | note |
+//! |---|---|---|---|
+//! | `-a` | API | `api` | POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO, any case |
+//! | `-A` | int | `ref_num` | |
+//! | `-b` | size | `block_size` | |
+//! | `-B` | – | `use_o_direct` | IOR ≤3.2; IOR 3.3+/4: `--posix.odirect` |
+//! | `-c` | – | `collective` | also `--collective` (IOR 4) |
+//! | `-C` | – | `reorder_tasks` | |
+//! | `-d` | seconds (fractional) | `inter_test_delay` | |
+//! | `-D` | seconds | `deadline_for_stonewalling` | |
+//! | `-e` | – | `fsync` | |
+//! | `-E` | – | `use_existing_test_file` | |
+//! | `-f` | path | deck | see "Decks and -f" |
+//! | `-F` | – | `file_per_proc` | |
+//! | `-g` | – | `intra_test_barriers` | |
+//! | `-G` | int (may be negative) | `set_timestamp_signature` | |
+//! | `-h` | – | help | |
+//! | `-H` | – | `show_hints` | IOR 3 only; IOR 4: `--mpiio.showHints` |
+//! | `-i` | count | `repetitions` | |
+//! | `-I` | – | `individual_data_sets` | IOR 3; IOR 4: `--hdf5.individualDataSets` |
+//! | `-j` | seconds | `outlier_threshold` | |
+//! | `-J` | size | `set_alignment` | IOR 3; IOR 4: `--hdf5.setAlignment` |
+//! | `-k` | – | `keep_file` | |
+//! | `-K` | – | `keep_file_with_error` | |
+//! | `-l` | packet type | `data_packet_type` | **changed**: IOR 2–3.1 `-l` was the flag storeFileOffset; IOR 3.2+/4 takes a value (offset, incompressible, timestamp, random). We follow 4.1 and say so when the value is missing. |
+//! | `-m` | – | `multi_file` | |
+//! | `-M` | size or % | `memory_per_node` | |
+//! | `-n` | – | `no_fill` | IOR 3; IOR 4: `--hdf5.noFill` |
+//! | `-N` | int | `num_tasks` | `0` and IOR 4's `-1` both mean all tasks (stored as 0) |
+//! | `-o` | path | `test_file` | |
+//! | `-O` | directives | any | comma list, same grammar as deck lines |
+//! | `-p` | – | `preallocate` | IOR 3; IOR 4: `--mpiio.preallocate` |
+//! | `-P` | – | `use_shared_file_pointer` | IOR 3 (never worked in IOR) |
+//! | `-q` | – | `quit_on_error` | IOR 3 (absent from IOR 4.0's help) |
+//! | `-Q` | count | `task_per_node_offset` | |
+//! | `-r` `-R` `-w` `-W` | – | read/check-read/write/check-write | see the implied rule |
+//! | `-s` | count (suffix ok) | `segment_count` | |
+//! | `-S` | – | `use_strided_datatype` | IOR 3; IOR 4: `--mpiio.useStridedDatatype` |
+//! | `-t` | size | `transfer_size` | |
+//! | `-T` | minutes | `max_time_duration` | |
+//! | `-u` | – | `unique_dir` | |
+//! | `-U` | path | `hints_file_name` | IOR 3; IOR 4: `--mpiio.hintsFileName` |
+//! | `-v` | – (counted) | `verbose` | `-vvv` = 3 |
+//! | `-V` | – | `use_file_view` | IOR 3; IOR 4: `--mpiio.useFileView` (not verbose!) |
+//! | `-x` | – | `single_xfer_attempt` | |
+//! | `-X` | int (may be negative) | `reorder_tasks_random_seed` | |
+//! | `-y` | – | `dual_mount` | IOR 4 |
+//! | `-Y` | – | `fsync_per_write` | |
+//! | `-z` | – (counted) | `random_offset` | `-z -z`: random with repeats |
+//! | `-Z` | – (counted) | `reorder_tasks_random` | |
+//!
+//! Unknown letters (e.g. `-L`) are errors. Bundles: a run of flag letters
+//! (`-vvv`, `-wr`, `-kE`) sets each flag; a value letter first takes the rest
+//! of the word as its value (`-i1`, `-t4k`, `-t=4k`). A value letter after a
+//! flag letter (`-Fi3`) is refused: IOR 3 (getopt) read it as `-F -i 3`, IOR
+//! 4 silently drops the `i3`, so it is ambiguous. A flag followed by `=v`
+//! (`-v=3`, `-w=0`) sets the flag to `v`.
+//!
+//! # Decks and `-f`
+//!
+//! IOR 2–3.1 read the deck the moment getopt met `-f`, so later options did not
+//! reach the deck's runs (the IOR 3.3 documentation still says so). IOR 3.2+
+//! and 4.1 parse the whole command line first and then read the deck with the
+//! result as defaults: `ior -f deck -o /x` runs the deck on `/x`, as the real
+//! IOR 4.1 output of `ior -f test_comments.ior -o /scratch/ior/t` shows.
+//! [`parse_command_line`] follows IOR 4.1 ([`AfterDeck::Apply`]);
+//! [`parse_command_line_with`] and [`AfterDeck::Ignore`] give the documented
+//! IOR 2/3.0 behaviour: options after `-f` are syntax-checked, not applied, and
+//! a warning names them. Either way the deck's lines override the command line.
+//!
+//! # The implied `-w -r` rule
+//!
+//! When a finished test has none of write, read, check-write, check-read set,
+//! IOR sets write and read. Like IOR we apply it to each test's final values
+//! (after the whole command line, at each deck RUN), never to the settings a
+//! later RUN inherits: a deck whose first RUN implies `-w -r` and whose second
+//! sets only `checkWrite=1` runs only the write check. Setting `writeFile=0`
+//! explicitly counts as "not set", as in IOR.
+//!
+//! # Layout
+//!
+//! This file holds the types ([`IorParams`], [`Api`], [`OptionError`],
+//! [`Invocation`]...) and [`parse_command_line`]; `short` the short options
+//! and the dispatch of each word; [`long`] long options and the `-O`
+//! directive table; [`modules`] the module option table; `values` the value
+//! parsers; `checks` finalization and the cross-option checks.
+
+use crate::deck;
+use crate::size::{format_size, parse_size, parse_size_or_percent, MemorySize, SizeError};
+use pario_backends::registry::{self, BackendDescriptor, Features, OptionKind, OptionSpec};
+use std::fmt;
+use std::path::PathBuf;
+use thiserror::Error;
+
+mod checks;
+pub mod long;
+pub mod modules;
+mod short;
+mod values;
+
+pub use long::*;
+pub use modules::*;
+use short::*;
+use values::*;
+
+// ---------------------------------------------------------------------------
+// Value types
+// ---------------------------------------------------------------------------
+
+/// The I/O backend `-a` selected: one of
+/// [`pario_backends::registry::DESCRIPTORS`], which say what each accepts
+/// and supports. The front end asks it for features, never for its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Api(&'static BackendDescriptor);
+
+// Named like the variants they replace, for tests and callers that pick one.
+#[allow(non_upper_case_globals)]
+impl Api {
+    pub const Posix: Api = Api(&pario_backends::posix::DESCRIPTOR);
+    pub const Dummy: Api = Api(&pario_backends::dummy::DESCRIPTOR);
+    pub const Mpiio: Api = Api(&pario_backends::mpiio::DESCRIPTOR);
+    pub const Hdf5: Api = Api(&pario_backends::hdf5::DESCRIPTOR);
+    pub const Ncmpi: Api = Api(&pario_backends::ncmpi::DESCRIPTOR);
+    pub const Mmap: Api = Api(&pario_backends::mmap::DESCRIPTOR);
+    pub const Uring: Api = Api(&pario_backends::uring::DESCRIPTOR);
+    pub const Aio: Api = Api(&pario_backends::aio::DESCRIPTOR);
+}
+
+impl Api {
+    /// The canonical (upper-case) name.
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// The backend's description: options, features, whether built.
+    pub fn descriptor(self) -> &'static BackendDescriptor {
+        self.0
+    }
+
+    /// What the backend supports.
+    pub fn features(self) -> Features {
+        self.0.features
+    }
+
+    /// Case-insensitive lookup.
+    pub fn from_name(s: &str) -> Option<Api> {
+        registry::find(s).map(Api)
+    }
+}
+
+impl std::hash::Hash for Api {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.name.hash(state);
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `-l` / `dataPacketType`: what each transfer buffer is filled with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DataPacketType {
+    /// IOR's default pattern (rank and timestamp words; IOR 4 code 0, the
+    /// same pattern as Timestamp), printed as `g`.
+    #[default]
+    Generic,
+    /// File offsets stored in the data (IOR 3's `storeFileOffset`).
+    Offset,
+    /// Incompressible pseudo-random data.
+    Incompressible,
+    /// Timestamp pattern.
+    Timestamp,
+    /// Random data.
+    Random,
+}
+
+impl DataPacketType {
+    /// The single letter IOR prints for the type (`data packet type : g`).
+    pub fn letter(self) -> char {
+        match self {
+            DataPacketType::Generic => 'g',
+            DataPacketType::Offset => 'o',
+            DataPacketType::Incompressible => 'i',
+            DataPacketType::Timestamp => 't',
+            DataPacketType::Random => 'r',
+        }
+    }
+
+    /// IOR 4's numeric `dataPacketType` (its JSON/`-vvv` parameter dump):
+    /// timestamp 0 (also the default pattern), offset 1, incompressible 2,
+    /// random 3.
+    pub fn ior_code(self) -> i32 {
+        match self {
+            DataPacketType::Generic | DataPacketType::Timestamp => 0,
+            DataPacketType::Offset => 1,
+            DataPacketType::Incompressible => 2,
+            DataPacketType::Random => 3,
+        }
+    }
+
+    /// Accepts the full names and their first letters, any case.
+    pub fn parse(s: &str) -> Option<DataPacketType> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "g" | "generic" => Some(DataPacketType::Generic),
+            "o" | "offset" => Some(DataPacketType::Offset),
+            "i" | "incompressible" => Some(DataPacketType::Incompressible),
+            "t" | "timestamp" => Some(DataPacketType::Timestamp),
+            "r" | "random" => Some(DataPacketType::Random),
+            _ => None,
+        }
+    }
+}
+
+/// `summaryFormat`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SummaryFormat {
+    #[default]
+    Default,
+    Json,
+    Csv,
+}
+
+/// What to do with command-line options that follow `-f`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AfterDeck {
+    /// IOR 3.2+/4.1: they are defaults for the deck like the ones before `-f`.
+    #[default]
+    Apply,
+    /// IOR 2/3.0 and the IOR 3.3 documentation: syntax-checked, then ignored
+    /// with a warning.
+    Ignore,
+}
+
+/// A module option as written: `(module, key, value)`, e.g.
+/// `("dummy", "delay-create", Some("1000"))` or `("posix", "odirect", None)`.
+/// Module names are lower case, keys use the canonical spelling of the
+/// backend's [`OptionSpec`].
+pub type ModuleOption = (String, String, Option<String>);
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+/// One IOR test: every option and directive, with IOR's defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IorParams {
+    /// Position in the invocation (IOR's `TestID`).
+    pub test_id: usize,
+    /// Deck line of the `RUN` (or `IOR STOP`) that dispatched this test.
+    pub run_line: Option<usize>,
+
+    // Workload
+    /// `-a` / `api`, spelled as the user wrote it (IOR prints it that way).
+    pub api: String,
+    /// `-a` / `api`, decoded.
+    pub api_kind: Api,
+    /// `-o` / `testFile`.
+    pub test_file: String,
+    /// `-b` / `blockSize`, bytes.
+    pub block_size: u64,
+    /// `-t` / `transferSize`, bytes.
+    pub transfer_size: u64,
+    /// `-s` / `segmentCount`.
+    pub segment_count: u64,
+    /// `-i` / `repetitions`.
+    pub repetitions: u64,
+    /// `-N` / `numTasks`; 0 = all tasks.
+    pub num_tasks: i64,
+    /// `-F` / `filePerProc`.
+    pub file_per_proc: bool,
+    /// `-u` / `uniqueDir`.
+    pub unique_dir: bool,
+    /// `-m` / `multiFile`.
+    pub multi_file: bool,
+    /// `-y` / `dualMount`.
+    pub dual_mount: bool,
+    /// `-w` / `writeFile`.
+    pub write_file: bool,
+    /// `-r` / `readFile`.
+    pub read_file: bool,
+    /// `-W` / `checkWrite`.
+    pub check_write: bool,
+    /// `-R` / `checkRead`.
+    pub check_read: bool,
+    /// Set by [`IorParams::finalize`] when `-w -r` were implied.
+    pub implied_write_read: bool,
+    /// `-k` / `keepFile`.
+    pub keep_file: bool,
+    /// `-K` / `keepFileWithError`.
+    pub keep_file_with_error: bool,
+    /// `-E` / `useExistingTestFile`.
+    pub use_existing_test_file: bool,
+    /// `-q` / `quitOnError`.
+    pub quit_on_error: bool,
+    /// `-c` / `collective`.
+    pub collective: bool,
+    /// `-e` / `fsync`.
+    pub fsync: bool,
+    /// `-Y` / `fsyncPerWrite`.
+    pub fsync_per_write: bool,
+    /// `-x` / `singleXferAttempt`.
+    pub single_xfer_attempt: bool,
+    /// `-g` / `intraTestBarriers`.
+    pub intra_test_barriers: bool,
+    /// `-M` / `memoryPerNode`.
+    pub memory_per_node: Option<MemorySize>,
+    /// `memoryPerTask`, bytes (setting one memory option clears the other).
+    pub memory_per_task: u64,
+    /// `--dryRun` / `dryRun`.
+    pub dry_run: bool,
+    /// `numNodes` (IOR 3.0: `nodes`); None = detect.
+    pub num_nodes: Option<u64>,
+    /// `numTasksOnNode0`; None = detect.
+    pub num_tasks_on_node0: Option<u64>,
+
+    // Data and verification
+    /// `-G` / `setTimeStampSignature`; 0 = derive from the clock.
+    pub set_timestamp_signature: i64,
+    /// `-l` / `--dataPacketType` (IOR 3's `storeFileOffset=1` maps to Offset).
+    pub data_packet_type: DataPacketType,
+    /// `--randomPrefill` / `randomPrefill`, bytes (0 = off).
+    pub random_prefill: u64,
+    /// `--warningAsErrors` / `warningAsErrors`.
+    pub warning_as_errors: bool,
+    /// `allocateBufferOnGPU`.
+    pub allocate_buffer_on_gpu: bool,
+    /// `GPUid`.
+    pub gpu_id: i64,
+    /// `--gpuDirect` / `gpuDirect`.
+    pub gpu_direct: bool,
+
+    // Ordering
+    /// `-C` / `reorderTasksConstant` (alias `reorderTasks`).
+    pub reorder_tasks: bool,
+    /// `-Q` / `taskPerNodeOffset`.
+    pub task_per_node_offset: u64,
+    /// `-Z` count / `reorderTasksRandom`.
+    pub reorder_tasks_random: u8,
+    /// `-X` / `reorderTasksRandomSeed`.
+    pub reorder_tasks_random_seed: i64,
+    /// `-z` count / `randomOffset` (1 = shuffle, 2 = random with repeats).
+    pub random_offset: u8,
+    /// `--random-offset-seed`; None = IOR's `-1` (from the clock).
+    pub random_offset_seed: Option<i64>,
+
+    // Timing and stonewalling
+    /// `-d` / `interTestDelay`, seconds.
+    pub inter_test_delay: f64,
+    /// `interIODelay`, microseconds between I/Os.
+    pub inter_io_delay: u64,
+    /// `-D` / `deadlineForStonewalling`, seconds (0 = off).
+    pub deadline_for_stonewalling: u64,
+    /// `stoneWallingWearOut`.
+    pub stonewalling_wear_out: bool,
+    /// `stoneWallingWearOutIterations`.
+    pub stonewalling_wear_out_iterations: u64,
+    /// `stoneWallingStatusFile`.
+    pub stonewalling_status_file: Option<String>,
+    /// `-T` / `maxTimeDuration`, minutes (0 = off).
+    pub max_time_duration: u64,
+    /// `minTimeDuration`, seconds (0 = off).
+    pub min_time_duration: u64,
+    /// `-j` / `outlierThreshold`, seconds (0 = off).
+    pub outlier_threshold: u64,
+
+    // Output
+    /// `-v` count / `verbose`.
+    pub verbose: u8,
+    /// `-A` / `refNum` (IOR 2: `testNum`).
+    pub ref_num: i64,
+    /// `summaryAlways`.
+    pub summary_always: bool,
+    /// `summaryFile`.
+    pub summary_file: Option<String>,
+    /// `summaryFormat`.
+    pub summary_format: SummaryFormat,
+    /// `saveRankPerformanceDetailsCSV`.
+    pub save_rank_performance_details_csv: Option<String>,
+    /// `savePerOpDataCSV`.
+    pub save_per_op_data_csv: Option<String>,
+    /// `platform` (IOR 3 directive).
+    pub platform: Option<String>,
+    /// `debug` (IOR 3 directive).
+    pub debug: Option<String>,
+    /// `showHelp`.
+    pub show_help: bool,
+
+    // Backend settings that were global in IOR 3
+    /// `-H` / `showHints` / `--{mpiio,hdf5,ncmpi}.showHints`.
+    pub show_hints: bool,
+    /// `-p` / `preallocate` / `--mpiio.preallocate`.
+    pub preallocate: bool,
+    /// `-V` / `useFileView` / `--mpiio.useFileView`.
+    pub use_file_view: bool,
+    /// `-P` / `useSharedFilePointer`.
+    pub use_shared_file_pointer: bool,
+    /// `-S` / `useStridedDatatype` / `--mpiio.useStridedDatatype`.
+    pub use_strided_datatype: bool,
+    /// `-I` / `individualDataSets` / `--hdf5.individualDataSets`.
+    pub individual_data_sets: bool,
+    /// `-n` / `noFill` / `--hdf5.noFill`.
+    pub no_fill: bool,
+    /// `-J` / `setAlignment` / `--hdf5.setAlignment`, bytes.
+    pub set_alignment: u64,
+    /// `-U` / `hintsFileName` / `--mpiio.hintsFileName`.
+    pub hints_file_name: Option<String>,
+    /// `-B` / `useO_DIRECT` / `--posix.odirect`.
+    pub use_o_direct: bool,
+    /// `collectiveMetadata` / `--hdf5.collectiveMetadata`.
+    pub collective_metadata: bool,
+    /// `lustreStripeCount` / `--posix.lustre.stripecount` (0 = default).
+    pub lustre_stripe_count: i64,
+    /// `lustreStripeSize` / `--posix.lustre.stripesize` (0 = default).
+    pub lustre_stripe_size: u64,
+    /// `lustreStartOST` / `--posix.lustre.startost` (-1 = default).
+    pub lustre_start_ost: i64,
+    /// `lustreIgnoreLocks` / `--posix.lustre.ignorelocks`.
+    pub lustre_ignore_locks: bool,
+    /// `gpfsHintAccess` / `--posix.gpfs.hintaccess`.
+    pub gpfs_hint_access: bool,
+    /// `gpfsReleaseToken` / `--posix.gpfs.releasetoken`.
+    pub gpfs_release_token: bool,
+    /// `beegfsNumTargets` / `--posix.beegfs.NumTargets`.
+    pub beegfs_num_targets: Option<u64>,
+    /// `beegfsChunkSize` / `--posix.beegfs.ChunkSize`.
+    pub beegfs_chunk_size: Option<u64>,
+
+    /// Every `--<module>.<option>` given, last value wins.
+    pub module_options: Vec<ModuleOption>,
+}
+
+impl Default for IorParams {
+    fn default() -> Self {
+        IorParams {
+            test_id: 0,
+            run_line: None,
+            api: "POSIX".to_string(),
+            api_kind: Api::Posix,
+            test_file: "testFile".to_string(),
+            block_size: 1 << 20,
+            transfer_size: 256 << 10,
+            segment_count: 1,
+            repetitions: 1,
+            num_tasks: 0,
+            file_per_proc: false,
+            unique_dir: false,
+            multi_file: false,
+            dual_mount: false,
+            write_file: false,
+            read_file: false,
+            check_write: false,
+            check_read: false,
+            implied_write_read: false,
+            keep_file: false,
+            keep_file_with_error: false,
+            use_existing_test_file: false,
+            quit_on_error: false,
+            collective: false,
+            fsync: false,
+            fsync_per_write: false,
+            single_xfer_attempt: false,
+            intra_test_barriers: false,
+            memory_per_node: None,
+            memory_per_task: 0,
+            dry_run: false,
+            num_nodes: None,
+            num_tasks_on_node0: None,
+            set_timestamp_signature: 0,
+            data_packet_type: DataPacketType::Generic,
+            random_prefill: 0,
+            warning_as_errors: false,
+            allocate_buffer_on_gpu: false,
+            gpu_id: 0,
+            gpu_direct: false,
+            reorder_tasks: false,
+            task_per_node_offset: 1,
+            reorder_tasks_random: 0,
+            reorder_tasks_random_seed: 0,
+            random_offset: 0,
+            random_offset_seed: None,
+            inter_test_delay: 0.0,
+            inter_io_delay: 0,
+            deadline_for_stonewalling: 0,
+            stonewalling_wear_out: false,
+            stonewalling_wear_out_iterations: 0,
+            stonewalling_status_file: None,
+            max_time_duration: 0,
+            min_time_duration: 0,
+            outlier_threshold: 0,
+            verbose: 0,
+            ref_num: 0,
+            summary_always: false,
+            summary_file: None,
+            summary_format: SummaryFormat::Default,
+            save_rank_performance_details_csv: None,
+            save_per_op_data_csv: None,
+            platform: None,
+            debug: None,
+            show_help: false,
+            show_hints: false,
+            preallocate: false,
+            use_file_view: false,
+            use_shared_file_pointer: false,
+            use_strided_datatype: false,
+            individual_data_sets: false,
+            no_fill: false,
+            set_alignment: 1,
+            hints_file_name: None,
+            use_o_direct: false,
+            collective_metadata: false,
+            lustre_stripe_count: 0,
+            lustre_stripe_size: 0,
+            lustre_start_ost: -1,
+            lustre_ignore_locks: false,
+            gpfs_hint_access: false,
+            gpfs_release_token: false,
+            beegfs_num_targets: None,
+            beegfs_chunk_size: None,
+            module_options: Vec::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Errors and the invocation
+// ---------------------------------------------------------------------------
+
+/// A refused command line, directive, deck or geometry. Messages name the
+/// option (as written), the bad value, and for decks `file:line`.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum OptionError {
+    #[error("unknown option '{0}'")]
+    UnknownOption(String),
+    #[error("option {option} needs a value{hint}")]
+    MissingValue { option: String, hint: String },
+    #[error("invalid value '{value}' for {option}: {reason}")]
+    InvalidValue {
+        option: String,
+        value: String,
+        reason: String,
+    },
+    #[error("unknown directive '{0}'")]
+    UnknownDirective(String),
+    #[error("malformed directive '{0}': expected name=value")]
+    MalformedDirective(String),
+    #[error("directive '{0}' is an undocumented IOR build option and is not supported")]
+    UnsupportedDirective(String),
+    #[error("unknown module '{module}' in '{option}' (modules: {known})")]
+    UnknownModule {
+        option: String,
+        module: String,
+        known: String,
+    },
+    #[error("unknown option '{option}' for module {module} (known: {known})")]
+    UnknownModuleOption {
+        option: String,
+        module: String,
+        known: String,
+    },
+    #[error("unknown API '{0}' for -a/api (valid: {valid})", valid = registry::api_names(", "))]
+    UnknownApi(String),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{file}:{line}: {error}")]
+    Deck {
+        file: String,
+        line: usize,
+        error: Box<OptionError>,
+    },
+    #[error("{file}: {message}")]
+    DeckFile { file: String, message: String },
+}
+
+impl OptionError {
+    fn invalid(option: &str, value: &str, reason: impl Into<String>) -> OptionError {
+        OptionError::InvalidValue {
+            option: option.to_string(),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    fn from_size(option: &str, value: &str, e: SizeError) -> OptionError {
+        let reason = match e {
+            SizeError::Empty => "empty value".to_string(),
+            SizeError::Negative(_) => "must not be negative".to_string(),
+            SizeError::Fraction(_) => "fractional sizes are not accepted".to_string(),
+            SizeError::Malformed(_) => {
+                "expected a whole number with an optional k/m/g/t/p suffix".to_string()
+            }
+            SizeError::Overflow(_) => "does not fit in 64 bits".to_string(),
+            SizeError::PercentRange(_) => "percentage must be between 0% and 100%".to_string(),
+        };
+        OptionError::invalid(option, value, reason)
+    }
+}
+
+/// A parsed `ior` command line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Invocation {
+    /// The tests to run, in order (one without `-f`, the deck's runs with it),
+    /// each finalized (implied `-w -r`) and checked.
+    pub tests: Vec<IorParams>,
+    /// Things worth telling the user that did not stop the parse.
+    pub warnings: Vec<String>,
+    /// `-h` / `--help` / `showHelp=1` was given: print help, run nothing.
+    pub help: bool,
+    /// The deck given with `-f`.
+    pub deck: Option<PathBuf>,
+    /// The original arguments (without argv\[0\]), for `Command line :`.
+    pub command_line: Vec<String>,
+    /// `--tag key=value` labels of the run, in order (pario's addition; they
+    /// label the whole run, wherever they appear, also after `-f`).
+    pub tags: Vec<(String, String)>,
+}
+
+impl Invocation {
+    /// The `Command line` text IOR prints: the program name and the arguments
+    /// joined by single spaces.
+    pub fn command_line_text(&self, program: &str) -> String {
+        let mut s = program.to_string();
+        for a in &self.command_line {
+            s.push(' ');
+            s.push_str(a);
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Command line
+// ---------------------------------------------------------------------------
+
+/// Parses `ior`'s arguments (without argv\[0\]) with IOR 4.1's `-f` semantics.
+pub fn parse_command_line(args: &[String]) -> Result<Invocation, OptionError> {
+    parse_command_line_with(args, AfterDeck::Apply)
+}
+
+/// Parses `ior`'s arguments, choosing what options after `-f` do.
+pub fn parse_command_line_with(
+    args: &[String],
+    after_deck: AfterDeck,
+) -> Result<Invocation, OptionError> {
+    let mut params = IorParams::default();
+    // In Ignore mode, options after -f go here: checked, then dropped.
+    let mut scratch: Option<IorParams> = None;
+    let mut ignored: Vec<String> = Vec::new();
+    let mut deck_path: Option<PathBuf> = None;
+    let mut help = false;
+    let mut warnings = Vec::new();
+
+    let mut tags = Vec::new();
+    let mut allow_cpu_fallback = false;
+    let mut i = 0;
+    while i < args.len() {
+        if args[i] == ALLOW_CPU_FALLBACK {
+            allow_cpu_fallback = true;
+            i += 1;
+            continue;
+        }
+        if let Some((tag, used)) = parse_tag_option(args, i)? {
+            tags.push(tag);
+            i += used;
+            continue;
+        }
+        let target = scratch.as_mut().unwrap_or(&mut params);
+        let (used, actions) = parse_argument(args, i, target)?;
+        if scratch.is_some() {
+            ignored.extend(args[i..i + used].iter().cloned());
+        }
+        i += used;
+        for action in actions {
+            match action {
+                Action::Help => help = true,
+                Action::Deck(path) => {
+                    if deck_path.is_some() {
+                        return Err(OptionError::Usage(format!(
+                            "-f given more than once (second: '{path}'); one deck per run"
+                        )));
+                    }
+                    deck_path = Some(PathBuf::from(path));
+                    if after_deck == AfterDeck::Ignore {
+                        scratch = Some(params.clone());
+                    }
+                }
+            }
+        }
+    }
+    if !ignored.is_empty() {
+        warnings.push(format!(
+            "ignored after -f (options after the deck do not apply to its runs): {}",
+            ignored.join(" ")
+        ));
+    }
+    help |= params.show_help;
+
+    let tests = if help {
+        vec![params]
+    } else if let Some(path) = &deck_path {
+        let runs = deck::read_deck(path, &params)?;
+        warnings.extend(runs.warnings);
+        runs.tests
+    } else {
+        let mut t = params;
+        t.finalize();
+        t.check()?;
+        vec![t]
+    };
+    if !help && !allow_cpu_fallback {
+        for t in &tests {
+            refuse_gpu(t)?;
+        }
+    }
+
+    Ok(Invocation {
+        tests,
+        warnings,
+        help,
+        deck: deck_path,
+        command_line: args.to_vec(),
+        tags,
+    })
+}
+
+/// pario's option to run a test that asks for GPU buffers or GPUDirect on
+/// CPU memory instead (this build has no GPU support); without it such a
+/// test is refused, since it would measure something other than asked.
+pub const ALLOW_CPU_FALLBACK: &str = "--allow-cpu-fallback";
+
+/// Refuses a test that asks for GPU memory (see [`ALLOW_CPU_FALLBACK`]).
+fn refuse_gpu(p: &IorParams) -> Result<(), OptionError> {
+    let mut asked = Vec::new();
+    if p.allocate_buffer_on_gpu {
+        asked.push("allocateBufferOnGPU");
+    }
+    if p.gpu_direct {
+        asked.push("gpuDirect");
+    }
+    if p.gpu_id != 0 {
+        asked.push("GPUid");
+    }
+    if asked.is_empty() {
+        return Ok(());
+    }
+    Err(OptionError::Usage(format!(
+        "{}: this build of pario has no GPU support; the test would measure CPU memory \
+         instead (add {ALLOW_CPU_FALLBACK} to run it on CPU memory anyway)",
+        asked.join(", ")
+    )))
+}
+
+/// A `--tag` label and the number of words it used.
+type TagOption = ((String, String), usize);
+
+/// `--tag key=value` / `--tag=key=value` at `args[i]`: the label and the
+/// words used, or `None` when `args[i]` is another option.
+fn parse_tag_option(args: &[String], i: usize) -> Result<Option<TagOption>, OptionError> {
+    let tok = args[i].as_str();
+    let (value, used) = if tok == "--tag" {
+        match args.get(i + 1) {
+            Some(v) => (v.as_str(), 2),
+            None => {
+                return Err(OptionError::MissingValue {
+                    option: "--tag".into(),
+                    hint: " (a label key=value, e.g. --tag build=2.6.0)".into(),
+                })
+            }
+        }
+    } else if let Some(v) = tok.strip_prefix("--tag=") {
+        (v, 1)
+    } else {
+        return Ok(None);
+    };
+    let tag = pario_store::parse_tag(value).map_err(|e| OptionError::invalid("--tag", value, e))?;
+    if tag.1.trim().is_empty() {
+        return Err(OptionError::invalid(
+            "--tag",
+            value,
+            "the label's value is empty (write key=value, e.g. --tag build=2.6.0)",
+        ));
+    }
+    Ok(Some((tag, used)))
+}
+
+#[cfg(test)]
+mod tests;
