@@ -15,6 +15,8 @@ export OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+# No function over 80 lines in the engine, plan, comm and backends crates.
+python3 scripts/long-functions.py --check
 cargo build --workspace --bins
 # PostgreSQL and MariaDB run as throwaway servers on loopback for the
 # store's tests; the same test functions run against SQLite, both servers.

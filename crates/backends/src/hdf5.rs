@@ -1255,6 +1255,64 @@ fn open_dataset(file: &Id, path: &Path, name: &str) -> Result<(Id, u64), Backend
     Ok((dset, dims[0]))
 }
 
+/// Which datasets an open creates or opens, and how (see
+/// [`Hdf5Backend::open_datasets`]).
+struct DatasetPlan<'a> {
+    names: &'a [String],
+    /// The dataset this rank's transfers go to.
+    active: usize,
+    /// Bytes of each dataset, when known.
+    size: Option<u64>,
+    new_file: bool,
+    /// Created at their final size (not extensible).
+    fixed: bool,
+    /// IOR's layout: datasets of 8-byte words, not bytes.
+    words: bool,
+}
+
+impl Hdf5Backend {
+    /// Create (new file) or open every dataset of `plan`; the datasets and
+    /// the active one's length in bytes. An existing dataset whose length
+    /// does not fit the test's geometry is refused, naming both.
+    fn open_datasets(
+        &self,
+        file: &Id,
+        path: &Path,
+        plan: &DatasetPlan<'_>,
+    ) -> Result<(Vec<Id>, u64), BackendError> {
+        let mut dsets = Vec::with_capacity(plan.names.len());
+        let mut extent = 0;
+        for (i, name) in plan.names.iter().enumerate() {
+            let (dset, len) = if plan.new_file {
+                let len = plan.size.unwrap_or(0);
+                let dset = self.create_dataset(file, path, name, len, plan.fixed, plan.words)?;
+                (dset, len)
+            } else {
+                let (dset, len) = open_dataset(file, path, name)?;
+                let len = if plan.words { len * WORD } else { len };
+                if plan.words && Some(len) != plan.size {
+                    return Err(BackendError::new(
+                        ErrorKind::InvalidInput,
+                        "open",
+                        path,
+                        format!(
+                            "dataset '{name}' holds {len} bytes where this test's geometry \
+                             (-b, -s, rank count) needs {}: read with the writer's geometry",
+                            plan.size.unwrap_or(0)
+                        ),
+                    ));
+                }
+                (dset, len)
+            };
+            if i == plan.active {
+                extent = len;
+            }
+            dsets.push(dset);
+        }
+        Ok((dsets, extent))
+    }
+}
+
 impl Backend for Hdf5Backend {
     fn name(&self) -> &'static str {
         "HDF5"
@@ -1316,38 +1374,15 @@ impl Backend for Hdf5Backend {
         };
         let view = per_rank.as_ref().and_then(BlockView::new);
         let fixed = (shared || segment.is_some()) && size.is_some();
-        let mut dsets = Vec::with_capacity(names.len());
-        let mut extent = 0;
-        for (i, name) in names.iter().enumerate() {
-            let words = segment.is_some();
-            let (dset, len) = if new_file {
-                let len = size.unwrap_or(0);
-                (
-                    self.create_dataset(&file, path, name, len, fixed, words)?,
-                    len,
-                )
-            } else {
-                let (dset, len) = open_dataset(&file, path, name)?;
-                let len = if words { len * WORD } else { len };
-                if words && Some(len) != size {
-                    return Err(BackendError::new(
-                        ErrorKind::InvalidInput,
-                        "open",
-                        path,
-                        format!(
-                            "dataset '{name}' holds {len} bytes where this test's geometry \
-                             (-b, -s, rank count) needs {}: read with the writer's geometry",
-                            size.unwrap_or(0)
-                        ),
-                    ));
-                }
-                (dset, len)
-            };
-            if i == active {
-                extent = len;
-            }
-            dsets.push(dset);
-        }
+        let plan = DatasetPlan {
+            names: &names,
+            active,
+            size,
+            new_file,
+            fixed,
+            words: segment.is_some(),
+        };
+        let (dsets, extent) = self.open_datasets(&file, path, &plan)?;
         let dxpl = self.transfer_list(ctx.collective || self.options.collective, path)?;
         Ok(Box::new(Hdf5File {
             dsets,

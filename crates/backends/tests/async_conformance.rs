@@ -20,15 +20,6 @@ const REAL: Expect = Expect {
     stat_size_is_data: true,
 };
 
-/// A part that cannot run here: under CI (`CI=true`) a failure, elsewhere
-/// a visible "skipped: why" line, never a silent pass.
-fn skipped(what: &str, why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{what} cannot run here, and CI must test it: {why}");
-    }
-    eprintln!("skipped: {what}: {why}");
-}
-
 /// Whether io_uring works here; if not, the refusal must be the clear one.
 fn uring_available() -> bool {
     match pario_backends::uring::probe() {
@@ -48,7 +39,7 @@ fn uring_available() -> bool {
                 .unwrap();
             assert_eq!(e.kind, ErrorKind::NotSupported);
             assert!(e.to_string().contains(&m), "{e}");
-            skipped("io_uring", &m);
+            pario_testkit::cannot_run("URING", "io_uring", &m);
             false
         }
     }
@@ -395,7 +386,7 @@ fn registry_creates_uring_with_its_options() {
 fn aio_is_tested_where_libaio_is() {
     let e = create_backend("AIO", &[], 0).err().unwrap();
     assert!(e.contains("this build of pario has no AIO backend"), "{e}");
-    skipped("the AIO conformance tests", &e);
+    pario_testkit::cannot_run("AIO", "the AIO conformance tests", &e);
 }
 
 #[cfg(pario_aio)]

@@ -44,10 +44,10 @@ fn command(np: Option<u32>, bin: &str, args: &[&str], env: &[(&str, &str)], keep
         .env("PARIO_DB", keep.join("results.sqlite"))
         .arg(LIMIT);
     if let Some(np) = np {
-        cmd.args(["mpirun", "--oversubscribe", "-np", &np.to_string()]);
-        for (k, _) in env {
-            cmd.args(["-x", k]);
-        }
+        // The launcher of pario_testkit (PARIO_MPIRUN): the environment set
+        // on it reaches the ranks with Open MPI and MPICH alike.
+        cmd.args(pario_testkit::launcher())
+            .args(["-np", &np.to_string()]);
     }
     for (k, v) in env {
         cmd.env(k, v);

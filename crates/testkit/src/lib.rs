@@ -8,6 +8,11 @@
 //! for an MPICH build (MPICH's Hydra oversubscribes without being asked).
 //! Environment variables set on the launcher's `Command` reach the ranks
 //! with both MPIs on one machine, so tests never need Open MPI's `-x`.
+//!
+//! It also decides what a test does with a part that cannot run here
+//! ([`cannot_run`]): a failure under CI, a visible "skipped" line
+//! elsewhere, and never a failure for a backend that the build leaves out
+//! on purpose (`PARIO_LEFT_OUT`).
 
 use std::process::Command;
 
@@ -57,6 +62,51 @@ pub fn mpirun(limit_seconds: u32, np: u32) -> Command {
     c
 }
 
+/// Environment variable listing the backends (API names, comma separated)
+/// that this build leaves out on purpose, such as `AIO,HDF5,NCMPI` for the
+/// MPICH build without optional libraries (scripts/test-mpich-minimal.sh).
+pub const LEFT_OUT_ENV: &str = "PARIO_LEFT_OUT";
+
+/// Whether `api` is named in [`LEFT_OUT_ENV`] (case-insensitive).
+pub fn left_out(api: &str) -> bool {
+    left_out_in(std::env::var(LEFT_OUT_ENV).ok().as_deref(), api)
+}
+
+fn left_out_in(list: Option<&str>, api: &str) -> bool {
+    list.unwrap_or("")
+        .split(',')
+        .any(|a| a.trim().eq_ignore_ascii_case(api))
+}
+
+/// What a test does with a part about `api` (`what`) that cannot run here
+/// because of `why`: nothing but a line when the build leaves `api` out on
+/// purpose; a panic (a failed test) under CI (`CI=true`), which must test
+/// everything; a visible "skipped: ..." line otherwise. Never a silent pass.
+pub fn cannot_run(api: &str, what: &str, why: &str) {
+    if left_out(api) {
+        eprintln!("skipped: {what}: {api} is left out of this build on purpose ({LEFT_OUT_ENV})");
+    } else {
+        skip_unless_ci(what, why);
+    }
+}
+
+/// A test part (`what`) that cannot run because of `why`: a panic (a failed
+/// test) under CI, a visible "skipped: ..." line on stderr otherwise.
+pub fn skip_unless_ci(what: &str, why: &str) {
+    if under_ci(std::env::var("CI").ok().as_deref()) {
+        panic!("{what} cannot run here, and CI must test it: {why}");
+    }
+    eprintln!("skipped: {what}: {why}");
+}
+
+/// Whether the value of `CI` says this is a CI run (true, 1 or yes).
+fn under_ci(value: Option<&str>) -> bool {
+    matches!(
+        value.map(|v| v.trim().to_ascii_lowercase()).as_deref(),
+        Some("true" | "1" | "yes")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +124,20 @@ mod tests {
             launcher_from(Some("srun  --mpi=pmix")),
             ["srun", "--mpi=pmix"]
         );
+    }
+
+    #[test]
+    fn ci_is_recognised_as_ci_services_set_it() {
+        assert!(under_ci(Some("true")) && under_ci(Some("1")) && under_ci(Some("YES")));
+        assert!(!under_ci(None) && !under_ci(Some("false")) && !under_ci(Some("")));
+    }
+
+    #[test]
+    fn left_out_lists_are_case_insensitive_and_exact() {
+        assert!(left_out_in(Some("AIO,HDF5, ncmpi"), "NCMPI"));
+        assert!(left_out_in(Some("aio"), "AIO"));
+        assert!(!left_out_in(Some("HDF5"), "HDF"));
+        assert!(!left_out_in(None, "AIO"));
     }
 
     #[test]
