@@ -137,7 +137,10 @@ fn row<'a>(rows: &'a [Value], op: &str, metric: &str) -> &'a Value {
 /// slowed down).
 fn record_builds(site: &Site) {
     let target = site.path("f").display().to_string();
-    for (build, delay) in [("A", "1000"), ("B", "2000"), ("C", "500")] {
+    // Sleeps of milliseconds, so that scheduling delays on a loaded machine
+    // stay small beside them (at 0.5 ms per transfer, C's runs were too
+    // noisy to compare at a load average of 80).
+    for (build, delay) in [("A", "2000"), ("B", "4000"), ("C", "1000")] {
         let xfer = format!("--dummy.delay-xfer={delay}");
         let tag = format!("build={build}");
         for _ in 0..3 {
