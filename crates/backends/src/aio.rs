@@ -430,6 +430,7 @@ impl Backend for AioBackend {
                 1
             },
             collective_open: false,
+            formatted: false,
             queue_depth: self.options.max_pending.max(1),
         }
     }

@@ -146,6 +146,7 @@ impl Backend for DummyBackend {
             fake: true,
             alignment: 1,
             collective_open: false,
+            formatted: false,
             queue_depth: 1,
         }
     }

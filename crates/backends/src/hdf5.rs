@@ -1323,6 +1323,7 @@ impl Backend for Hdf5Backend {
             fake: false,
             alignment: 1,
             collective_open: true,
+            formatted: true,
             queue_depth: 1,
         }
     }

@@ -115,6 +115,9 @@ pub struct Capabilities {
     /// How many operations a handle keeps in flight through
     /// [`FileHandle::submit`] (1 = synchronous: each submit completes at once).
     pub queue_depth: u32,
+    /// Files hold a format's own metadata beside the data (HDF5, PnetCDF),
+    /// so a file's size is not the amount of data in it.
+    pub formatted: bool,
 }
 
 impl Default for Capabilities {
@@ -124,6 +127,7 @@ impl Default for Capabilities {
             fake: false,
             alignment: 0,
             collective_open: false,
+            formatted: false,
             queue_depth: 1,
         }
     }

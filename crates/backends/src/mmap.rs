@@ -434,6 +434,7 @@ impl Backend for MmapBackend {
             fake: false,
             alignment: 1,
             collective_open: false,
+            formatted: false,
             queue_depth: 1,
         }
     }

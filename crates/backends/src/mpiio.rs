@@ -430,6 +430,7 @@ impl Backend for MpiioBackend {
             fake: false,
             alignment: 1,
             collective_open: true,
+            formatted: false,
             queue_depth: 1,
         }
     }

@@ -830,6 +830,7 @@ impl Backend for NcmpiBackend {
             fake: false,
             alignment: 1,
             collective_open: true,
+            formatted: true,
             queue_depth: 1,
         }
     }

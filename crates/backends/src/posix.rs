@@ -230,6 +230,7 @@ impl Backend for PosixBackend {
                 1
             },
             collective_open: false,
+            formatted: false,
             queue_depth: 1,
         }
     }

@@ -448,6 +448,7 @@ impl Backend for UringBackend {
                 1
             },
             collective_open: false,
+            formatted: false,
             queue_depth: self.options.depth.max(1),
         }
     }

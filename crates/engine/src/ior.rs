@@ -913,9 +913,10 @@ fn check_file_size(
     observer: &mut dyn Observer,
 ) {
     let env = run.env;
-    // HDF5 and PnetCDF files also hold the format's metadata, so their size
-    // is never the data's: IOR does not compare them either.
-    if env.backend.capabilities().fake || matches!(env.backend.name(), "HDF5" | "NCMPI") {
+    // Formatted files (HDF5, PnetCDF) also hold the format's metadata, so
+    // their size is never the data's: IOR does not compare them either.
+    let caps = env.backend.capabilities();
+    if caps.fake || caps.formatted {
         return;
     }
     let spec = run.spec;

@@ -74,6 +74,7 @@ impl Backend for Counting {
             fake: true,
             alignment: 1,
             collective_open: self.collective,
+            formatted: false,
             queue_depth: 1,
         }
     }
