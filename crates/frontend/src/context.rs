@@ -189,7 +189,14 @@ mod tests {
         let mut s = Settings::results_dir_only(PathBuf::from("/nonexistent"));
         s.tags_env = Some("fs=scratch,junk".into());
         let ctx = RunContext::start(&comm, &s, &[("build".into(), "1".into())], None);
-        assert_eq!(ctx.run_id.len(), 12 + 1 + 8, "{}", ctx.run_id);
+        // pario_store::new_run_id: 12 hex digits of milliseconds, a dash,
+        // 16 hex digits of random bits.
+        let (ms, random) = ctx.run_id.split_once('-').expect("a dash");
+        assert_eq!((ms.len(), random.len()), (12, 16), "{}", ctx.run_id);
+        assert!(ctx
+            .run_id
+            .chars()
+            .all(|c| c == '-' || c.is_ascii_hexdigit()));
         assert_eq!(ctx.tags["fs"], "scratch");
         assert_eq!(ctx.tags["build"], "1");
         assert_eq!(ctx.tag_warnings.len(), 1);
