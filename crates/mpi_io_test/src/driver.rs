@@ -1,6 +1,10 @@
 //! The program: banner, options, validation, output streams, the Input
 //! Parameters block, the phases, deletion, the run record. Returns the exit
 //! status (0 ok, 1 run-time failure, 2 bad input, 3 data verification).
+//!
+//! Text goes through the injected [`Console`]; the run id, clocks, system
+//! facts, tags and keeping the run are `pario_frontend`'s, as for ior and
+//! mdtest.
 
 use crate::config::{self, Config, TestType};
 use crate::options::{self, BadInput};
@@ -9,6 +13,7 @@ use crate::run::{self, aggregate, direct, ErrOut, PhaseAll, PhaseOut, Rank};
 use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
+use pario_frontend::{Console, RunContext, Settings};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,27 +27,33 @@ pub struct Outcome {
     pub began: f64,
 }
 
-/// Run `argv` (program name first) on `world`; returns the exit status.
-pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
+/// Run `argv` (program name first) on `world` with the environment's
+/// `settings`; returns the exit status.
+pub fn main_with(
+    world: &MpiComm,
+    argv: &[String],
+    settings: &Settings,
+    console: &Console<'_>,
+) -> i32 {
     let r = world.rank();
-    let began = crate::record::epoch_now();
     if r == 0 {
-        println!(
-            "MPI-IO TEST v{}: {}\n",
+        console.out(&format!(
+            "MPI-IO TEST v{}: {}\n\n",
             crate::BANNER_VERSION,
             local_asctime()
-        );
+        ));
     }
-    let cfg = match configure(world, argv) {
+    let cfg = match configure(world, argv, console) {
         Ok(Some(cfg)) => cfg,
         Ok(None) => return 0,
         Err(e) => {
             if r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             return EXIT_BAD_INPUT;
         }
     };
+    let ctx = RunContext::start(world, settings, &[], None);
     let layout = world.node_layout();
     let host = if layout.overridden {
         format!("node{}", layout.node_index)
@@ -50,11 +61,11 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
         layout.host.clone()
     };
     let hosts = run::all_hosts(world, &host);
-    let (mut results, err) = match open_streams(world, &cfg) {
+    let (mut results, err) = match open_streams(world, &cfg, console) {
         Ok(s) => s,
         Err(e) => {
             if r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             return EXIT_BAD_INPUT;
         }
@@ -66,11 +77,12 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
         host,
         err: &err,
     };
-    let mut outcome = execute(&x, &hosts, &mut *results);
-    outcome.began = began;
+    let mut outcome = execute(&x, &hosts, &mut *results, console);
+    outcome.began = ctx.began;
     let _ = results.flush();
+    drop(results);
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {
-        crate::record::keep(world, argv, &cfg, &hosts, &outcome);
+        crate::record::keep(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
         if let Some(mut sink) = crate::mysql::Sink::from_env() {
             let id = identity(&outcome, &hosts);
             let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
@@ -81,12 +93,16 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
 }
 
 /// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.
-fn configure<C: Comm + ?Sized>(world: &C, argv: &[String]) -> Result<Option<Config>, BadInput> {
+fn configure<C: Comm + ?Sized>(
+    world: &C,
+    argv: &[String],
+    console: &Console<'_>,
+) -> Result<Option<Config>, BadInput> {
     let args = options::expand_setup(&argv[1.min(argv.len())..], |p| std::fs::read_to_string(p))?;
     let opts = options::parse(&args)?;
     if opts.help {
         if world.rank() == 0 {
-            print!("{}", crate::help::USAGE);
+            console.out(crate::help::USAGE);
         }
         return Ok(None);
     }
@@ -113,14 +129,33 @@ pub fn page_size() -> u64 {
     }
 }
 
-type Streams = (Box<dyn Write>, ErrOut);
+type Streams<'a> = (Box<dyn Write + 'a>, ErrOut);
+
+/// The console's stdout as a `Write`, for the timing results when there
+/// is no `-output` file.
+struct ConsoleOut<'a, 'w>(&'a Console<'w>);
+
+impl Write for ConsoleOut<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.out(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// `-output` (rank 0, truncated) and `-errout` (created by rank 0, then
 /// appended to by every rank). Agreed: an error on rank 0 stops all.
-fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, String> {
+fn open_streams<'a, C: Comm + ?Sized>(
+    world: &C,
+    cfg: &Config,
+    console: &'a Console<'_>,
+) -> Result<Streams<'a>, String> {
     let r = world.rank();
     let mut problem = None;
-    let mut results: Box<dyn Write> = Box::new(std::io::sink());
+    let mut results: Box<dyn Write + 'a> = Box::new(std::io::sink());
     if r == 0 {
         match &cfg.opts.output {
             Some(p) => match std::fs::File::create(p) {
@@ -131,7 +166,7 @@ fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, St
                     ))
                 }
             },
-            None => results = Box::new(std::io::stdout()),
+            None => results = Box::new(ConsoleOut(console)),
         }
         if let (Some(p), None) = (&cfg.opts.errout, &problem) {
             if let Err(e) = std::fs::File::create(p) {
@@ -156,6 +191,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     hosts: &[String],
     out: &mut dyn Write,
+    console: &Console<'_>,
 ) -> Outcome {
     let cfg = x.cfg;
     let mut outcome = Outcome::default();
@@ -164,7 +200,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
             Ok(a) => Some(a),
             Err(e) => {
                 if x.r == 0 {
-                    eprintln!("{e}");
+                    console.err(&format!("{e}\n"));
                 }
                 outcome.exit = EXIT_BAD_INPUT;
                 return outcome;
@@ -177,7 +213,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
         Ok(f) => f,
         Err(e) => {
             if x.r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             outcome.exit = EXIT_BAD_INPUT;
             return outcome;

@@ -8,7 +8,7 @@
 //! * [`data`] fills and checks objects exactly as the original does,
 //! * [`output`] renders the original's text from per-rank timers,
 //! * [`run`] moves the data (types 1-5, aggregation over point-to-point MPI),
-//! * [`record`] turns a run into a pario `RunRecord`,
+//! * [`record`] turns a run into a pario `RunRecord` (on `pario_frontend`'s run context),
 //! * [`import`] reads the original's text output back (`pario import`),
 //! * [`mysql`] writes the original's MySQL rows (`MYSQL_HOST`, `MYSQL_FILE`).
 //!
