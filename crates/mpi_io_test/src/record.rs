@@ -8,7 +8,8 @@
 //! (so `bandwidth` is the original's "min" effective bandwidth, in bytes per
 //! second), and per-rank timers as offsets from the phase start. Every
 //! timer of the original (min/avg/max with ranks) is kept in the test's
-//! parameters under `timers`.
+//! parameters under `timers`, and the aggregators' pipeline figures of the
+//! write phase (types 3/4) under `pipeline.write` (see `run::Pipeline`).
 
 use crate::config::Config;
 use crate::driver::Outcome;
@@ -42,6 +43,19 @@ pub fn build(
     }
     test.parameters
         .insert("timers".into(), Value::Object(timers));
+    if let Some(w) = o
+        .write
+        .as_ref()
+        .filter(|a| a.ranks.len() == all_hosts.len())
+    {
+        let aggregators: Vec<Value> = (w.ranks.iter().enumerate())
+            .filter_map(|(r, out)| out.pipeline.map(|p| p.to_json(r)))
+            .collect();
+        if !aggregators.is_empty() {
+            test.parameters
+                .insert("pipeline".into(), json!({ "write": aggregators }));
+        }
+    }
     let mut record = ctx.record(Tool::MpiIoTest, crate::BANNER_VERSION, argv, Vec::new());
     record.errors = [&o.write, &o.read]
         .into_iter()

@@ -67,11 +67,58 @@ pub struct PhaseOut {
     pub bad_objects: u64,
     /// Hints of the write file, from the process with I/O rank 0.
     pub hints: Option<Vec<(String, String)>>,
+    /// An aggregator's pipeline figures (write phase of types 3/4).
+    pub pipeline: Option<Pipeline>,
+}
+
+/// How an aggregator spent its write phase's transfer loop (seconds), the
+/// figures that tell how far receives and writes overlapped.
+///
+/// With one buffer (`-ahead 0`) nothing overlaps on the aggregator: its
+/// `transfer` is `recv_wait + write_blocked` plus filling its own objects.
+/// With more buffers a write runs while the next fill is received, so the
+/// same work takes less `transfer` time: what is saved against an
+/// `-ahead 0` run of the same data is receive time hidden behind writes in
+/// flight (bench/mpi_io_test_vs_ior.sh reports it as a fraction of the
+/// `-ahead 0` run's `recv_wait`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pipeline {
+    /// Writes allowed in flight: `-ahead + 1`, at most the number of fills
+    /// (1 with `-collective`, whose writes block).
+    pub buffers: u32,
+    /// Blocked receiving fills (the "Receive Wait" timer).
+    pub recv_wait: f64,
+    /// Blocked in the write path: starting nonblocking writes and waiting
+    /// for them (the "Write Wait" timer), or the blocking collective writes.
+    pub write_blocked: f64,
+    /// The whole transfer loop (the "Write Time" timer).
+    pub transfer: f64,
+}
+
+impl Pipeline {
+    /// The figures as the run record keeps them.
+    pub fn to_json(&self, rank: usize) -> Value {
+        json!({
+            "rank": rank,
+            "buffers": self.buffers,
+            "recv_wait": self.recv_wait,
+            "write_blocked": self.write_blocked,
+            "transfer": self.transfer,
+        })
+    }
 }
 
 impl PhaseOut {
     fn to_bytes(&self) -> Vec<u8> {
-        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints})
+        let p = self.pipeline.map(|p| {
+            vec![
+                f64::from(p.buffers),
+                p.recv_wait,
+                p.write_blocked,
+                p.transfer,
+            ]
+        });
+        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints, "p": p})
             .to_string()
             .into_bytes()
     }
@@ -83,6 +130,15 @@ impl PhaseOut {
             errors: serde_json::from_value(v["e"].clone()).unwrap_or_default(),
             bad_objects: v["v"].as_u64().unwrap_or(0),
             hints: serde_json::from_value(v["h"].clone()).unwrap_or(None),
+            pipeline: serde_json::from_value::<Option<[f64; 4]>>(v["p"].clone())
+                .ok()
+                .flatten()
+                .map(|p| Pipeline {
+                    buffers: p[0] as u32,
+                    recv_wait: p[1],
+                    write_blocked: p[2],
+                    transfer: p[3],
+                }),
         }
     }
 }

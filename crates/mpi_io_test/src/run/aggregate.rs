@@ -14,12 +14,17 @@
 //! rank that wrote it, which checks it (the original's aggregated read does
 //! not work; this is the documented intent).
 //!
+//! An aggregator's write phase also yields its [`Pipeline`] figures
+//! (receive wait, time blocked in the write path, transfer loop), from
+//! which the part of the receive time hidden by writes in flight is
+//! measured against an `-ahead 0` run.
+//!
 //! With `-collective` every aggregator calls the collective transfer the
 //! same number of times (the largest fill count; extra calls move nothing),
 //! so the original's hang cannot happen.
 
 use super::direct::{open_agreed, report_mismatch};
-use super::{now, PhaseOut, Rank};
+use super::{now, PhaseOut, Pipeline, Rank};
 use crate::config::TestType;
 use crate::data::{self, Filler};
 use pario_comm::mpi_comm::MpiComm;
@@ -135,7 +140,13 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
             0.0
         }
         (Some(_), true) => {
-            aggregate_writes(x, &me, file.as_mut(), path, &mut out);
+            let (buffers, started) = aggregate_writes(x, &me, file.as_mut(), path, &mut out);
+            out.pipeline = Some(Pipeline {
+                buffers,
+                recv_wait: out.t.recv,
+                write_blocked: out.t.opwait + started,
+                transfer: now() - top,
+            });
             0.0
         }
         (Some(_), false) => scatter_reads(x, &me, file.as_mut(), path, &mut out),
@@ -266,35 +277,39 @@ fn receive_fill<C: Comm + PointToPoint + ?Sized>(
     x.world.recv_all(&mut parts)
 }
 
-/// An aggregator's write phase.
+/// An aggregator's write phase. Returns the number of buffers (writes
+/// allowed in flight) and the seconds spent starting nonblocking writes.
 fn aggregate_writes<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     me: &Role,
     file: Option<&mut File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
-) {
+) -> (u32, f64) {
     if x.cfg.opts.collective {
-        collective_writes(x, me, file, path, out)
+        collective_writes(x, me, file, path, out);
+        (1, 0.0)
     } else {
         pipelined_writes(x, me, file.map(|f| &*f), path, out)
     }
 }
 
 /// Fills through the circular buffers, up to `-ahead + 1` writes in flight.
+/// Returns the number of buffers and the seconds spent starting writes.
 fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     me: &Role,
     file: Option<&File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
-) {
+) -> (u32, f64) {
     let cfg = x.cfg;
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
     let nbuf = (cfg.opts.ahead as usize + 1).min(plan.len().max(1));
     let mut bufs: Vec<Vec<u8>> = (0..nbuf).map(|_| Vec::new()).collect();
     let mut pending: Vec<Option<Pending<'_>>> = (0..nbuf).map(|_| None).collect();
     let mut failed = false;
+    let mut started = 0.0;
     for (i, fill) in plan.iter().enumerate() {
         let b = i % nbuf;
         if let Some(p) = pending[b].take() {
@@ -316,7 +331,10 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
             bufs[b] = buf;
             continue;
         };
-        match f.iwrite_at(off, buf) {
+        let tw = now();
+        let res = f.iwrite_at(off, buf);
+        started += now() - tw;
+        match res {
             Ok(p) => pending[b] = Some(p),
             Err((e, back)) => {
                 x.error(
@@ -335,6 +353,7 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
     for p in pending.iter_mut().filter_map(Option::take) {
         finish(x, out, p, &mut failed);
     }
+    (nbuf as u32, started)
 }
 
 /// Fills written with write_at_all; every aggregator of a shared file
