@@ -70,17 +70,17 @@ for round in $(seq 1 "$REPS"); do
     i2() { out=$(ior_run); jw=$(echo "$out" | ior_field write 2); jr=$(echo "$out" | ior_field read 2); rm -f "$f"*; }
     if [ $((round % 2)) = 1 ]; then t1; i1; t2; i2; else i1; t1; i2; t2; fi
     a0=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 0 -target "$f.4" -deletefile -op write)
-    t0=$(pipe transfer); r0=$(pipe recv_wait); w0=$(pipe write_blocked)
+    at0=$(pipe transfer); ar0=$(pipe recv_wait); aw0=$(pipe write_blocked)
     a2=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 2 -target "$f.4" -deletefile -op write)
-    t2=$(pipe transfer); w2=$(pipe write_blocked)
+    at2=$(pipe transfer); ar2=$(pipe recv_wait); aw2=$(pipe write_blocked)
     b0=$(echo "$a0" | effective write); b2=$(echo "$a2" | effective write)
-    hidden=$(awk -v t0="$t0" -v t2="$t2" -v r="$r0" 'BEGIN { if (r > 0) printf("%.3f\n", (t0 - t2) / r); else print "nan" }')
-    ceil=$(awk -v r="$r0" -v w="$w0" 'BEGIN { if (r > 0) printf("%.3f\n", (w < r ? w : r) / r); else print "nan" }')
+    hidden=$(awk -v t0="$at0" -v t2="$at2" -v r="$ar0" 'BEGIN { if (r > 0) printf("%.3f\n", (t0 - t2) / r); else print "nan" }')
+    ceil=$(awk -v r="$ar0" -v w="$aw0" 'BEGIN { if (r > 0) printf("%.3f\n", (w < r ? w : r) / r); else print "nan" }')
     R[t1w]+="$(ratio "$w1" "$iw") "; R[t1r]+="$(ratio "$r1" "$ir") "
     R[t2w]+="$(ratio "$w2" "$jw") "; R[t2r]+="$(ratio "$r2" "$jr") "
     R[a0]+="$(ratio "$b0" "$w2") "; R[a2]+="$(ratio "$b2" "$w2") "; R[hid]+="$hidden "; R[ceil]+="$ceil "
-    R[wleft]+="$(ratio "$w2" "$w0") "
-    echo "round $round: t1 w $w1/$iw r $r1/$ir  t2 w $w2/$jw r $r2/$jr  t4 a0 $b0 a2 $b2 (vs t2 $w2)  aggregator T0 $t0 R0 $r0 W0 $w0 T2 $t2 W2 $w2 hidden $hidden"
+    R[wleft]+="$(ratio "$aw2" "$aw0") "
+    echo "round $round: t1 w $w1/$iw r $r1/$ir  t2 w $w2/$jw r $r2/$jr  t4 a0 $b0 a2 $b2 (vs t2 $w2)  aggregator T0 $at0 R0 $ar0 W0 $aw0 T2 $at2 R2 $ar2 W2 $aw2 hidden $hidden"
 done
 rm -f "$f"*
 echo
