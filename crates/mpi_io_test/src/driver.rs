@@ -9,10 +9,11 @@
 use crate::config::{self, Config, TestType};
 use crate::options::{self, BadInput};
 use crate::output;
-use crate::run::{self, aggregate, direct, ErrOut, PhaseAll, PhaseOut, Rank};
+use crate::run;
 use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
+use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
 use pario_frontend::{Console, RunContext, Settings};
 use std::io::Write;
 use std::path::PathBuf;
@@ -70,14 +71,15 @@ pub fn main_with(
             return EXIT_BAD_INPUT;
         }
     };
+    let spec = cfg.spec();
     let x = Rank {
         world,
-        cfg: &cfg,
+        spec: &spec,
         r,
         host,
         err: &err,
     };
-    let mut outcome = execute(&x, &hosts, &mut *results, console);
+    let mut outcome = execute(&x, &cfg, &hosts, &mut *results, console);
     outcome.began = ctx.began;
     let _ = results.flush();
     drop(results);
@@ -189,11 +191,11 @@ fn open_streams<'a, C: Comm + ?Sized>(
 /// Roles, headers, phases, deletion.
 fn execute<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
+    cfg: &Config,
     hosts: &[String],
     out: &mut dyn Write,
     console: &Console<'_>,
 ) -> Outcome {
-    let cfg = x.cfg;
     let mut outcome = Outcome::default();
     let agg = if cfg.ty.aggregated() {
         match run::aggregation(cfg, hosts) {
@@ -209,7 +211,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
     } else {
         None
     };
-    let files = match FileSet::new(x, agg.as_ref()) {
+    let files = match FileSet::new(x, cfg, agg.as_ref()) {
         Ok(f) => f,
         Err(e) => {
             if x.r == 0 {
@@ -235,7 +237,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
     }
     x.world.barrier();
     if cfg.write_phase() {
-        let all = phase(x, agg.as_ref(), &files, true, out);
+        let all = phase(x, cfg, agg.as_ref(), &files, true, out);
         outcome.write = Some(all);
     }
     if cfg.opts.sleep > 0 {
@@ -245,7 +247,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
         .world
         .any_true(outcome.write.as_ref().is_some_and(|a| a.failed()));
     if cfg.read_phase() && !write_failed {
-        outcome.read = Some(phase(x, agg.as_ref(), &files, false, out));
+        outcome.read = Some(phase(x, cfg, agg.as_ref(), &files, false, out));
     }
     if cfg.opts.deletefile && cfg.file_io() {
         files.delete(x);
@@ -273,56 +275,27 @@ fn exit_status<C: Comm + ?Sized>(world: &C, o: &Outcome, write_failed: bool) -> 
     }
 }
 
-/// One phase on every rank, its report on rank 0. Returns the gathered
-/// outcome (complete on rank 0; on other ranks only its failure flag).
+/// One phase on every rank (the engine's), its report on rank 0. Returns
+/// the gathered outcome (complete on rank 0; on other ranks only its
+/// failure flag).
 fn phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
+    cfg: &Config,
     agg: Option<&pario_plan::mpi_io_test::Aggregation>,
     files: &FileSet,
     write: bool,
     out: &mut dyn Write,
 ) -> PhaseAll {
-    let cfg = x.cfg;
     if x.r == 0 {
         let _ = out.write_all(output::phase_header(write, cfg, &files.shown).as_bytes());
         let _ = out.flush();
     }
-    if write {
-        x.world.barrier();
+    let comm = files.comm(x.world, cfg.ty);
+    let all = run_phase(x, agg, comm, files.path.as_deref(), write);
+    if x.r == 0 {
+        run::print_phase(out, cfg, write, &all);
     }
-    let mine: PhaseOut = match agg {
-        Some(a) => aggregate::phase(
-            x,
-            a,
-            files.comm(x.world, cfg.ty),
-            files.path.as_deref(),
-            write,
-        ),
-        None if !cfg.file_io() => PhaseOut::default(),
-        None => direct::phase(
-            x,
-            files.comm(x.world, cfg.ty),
-            files.path.as_deref().expect("path"),
-            write,
-        ),
-    };
-    x.world.barrier();
-    let failed = x.world.any_true(!mine.errors.is_empty());
-    let bad = x.world.any_true(mine.bad_objects > 0);
-    match run::gather(x.world, &mine) {
-        Some(all) => {
-            run::print_phase(out, cfg, write, &all);
-            all
-        }
-        None => {
-            let mut o = PhaseOut::default();
-            if failed {
-                o.errors.push("failed on another rank".into());
-            }
-            o.bad_objects = u64::from(bad);
-            PhaseAll { ranks: vec![o] }
-        }
-    }
+    all
 }
 
 /// Which file this rank opens and on which communicator.
@@ -339,9 +312,9 @@ struct FileSet {
 impl FileSet {
     fn new<C: Comm + PointToPoint + ?Sized>(
         x: &Rank<C>,
+        cfg: &Config,
         agg: Option<&pario_plan::mpi_io_test::Aggregation>,
     ) -> Result<FileSet, String> {
-        let cfg = x.cfg;
         let own = run::own_target(cfg, x.r, &x.host);
         if x.world.any_true(own.is_err()) {
             return Err(own.err().unwrap_or_else(|| {
@@ -404,7 +377,7 @@ impl FileSet {
     fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>) {
         x.world.barrier();
         if let (true, Some(p)) = (self.deleter, &self.path) {
-            if pario_comm::mpiio::delete(p, &x.cfg.hints()).is_err() {
+            if pario_comm::mpiio::delete(p, &x.spec.hints()).is_err() {
                 x.err.line(&format!(
                     "[RANK {}] WARNING: Unable to remove file {}.",
                     x.r,

@@ -9,12 +9,12 @@
 //! second), and per-rank timers as offsets from the phase start. Every
 //! timer of the original (min/avg/max with ranks) is kept in the test's
 //! parameters under `timers`, and the aggregators' pipeline figures of the
-//! write phase (types 3/4) under `pipeline.write` (see `run::Pipeline`).
+//! write phase (types 3/4) under `pipeline.write` (see `pario_engine::mpi_io_test::Pipeline`).
 
 use crate::config::Config;
 use crate::driver::Outcome;
 use crate::output::{stat, Timers};
-use crate::run::PhaseAll;
+use pario_engine::mpi_io_test::PhaseAll;
 use pario_frontend::{Console, RunContext, Settings};
 use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool};
 use serde_json::{json, Value};
