@@ -8,11 +8,20 @@
 #   t2 write/read   mpi_io_test -type 2 vs ior -a MPIIO      (target: >= 0.97)
 #   t4 a0 / a2      -type 4 -num_io 1 (-ahead 0 / 2) vs -type 2: the cost
 #                   of moving the data to one aggregator first
-#   hidden          with -ahead 2, (receive wait + write wait - Write Time) /
-#                   receive wait of the aggregator (the max of each line): the
-#                   part of the receive time spent while writes were in flight
-#                   (rough: the max of each line may come from different ranks;
-#                   negative values mean the estimate says nothing at that size)
+#   hid             the part of the aggregator's receive time hidden by
+#                   writes in flight: (T0 - T2) / R0, from its pipeline
+#                   figures in the kept run records (parameters.pipeline.write,
+#                   the aggregator = rank 0): T = its transfer loop, R = its
+#                   time blocked receiving, W = its time blocked starting and
+#                   waiting for writes; 0 = the -ahead 0 run of the same round,
+#                   2 = the -ahead 2 run. With one buffer nothing overlaps on
+#                   the aggregator (T0 = R0 + W0 + filling its own objects),
+#                   so whatever -ahead 2 saves is receive time spent while a
+#                   write was in flight. 0 = no overlap (negative: -ahead 2
+#                   was slower, i.e. noise or contention);
+#   ceil            min(R0, W0) / R0, what a complete overlap could hide;
+#   wleft           W2 / W0, the part of the write-blocked time left with
+#                   -ahead 2.
 # Memory: max RSS per rank for -nobj 4 and -nobj 64 (64 KiB objects, one
 # sender per buffer, -ahead 1): the sender's must not grow with -nobj, the
 # aggregator's by the two buffers only (-csize must hold a sender's objects).
@@ -31,6 +40,7 @@ fi
 export LC_ALL=C PARIO_RESULTS_DIR="$WORK/runs" PARIO_DB="$WORK/db.sqlite"
 f="$BENCH_DIR/miot"
 
+have jq || { echo "mpi_io_test_vs_ior.sh needs jq (the aggregator's figures are read from the run records)" >&2; exit 1; }
 machine_note
 echo "# mpi_io_test: $MIOT; $NP ranks, $OBJ x 1 MiB per rank"
 
@@ -39,11 +49,14 @@ effective() { # phase
     awk -v ph="=== MPI $1" 'index($0, ph) == 1 { on = 1; next }
         on && /^=== Effective Bandwidth/ { split($0, a, ": "); split(a[2], b, " "); print b[1]; exit }'
 }
-field() { # phase label column (1=min, 2=avg, 3=max; ranks dropped)
-    awk -v ph="=== MPI $1" -v lab="=== $2" -v c="$3" 'index($0, ph) == 1 { on = 1; next }
-        on && index($0, lab) == 1 { split($0, a, "): "); gsub(/\[[0-9]+\]/, "", a[2]); split(a[2], b, " +"); print b[c]; exit }'
-}
 miot() { run_np "$NP" $SETSID "$MIOT" "$@" -nobj "$OBJ" -size 1M; }
+# Field $1 (recv_wait, write_blocked, transfer) of the aggregator (rank 0)
+# in the newest kept run record (run ids sort by time).
+pipe() {
+    local rec
+    rec=$(find "$PARIO_RESULTS_DIR" -name '*.json' | sort | tail -1)
+    jq -r ".tests[0].parameters.pipeline.write[] | select(.rank == 0) | .$1" "$rec"
+}
 ior_run() { run_np "$NP" $SETSID "$IOR" -a MPIIO -t 1m -b "${OBJ}m" -w -r "$@" -o "$f.ior"; }
 
 declare -A R
@@ -57,20 +70,22 @@ for round in $(seq 1 "$REPS"); do
     i2() { out=$(ior_run); jw=$(echo "$out" | ior_field write 2); jr=$(echo "$out" | ior_field read 2); rm -f "$f"*; }
     if [ $((round % 2)) = 1 ]; then t1; i1; t2; i2; else i1; t1; i2; t2; fi
     a0=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 0 -target "$f.4" -deletefile -op write)
+    at0=$(pipe transfer); ar0=$(pipe recv_wait); aw0=$(pipe write_blocked)
     a2=$(miot -type 4 -num_io 1 -csize "${OBJ}M" -ahead 2 -target "$f.4" -deletefile -op write)
+    at2=$(pipe transfer); ar2=$(pipe recv_wait); aw2=$(pipe write_blocked)
     b0=$(echo "$a0" | effective write); b2=$(echo "$a2" | effective write)
-    wait2=$(echo "$a2" | field write "MPI File Write Wait" 3)
-    op2=$(echo "$a2" | field write "Write Time" 3); recv2=$(echo "$a2" | field write "MPI Processor Receive Wait" 3)
-    hidden=$(awk -v o="$op2" -v r="$recv2" -v w="$wait2" 'BEGIN { if (r > 0) printf("%.3f\n", (r + w - o) / r); else print "nan" }')
+    hidden=$(awk -v t0="$at0" -v t2="$at2" -v r="$ar0" 'BEGIN { if (r > 0) printf("%.3f\n", (t0 - t2) / r); else print "nan" }')
+    ceil=$(awk -v r="$ar0" -v w="$aw0" 'BEGIN { if (r > 0) printf("%.3f\n", (w < r ? w : r) / r); else print "nan" }')
     R[t1w]+="$(ratio "$w1" "$iw") "; R[t1r]+="$(ratio "$r1" "$ir") "
     R[t2w]+="$(ratio "$w2" "$jw") "; R[t2r]+="$(ratio "$r2" "$jr") "
-    R[a0]+="$(ratio "$b0" "$w2") "; R[a2]+="$(ratio "$b2" "$w2") "; R[hid]+="$hidden "
-    echo "round $round: t1 w $w1/$iw r $r1/$ir  t2 w $w2/$jw r $r2/$jr  t4 a0 $b0 a2 $b2 (vs t2 $w2)  hidden $hidden"
+    R[a0]+="$(ratio "$b0" "$w2") "; R[a2]+="$(ratio "$b2" "$w2") "; R[hid]+="$hidden "; R[ceil]+="$ceil "
+    R[wleft]+="$(ratio "$aw2" "$aw0") "
+    echo "round $round: t1 w $w1/$iw r $r1/$ir  t2 w $w2/$jw r $r2/$jr  t4 a0 $b0 a2 $b2 (vs t2 $w2)  aggregator T0 $at0 R0 $ar0 W0 $aw0 T2 $at2 R2 $ar2 W2 $aw2 hidden $hidden"
 done
 rm -f "$f"*
 echo
 echo "ratio (min / median / max over $REPS rounds)"
-for k in t1w t1r t2w t2r a0 a2 hid; do
+for k in t1w t1r t2w t2r a0 a2 hid ceil wleft; do
     printf '%-5s %s\n' "$k" "$(echo "${R[$k]}" | tr ' ' '\n' | stats)"
 done
 

@@ -1,4 +1,4 @@
-//! pario's engine: runs plans. Front ends (`ior`, `mdtest`, ...) translate
+//! pario's engine: runs plans. Front ends (`ior`, `mdtest`, `mpi_io_test`) translate
 //! their options into a spec (pure data); the engine runs it against a
 //! [`pario_backends::Backend`] over a [`pario_comm::Comm`], pushes events to an
 //! [`Observer`] as phases end (so output streams), and returns the results
@@ -18,6 +18,7 @@ pub mod ior;
 pub mod latency;
 pub mod mdtest;
 pub mod memcheck;
+pub mod mpi_io_test;
 pub mod naming;
 pub mod observer;
 pub mod sysinfo;

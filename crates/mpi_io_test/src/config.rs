@@ -4,40 +4,9 @@
 //! [`Config`]: everything a rank needs to run, already resolved.
 
 use crate::options::{BadInput, Op, Options};
+use pario_plan::mpi_io_test::Spec;
 
-/// The five data movements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TestType {
-    /// 1: N processes to N files.
-    NToN,
-    /// 2: N processes to 1 file.
-    NToOne,
-    /// 3: N processes to M aggregators to M files.
-    AggToM,
-    /// 4: N processes to M aggregators to 1 file.
-    AggToOne,
-    /// 5: N processes to M files, no aggregation.
-    NToMFiles,
-}
-
-impl TestType {
-    pub fn number(self) -> u32 {
-        match self {
-            TestType::NToN => 1,
-            TestType::NToOne => 2,
-            TestType::AggToM => 3,
-            TestType::AggToOne => 4,
-            TestType::NToMFiles => 5,
-        }
-    }
-    pub fn aggregated(self) -> bool {
-        matches!(self, TestType::AggToM | TestType::AggToOne)
-    }
-    /// True when all ranks (or all aggregators) share one file.
-    pub fn shared_file(self) -> bool {
-        matches!(self, TestType::NToOne | TestType::AggToOne)
-    }
-}
+pub use pario_plan::mpi_io_test::TestType;
 
 /// A validated run description.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,12 +63,34 @@ impl Config {
     }
     /// The hints given to every open and delete (`-dio` adds two).
     pub fn hints(&self) -> Vec<(String, String)> {
-        let mut h = self.opts.hints.clone();
-        if self.opts.dio {
-            h.push(("direct_read".into(), "true".into()));
-            h.push(("direct_write".into(), "true".into()));
+        self.spec().hints()
+    }
+
+    /// What the engine's phases need of the configuration.
+    pub fn spec(&self) -> Spec {
+        let o = &self.opts;
+        Spec {
+            ty: self.ty,
+            n: self.n,
+            m: self.m,
+            k: self.k,
+            s: self.s,
+            c: self.c,
+            strided: self.strided,
+            check: self.check,
+            page: self.page,
+            touch: o.touch,
+            ahead: o.ahead,
+            barrier: o.barrier,
+            bopen: o.bopen,
+            collective: o.collective,
+            preallocate: o.preallocate,
+            sync: o.sync,
+            dio: o.dio,
+            hints: o.hints.clone(),
+            nofile: o.nofile,
+            norsend: o.norsend,
         }
-        h
     }
 }
 

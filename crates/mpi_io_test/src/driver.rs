@@ -1,14 +1,20 @@
 //! The program: banner, options, validation, output streams, the Input
 //! Parameters block, the phases, deletion, the run record. Returns the exit
 //! status (0 ok, 1 run-time failure, 2 bad input, 3 data verification).
+//!
+//! Text goes through the injected [`Console`]; the run id, clocks, system
+//! facts, tags and keeping the run are `pario_frontend`'s, as for ior and
+//! mdtest.
 
 use crate::config::{self, Config, TestType};
 use crate::options::{self, BadInput};
 use crate::output;
-use crate::run::{self, aggregate, direct, ErrOut, PhaseAll, PhaseOut, Rank};
+use crate::run;
 use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
+use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
+use pario_frontend::{Console, RunContext, Settings};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,27 +28,33 @@ pub struct Outcome {
     pub began: f64,
 }
 
-/// Run `argv` (program name first) on `world`; returns the exit status.
-pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
+/// Run `argv` (program name first) on `world` with the environment's
+/// `settings`; returns the exit status.
+pub fn main_with(
+    world: &MpiComm,
+    argv: &[String],
+    settings: &Settings,
+    console: &Console<'_>,
+) -> i32 {
     let r = world.rank();
-    let began = crate::record::epoch_now();
     if r == 0 {
-        println!(
-            "MPI-IO TEST v{}: {}\n",
+        console.out(&format!(
+            "MPI-IO TEST v{}: {}\n\n",
             crate::BANNER_VERSION,
             local_asctime()
-        );
+        ));
     }
-    let cfg = match configure(world, argv) {
+    let cfg = match configure(world, argv, console) {
         Ok(Some(cfg)) => cfg,
         Ok(None) => return 0,
         Err(e) => {
             if r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             return EXIT_BAD_INPUT;
         }
     };
+    let ctx = RunContext::start(world, settings, &[], None);
     let layout = world.node_layout();
     let host = if layout.overridden {
         format!("node{}", layout.node_index)
@@ -50,27 +62,29 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
         layout.host.clone()
     };
     let hosts = run::all_hosts(world, &host);
-    let (mut results, err) = match open_streams(world, &cfg) {
+    let (mut results, err) = match open_streams(world, &cfg, console) {
         Ok(s) => s,
         Err(e) => {
             if r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             return EXIT_BAD_INPUT;
         }
     };
+    let spec = cfg.spec();
     let x = Rank {
         world,
-        cfg: &cfg,
+        spec: &spec,
         r,
         host,
         err: &err,
     };
-    let mut outcome = execute(&x, &hosts, &mut *results);
-    outcome.began = began;
+    let mut outcome = execute(&x, &cfg, &hosts, &mut *results, console);
+    outcome.began = ctx.began;
     let _ = results.flush();
+    drop(results);
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {
-        crate::record::keep(world, argv, &cfg, &hosts, &outcome);
+        crate::record::keep(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
         if let Some(mut sink) = crate::mysql::Sink::from_env() {
             let id = identity(&outcome, &hosts);
             let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
@@ -81,12 +95,16 @@ pub fn main_with(world: &MpiComm, argv: &[String]) -> i32 {
 }
 
 /// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.
-fn configure<C: Comm + ?Sized>(world: &C, argv: &[String]) -> Result<Option<Config>, BadInput> {
+fn configure<C: Comm + ?Sized>(
+    world: &C,
+    argv: &[String],
+    console: &Console<'_>,
+) -> Result<Option<Config>, BadInput> {
     let args = options::expand_setup(&argv[1.min(argv.len())..], |p| std::fs::read_to_string(p))?;
     let opts = options::parse(&args)?;
     if opts.help {
         if world.rank() == 0 {
-            print!("{}", crate::help::USAGE);
+            console.out(crate::help::USAGE);
         }
         return Ok(None);
     }
@@ -113,14 +131,33 @@ pub fn page_size() -> u64 {
     }
 }
 
-type Streams = (Box<dyn Write>, ErrOut);
+type Streams<'a> = (Box<dyn Write + 'a>, ErrOut);
+
+/// The console's stdout as a `Write`, for the timing results when there
+/// is no `-output` file.
+struct ConsoleOut<'a, 'w>(&'a Console<'w>);
+
+impl Write for ConsoleOut<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.out(&String::from_utf8_lossy(buf));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// `-output` (rank 0, truncated) and `-errout` (created by rank 0, then
 /// appended to by every rank). Agreed: an error on rank 0 stops all.
-fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, String> {
+fn open_streams<'a, C: Comm + ?Sized>(
+    world: &C,
+    cfg: &Config,
+    console: &'a Console<'_>,
+) -> Result<Streams<'a>, String> {
     let r = world.rank();
     let mut problem = None;
-    let mut results: Box<dyn Write> = Box::new(std::io::sink());
+    let mut results: Box<dyn Write + 'a> = Box::new(std::io::sink());
     if r == 0 {
         match &cfg.opts.output {
             Some(p) => match std::fs::File::create(p) {
@@ -131,7 +168,7 @@ fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, St
                     ))
                 }
             },
-            None => results = Box::new(std::io::stdout()),
+            None => results = Box::new(ConsoleOut(console)),
         }
         if let (Some(p), None) = (&cfg.opts.errout, &problem) {
             if let Err(e) = std::fs::File::create(p) {
@@ -154,17 +191,18 @@ fn open_streams<C: Comm + ?Sized>(world: &C, cfg: &Config) -> Result<Streams, St
 /// Roles, headers, phases, deletion.
 fn execute<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
+    cfg: &Config,
     hosts: &[String],
     out: &mut dyn Write,
+    console: &Console<'_>,
 ) -> Outcome {
-    let cfg = x.cfg;
     let mut outcome = Outcome::default();
     let agg = if cfg.ty.aggregated() {
         match run::aggregation(cfg, hosts) {
             Ok(a) => Some(a),
             Err(e) => {
                 if x.r == 0 {
-                    eprintln!("{e}");
+                    console.err(&format!("{e}\n"));
                 }
                 outcome.exit = EXIT_BAD_INPUT;
                 return outcome;
@@ -173,11 +211,11 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
     } else {
         None
     };
-    let files = match FileSet::new(x, agg.as_ref()) {
+    let files = match FileSet::new(x, cfg, agg.as_ref()) {
         Ok(f) => f,
         Err(e) => {
             if x.r == 0 {
-                eprintln!("{e}");
+                console.err(&format!("{e}\n"));
             }
             outcome.exit = EXIT_BAD_INPUT;
             return outcome;
@@ -199,7 +237,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
     }
     x.world.barrier();
     if cfg.write_phase() {
-        let all = phase(x, agg.as_ref(), &files, true, out);
+        let all = phase(x, cfg, agg.as_ref(), &files, true, out);
         outcome.write = Some(all);
     }
     if cfg.opts.sleep > 0 {
@@ -209,7 +247,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
         .world
         .any_true(outcome.write.as_ref().is_some_and(|a| a.failed()));
     if cfg.read_phase() && !write_failed {
-        outcome.read = Some(phase(x, agg.as_ref(), &files, false, out));
+        outcome.read = Some(phase(x, cfg, agg.as_ref(), &files, false, out));
     }
     if cfg.opts.deletefile && cfg.file_io() {
         files.delete(x);
@@ -237,56 +275,27 @@ fn exit_status<C: Comm + ?Sized>(world: &C, o: &Outcome, write_failed: bool) -> 
     }
 }
 
-/// One phase on every rank, its report on rank 0. Returns the gathered
-/// outcome (complete on rank 0; on other ranks only its failure flag).
+/// One phase on every rank (the engine's), its report on rank 0. Returns
+/// the gathered outcome (complete on rank 0; on other ranks only its
+/// failure flag).
 fn phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
+    cfg: &Config,
     agg: Option<&pario_plan::mpi_io_test::Aggregation>,
     files: &FileSet,
     write: bool,
     out: &mut dyn Write,
 ) -> PhaseAll {
-    let cfg = x.cfg;
     if x.r == 0 {
         let _ = out.write_all(output::phase_header(write, cfg, &files.shown).as_bytes());
         let _ = out.flush();
     }
-    if write {
-        x.world.barrier();
+    let comm = files.comm(x.world, cfg.ty);
+    let all = run_phase(x, agg, comm, files.path.as_deref(), write);
+    if x.r == 0 {
+        run::print_phase(out, cfg, write, &all);
     }
-    let mine: PhaseOut = match agg {
-        Some(a) => aggregate::phase(
-            x,
-            a,
-            files.comm(x.world, cfg.ty),
-            files.path.as_deref(),
-            write,
-        ),
-        None if !cfg.file_io() => PhaseOut::default(),
-        None => direct::phase(
-            x,
-            files.comm(x.world, cfg.ty),
-            files.path.as_deref().expect("path"),
-            write,
-        ),
-    };
-    x.world.barrier();
-    let failed = x.world.any_true(!mine.errors.is_empty());
-    let bad = x.world.any_true(mine.bad_objects > 0);
-    match run::gather(x.world, &mine) {
-        Some(all) => {
-            run::print_phase(out, cfg, write, &all);
-            all
-        }
-        None => {
-            let mut o = PhaseOut::default();
-            if failed {
-                o.errors.push("failed on another rank".into());
-            }
-            o.bad_objects = u64::from(bad);
-            PhaseAll { ranks: vec![o] }
-        }
-    }
+    all
 }
 
 /// Which file this rank opens and on which communicator.
@@ -303,9 +312,9 @@ struct FileSet {
 impl FileSet {
     fn new<C: Comm + PointToPoint + ?Sized>(
         x: &Rank<C>,
+        cfg: &Config,
         agg: Option<&pario_plan::mpi_io_test::Aggregation>,
     ) -> Result<FileSet, String> {
-        let cfg = x.cfg;
         let own = run::own_target(cfg, x.r, &x.host);
         if x.world.any_true(own.is_err()) {
             return Err(own.err().unwrap_or_else(|| {
@@ -368,7 +377,7 @@ impl FileSet {
     fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>) {
         x.world.barrier();
         if let (true, Some(p)) = (self.deleter, &self.path) {
-            if pario_comm::mpiio::delete(p, &x.cfg.hints()).is_err() {
+            if pario_comm::mpiio::delete(p, &x.spec.hints()).is_err() {
                 x.err.line(&format!(
                     "[RANK {}] WARNING: Unable to remove file {}.",
                     x.r,

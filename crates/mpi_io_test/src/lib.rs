@@ -5,22 +5,25 @@
 //! * [`options`] parses the command line (and `-setup` files),
 //! * [`config`] validates it against the rank count,
 //! * [`target`] expands `%r %h %p` in file names,
-//! * [`data`] fills and checks objects exactly as the original does,
 //! * [`output`] renders the original's text from per-rank timers,
-//! * [`run`] moves the data (types 1-5, aggregation over point-to-point MPI),
-//! * [`record`] turns a run into a pario `RunRecord`,
+//! * [`run`] decides host names, the aggregation plan and file names, and
+//!   renders the reports; the data movements themselves (types 1-5,
+//!   aggregation over point-to-point MPI, object contents and checks) are
+//!   the engine's `pario_engine::mpi_io_test`, run on the `Spec` the
+//!   configuration gives,
+//! * [`record`] turns a run into a pario `RunRecord` (on `pario_frontend`'s run context),
 //! * [`import`] reads the original's text output back (`pario import`),
 //! * [`mysql`] writes the original's MySQL rows (`MYSQL_HOST`, `MYSQL_FILE`).
 //!
 //! Without the default feature `mpi` only the MPI-free modules are built
-//! (options, config, data, output, import, workload): what `pario import`
+//! (options, config, output, import, workload): what `pario import`
 //! needs, without linking MPI.
 //!
-//! The file layouts are pure functions in `pario_plan::mpi_io_test`.
+//! The file layouts, the phase `Spec` and the timers are pure data in
+//! `pario_plan::mpi_io_test`.
 //! docs/mpi_io_test.md lists what differs from the original and why.
 
 pub mod config;
-pub mod data;
 #[cfg(feature = "mpi")]
 pub mod driver;
 pub mod help;

@@ -14,7 +14,7 @@
 //! defaults to `mpi_io_test`. [`EXPERIMENT_DDL`] creates the table.
 
 use crate::config::Config;
-use crate::run::PhaseAll;
+use pario_engine::mpi_io_test::PhaseAll;
 use std::io::Write;
 use std::os::fd::AsRawFd;
 

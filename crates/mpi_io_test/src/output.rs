@@ -5,6 +5,7 @@
 //! rank 0 and printed in rank order.
 
 use crate::config::{Config, TestType};
+pub use pario_plan::mpi_io_test::Timers;
 
 /// Format like C's `printf("%e")`: six decimals, a signed exponent of at
 /// least two digits; `inf`, `-inf`, `nan` for the others.
@@ -20,53 +21,6 @@ pub fn c_e(x: f64) -> String {
     let exp: i32 = exp.parse().expect("exponent digits");
     let sign = if exp < 0 { '-' } else { '+' };
     format!("{mant}e{sign}{:02}", exp.abs())
-}
-
-/// Per-rank timers of one phase (seconds), §7 of the specification.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Timers {
-    pub total: f64,
-    pub op: f64,
-    pub open: f64,
-    pub prealloc: f64,
-    pub opwait: f64,
-    pub barrier: f64,
-    pub sync: f64,
-    pub close: f64,
-    pub send: f64,
-    pub recv: f64,
-}
-
-impl Timers {
-    pub fn to_vec(&self) -> Vec<f64> {
-        vec![
-            self.total,
-            self.op,
-            self.open,
-            self.prealloc,
-            self.opwait,
-            self.barrier,
-            self.sync,
-            self.close,
-            self.send,
-            self.recv,
-        ]
-    }
-    pub fn from_slice(v: &[f64]) -> Timers {
-        let g = |i: usize| v.get(i).copied().unwrap_or(0.0);
-        Timers {
-            total: g(0),
-            op: g(1),
-            open: g(2),
-            prealloc: g(3),
-            opwait: g(4),
-            barrier: g(5),
-            sync: g(6),
-            close: g(7),
-            send: g(8),
-            recv: g(9),
-        }
-    }
 }
 
 /// min with its rank, sum, max with its rank (ties: lowest rank, like

@@ -1,39 +1,32 @@
 //! The run as a pario `RunRecord` (tool `mpi_io_test`), kept like ior's and
-//! mdtest's runs by `pario_store::keep_run` (JSON file in the results
-//! directory and rows in the database), labelled by `PARIO_TAGS`.
+//! mdtest's runs: the run id, clocks, system facts and tags (`PARIO_TAGS`)
+//! come from the shared [`RunContext`], and [`pario_frontend::keep`] writes
+//! the JSON file in the results directory and the rows in the database.
 //!
 //! One test per run. Each phase becomes a `PhaseResult`: bytes and objects
 //! of all ranks, the slowest rank's open, transfer, close and total times
 //! (so `bandwidth` is the original's "min" effective bandwidth, in bytes per
 //! second), and per-rank timers as offsets from the phase start. Every
 //! timer of the original (min/avg/max with ranks) is kept in the test's
-//! parameters under `timers`.
+//! parameters under `timers`, and the aggregators' pipeline figures of the
+//! write phase (types 3/4) under `pipeline.write` (see `pario_engine::mpi_io_test::Pipeline`).
 
 use crate::config::Config;
 use crate::driver::Outcome;
 use crate::output::{stat, Timers};
-use crate::run::PhaseAll;
-use pario_comm::Comm;
-use pario_results::{
-    Operation, PhaseResult, RankTimes, RunRecord, SystemInfo, TestResult, Tool,
-    RECORD_SCHEMA_VERSION,
-};
+use pario_engine::mpi_io_test::PhaseAll;
+use pario_frontend::{Console, RunContext, Settings};
+use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool};
 use serde_json::{json, Value};
 
-/// Seconds since the epoch.
-pub fn epoch_now() -> f64 {
-    pario_comm::clock::realtime_seconds()
-}
-
 /// Build the record (rank 0; `all_hosts` in rank order).
-pub fn build<C: Comm + ?Sized>(
-    world: &C,
+pub fn build(
+    ctx: &RunContext<'_>,
     argv: &[String],
     cfg: &Config,
     all_hosts: &[String],
     o: &Outcome,
 ) -> RunRecord {
-    let (tags, tag_warnings) = pario_store::run_tags_from_env(&[]);
     let mut test = TestResult {
         test_id: 0,
         parameters: crate::workload::parameters(cfg),
@@ -50,73 +43,44 @@ pub fn build<C: Comm + ?Sized>(
     }
     test.parameters
         .insert("timers".into(), Value::Object(timers));
-    let errors = [&o.write, &o.read]
+    if let Some(w) = o
+        .write
+        .as_ref()
+        .filter(|a| a.ranks.len() == all_hosts.len())
+    {
+        let aggregators: Vec<Value> = (w.ranks.iter().enumerate())
+            .filter_map(|(r, out)| out.pipeline.map(|p| p.to_json(r)))
+            .collect();
+        if !aggregators.is_empty() {
+            test.parameters
+                .insert("pipeline".into(), json!({ "write": aggregators }));
+        }
+    }
+    let mut record = ctx.record(Tool::MpiIoTest, crate::BANNER_VERSION, argv, Vec::new());
+    record.errors = [&o.write, &o.read]
         .into_iter()
         .flatten()
         .flat_map(|a| a.ranks.iter().flat_map(|r| r.errors.iter().cloned()))
         .collect();
-    RunRecord {
-        schema_version: RECORD_SCHEMA_VERSION,
-        run_id: pario_store::new_run_id(o.began),
-        tool: Some(Tool::MpiIoTest),
-        tool_version: crate::BANNER_VERSION.to_string(),
-        command_line: argv.to_vec(),
-        deck: None,
-        began: o.began,
-        finished: epoch_now(),
-        system: system(world, all_hosts),
-        tags,
-        tests: vec![test],
-        warnings: tag_warnings,
-        errors,
-        exit_status: o.exit,
-        interrupted: false,
-    }
+    record.tests = vec![test];
+    record.finished = ctx.now();
+    record.exit_status = o.exit;
+    record
 }
 
-/// Build and keep the record; a failure to keep is one warning line.
-pub fn keep<C: Comm + ?Sized>(
-    world: &C,
+/// Build and keep the record (rank 0); a failure to keep is one warning
+/// line on the console.
+pub fn keep(
+    ctx: &RunContext<'_>,
+    settings: &Settings,
+    console: &Console<'_>,
     argv: &[String],
     cfg: &Config,
     all_hosts: &[String],
     o: &Outcome,
 ) {
-    let record = build(world, argv, cfg, all_hosts, o);
-    if let Some(w) = pario_store::keep_run(&record).warning() {
-        eprintln!("mpi_io_test: warning: {w}");
-    }
-}
-
-fn system<C: Comm + ?Sized>(world: &C, all_hosts: &[String]) -> SystemInfo {
-    let mut hosts: Vec<String> = Vec::new();
-    for h in all_hosts {
-        if !hosts.contains(h) {
-            hosts.push(h.clone());
-        }
-    }
-    let per_host = hosts
-        .iter()
-        .map(|h| all_hosts.iter().filter(|x| *x == h).count() as u32)
-        .min()
-        .unwrap_or(0);
-    let environment = std::env::vars()
-        .filter(|(k, v)| format!("{k}={v}").contains("MPI") || k.starts_with("PARIO"))
-        .collect();
-    SystemInfo {
-        num_tasks: world.size(),
-        num_nodes: hosts.len() as u32,
-        tasks_per_node: per_host,
-        hosts,
-        mpi_library: world.library_version(),
-        os: std::env::consts::OS.to_string(),
-        kernel: std::fs::read_to_string("/proc/sys/kernel/osrelease")
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default(),
-        machine: std::env::consts::ARCH.to_string(),
-        environment,
-        ..SystemInfo::default()
-    }
+    let record = build(ctx, argv, cfg, all_hosts, o);
+    pario_frontend::keep(&record, settings, console);
 }
 
 /// min [rank], avg, max [rank] of every timer, as the text shows them.

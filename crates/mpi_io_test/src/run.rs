@@ -1,137 +1,30 @@
-//! Running a validated [`Config`] on the ranks of a communicator: roles,
-//! file names, the write and read phases, reports on rank 0.
+//! The front end's side of a run on the ranks of a communicator: host
+//! names, the aggregation plan (types 3/4), file names, and the reports on
+//! rank 0. The phases themselves are the engine's
+//! (`pario_engine::mpi_io_test`), run on the [`Spec`] of the [`Config`].
 //!
-//! The phases themselves live in [`direct`] (types 1, 2, 5: every rank
-//! writes its own objects) and [`aggregate`] (types 3, 4: data moves over
-//! point-to-point messages to the aggregators' circular buffers and back).
-//! After every step that can fail on some ranks only (open, transfers,
-//! close), all ranks agree on the outcome with one reduction, so a failure
-//! ends the run on every rank instead of leaving the others in a collective.
-
-pub mod aggregate;
-pub mod direct;
+//! [`Spec`]: pario_plan::mpi_io_test::Spec
 
 use crate::config::{Config, TestType};
-use crate::output::{self, PhaseReport, Timers};
-use pario_comm::{Comm, PointToPoint};
+use crate::output::{self, PhaseReport};
+use pario_comm::Comm;
+use pario_engine::mpi_io_test::PhaseAll;
 use pario_plan::mpi_io_test::{block_aggregators, host_aggregators, Aggregation};
-use serde_json::{json, Value};
 use std::io::Write;
-use std::path::PathBuf;
 
-/// Seconds on a monotonic clock.
-pub fn now() -> f64 {
-    pario_comm::clock::monotonic_seconds()
-}
-
-/// A rank's error stream: stderr, or the `-errout` file opened for append.
-pub struct ErrOut(pub Option<std::fs::File>);
-
-impl ErrOut {
-    pub fn line(&self, s: &str) {
-        match &self.0 {
-            Some(f) => {
-                let mut f = f;
-                let _ = writeln!(f, "{s}");
-            }
-            None => eprintln!("{s}"),
-        }
+/// A gathered phase as the original's text report.
+pub fn report(all: &PhaseAll, cfg: &Config, write: bool) -> PhaseReport {
+    let np = cfg.np();
+    PhaseReport {
+        op: if write { "Write" } else { "Read" },
+        np,
+        mib_total: (f64::from(np) * cfg.k as f64 * cfg.s as f64) / 1_048_576.0,
+        ranks: all.ranks.iter().map(|o| o.t).collect(),
+        barrier: write && cfg.opts.barrier,
+        sync: write && cfg.opts.sync,
+        aggregated: cfg.ty.aggregated(),
+        verbose: cfg.opts.verbose,
     }
-}
-
-/// What one rank knows while running.
-pub struct Rank<'a, C: Comm + PointToPoint + ?Sized> {
-    pub world: &'a C,
-    pub cfg: &'a Config,
-    pub r: u32,
-    /// Processor name (the host; simulated under PARIO_TASKS_PER_NODE).
-    pub host: String,
-    pub err: &'a ErrOut,
-}
-
-impl<C: Comm + PointToPoint + ?Sized> Rank<'_, C> {
-    /// Report an error line on this rank's error stream and keep it.
-    pub fn error(&self, out: &mut PhaseOut, msg: String) {
-        self.err.line(&msg);
-        out.errors.push(msg);
-    }
-}
-
-/// One rank's outcome of one phase.
-#[derive(Clone, Debug, Default)]
-pub struct PhaseOut {
-    pub t: Timers,
-    /// Run-time failures (I/O, messages).
-    pub errors: Vec<String>,
-    /// Objects that failed verification.
-    pub bad_objects: u64,
-    /// Hints of the write file, from the process with I/O rank 0.
-    pub hints: Option<Vec<(String, String)>>,
-}
-
-impl PhaseOut {
-    fn to_bytes(&self) -> Vec<u8> {
-        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints})
-            .to_string()
-            .into_bytes()
-    }
-    fn from_bytes(b: &[u8]) -> PhaseOut {
-        let v: Value = serde_json::from_slice(b).unwrap_or(Value::Null);
-        let t: Vec<f64> = serde_json::from_value(v["t"].clone()).unwrap_or_default();
-        PhaseOut {
-            t: Timers::from_slice(&t),
-            errors: serde_json::from_value(v["e"].clone()).unwrap_or_default(),
-            bad_objects: v["v"].as_u64().unwrap_or(0),
-            hints: serde_json::from_value(v["h"].clone()).unwrap_or(None),
-        }
-    }
-}
-
-/// Every rank's outcome of a phase, on rank 0.
-#[derive(Clone, Debug, Default)]
-pub struct PhaseAll {
-    pub ranks: Vec<PhaseOut>,
-}
-
-impl PhaseAll {
-    pub fn failed(&self) -> bool {
-        self.ranks.iter().any(|o| !o.errors.is_empty())
-    }
-    pub fn bad_objects(&self) -> u64 {
-        self.ranks.iter().map(|o| o.bad_objects).sum()
-    }
-    pub fn hints(&self) -> Option<Vec<(String, String)>> {
-        self.ranks.iter().find_map(|o| o.hints.clone())
-    }
-    pub fn report(&self, cfg: &Config, write: bool) -> PhaseReport {
-        let np = cfg.np();
-        PhaseReport {
-            op: if write { "Write" } else { "Read" },
-            np,
-            mib_total: (f64::from(np) * cfg.k as f64 * cfg.s as f64) / 1_048_576.0,
-            ranks: self.ranks.iter().map(|o| o.t).collect(),
-            barrier: write && cfg.opts.barrier,
-            sync: write && cfg.opts.sync,
-            aggregated: cfg.ty.aggregated(),
-            verbose: cfg.opts.verbose,
-        }
-    }
-}
-
-/// Gather a phase's outcome at rank 0 (collective).
-pub fn gather<C: Comm + ?Sized>(world: &C, out: &PhaseOut) -> Option<PhaseAll> {
-    world.gather_bytes(0, &out.to_bytes()).map(|all| PhaseAll {
-        ranks: all.iter().map(|b| PhaseOut::from_bytes(b)).collect(),
-    })
-}
-
-/// The roles of a run: aggregation plan (types 3/4) and this rank's file.
-pub struct Roles {
-    pub agg: Option<Aggregation>,
-    /// Path of the file this rank opens (None: it opens none).
-    pub path: Option<PathBuf>,
-    /// Name shown in the headers (rank 0's target, as the original).
-    pub shown: String,
 }
 
 /// The processor name of every rank, on every rank (collective).
@@ -212,7 +105,7 @@ pub fn print_phase(out: &mut dyn Write, cfg: &Config, write: bool, all: &PhaseAl
     if all.failed() {
         return;
     }
-    let _ = out.write_all(all.report(cfg, write).render().as_bytes());
+    let _ = out.write_all(report(all, cfg, write).render().as_bytes());
     if write && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
         if let Some(h) = all.hints() {
             let _ = out.write_all(output::hint_block(&h).as_bytes());

@@ -1019,6 +1019,17 @@ fn every_run_is_kept_as_a_run_record_with_tags() {
     assert!(test.parameters["timers"]["write"]["recv"]["max"]
         .as_f64()
         .is_some());
+    // the aggregator's pipeline figures (rank 0 aggregates, one buffer)
+    let pipe = &test.parameters["pipeline"]["write"];
+    assert_eq!(pipe.as_array().map(Vec::len), Some(1), "{pipe}");
+    assert_eq!(pipe[0]["rank"], 0);
+    assert_eq!(pipe[0]["buffers"], 1);
+    let (recv, blocked, transfer) = (
+        pipe[0]["recv_wait"].as_f64().unwrap(),
+        pipe[0]["write_blocked"].as_f64().unwrap(),
+        pipe[0]["transfer"].as_f64().unwrap(),
+    );
+    assert!(recv + blocked <= transfer, "{pipe}");
     assert!(
         keep.path().join("results.sqlite").exists(),
         "kept in the database too"

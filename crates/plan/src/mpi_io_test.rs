@@ -24,6 +24,151 @@
 
 use std::fmt;
 
+/// The five data movements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestType {
+    /// 1: N processes to N files.
+    NToN,
+    /// 2: N processes to 1 file.
+    NToOne,
+    /// 3: N processes to M aggregators to M files.
+    AggToM,
+    /// 4: N processes to M aggregators to 1 file.
+    AggToOne,
+    /// 5: N processes to M files, no aggregation.
+    NToMFiles,
+}
+
+impl TestType {
+    pub fn number(self) -> u32 {
+        match self {
+            TestType::NToN => 1,
+            TestType::NToOne => 2,
+            TestType::AggToM => 3,
+            TestType::AggToOne => 4,
+            TestType::NToMFiles => 5,
+        }
+    }
+    pub fn aggregated(self) -> bool {
+        matches!(self, TestType::AggToM | TestType::AggToOne)
+    }
+    /// True when all ranks (or all aggregators) share one file.
+    pub fn shared_file(self) -> bool {
+        matches!(self, TestType::NToOne | TestType::AggToOne)
+    }
+}
+
+/// Per-rank timers of one phase (seconds), §7 of the specification.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Timers {
+    pub total: f64,
+    pub op: f64,
+    pub open: f64,
+    pub prealloc: f64,
+    pub opwait: f64,
+    pub barrier: f64,
+    pub sync: f64,
+    pub close: f64,
+    pub send: f64,
+    pub recv: f64,
+}
+
+impl Timers {
+    pub fn to_vec(&self) -> Vec<f64> {
+        vec![
+            self.total,
+            self.op,
+            self.open,
+            self.prealloc,
+            self.opwait,
+            self.barrier,
+            self.sync,
+            self.close,
+            self.send,
+            self.recv,
+        ]
+    }
+    pub fn from_slice(v: &[f64]) -> Timers {
+        let g = |i: usize| v.get(i).copied().unwrap_or(0.0);
+        Timers {
+            total: g(0),
+            op: g(1),
+            open: g(2),
+            prealloc: g(3),
+            opwait: g(4),
+            barrier: g(5),
+            sync: g(6),
+            close: g(7),
+            send: g(8),
+            recv: g(9),
+        }
+    }
+}
+
+/// What the engine's phases need of a validated `mpi_io_test`
+/// configuration (the front end resolves the options into it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    pub ty: TestType,
+    /// Ranks.
+    pub n: u32,
+    /// I/O ranks (types 3/4), files (type 5), N otherwise.
+    pub m: u32,
+    /// Objects per rank.
+    pub k: u64,
+    /// Bytes per object.
+    pub s: u64,
+    /// Circular buffer bytes (S unless aggregating).
+    pub c: u64,
+    pub strided: bool,
+    /// Elements checked per object after a read (0 = none).
+    pub check: u64,
+    /// Page size in bytes (the touch stride, counted in doubles).
+    pub page: u64,
+    /// `-touch` level.
+    pub touch: i64,
+    /// `-ahead`: buffers in flight beyond the first.
+    pub ahead: u32,
+    pub barrier: bool,
+    pub bopen: bool,
+    pub collective: bool,
+    pub preallocate: Option<u64>,
+    pub sync: bool,
+    pub dio: bool,
+    /// `-hints` pairs, in order.
+    pub hints: Vec<(String, String)>,
+    pub nofile: bool,
+    pub norsend: bool,
+}
+
+impl Spec {
+    pub fn file_io(&self) -> bool {
+        !self.nofile
+    }
+    /// Doubles per object.
+    pub fn b(&self) -> u64 {
+        self.s / 8
+    }
+    /// Ranks whose data is moved (N, or N−M with `-norsend`).
+    pub fn np(&self) -> u32 {
+        if self.ty.aggregated() && self.norsend {
+            self.n - self.m
+        } else {
+            self.n
+        }
+    }
+    /// The MPI-IO hints of the files: `-hints`, then the direct I/O pair
+    /// for `-dio`.
+    pub fn hints(&self) -> Vec<(String, String)> {
+        let mut h = self.hints.clone();
+        if self.dio {
+            h.push(("direct_read".into(), "true".into()));
+            h.push(("direct_write".into(), "true".into()));
+        }
+        h
+    }
+}
+
 /// Byte offset of object `j` in a type 1 file (one file per rank).
 pub fn type1_offset(j: u64, s: u64) -> u64 {
     j * s

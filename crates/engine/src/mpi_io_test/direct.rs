@@ -4,18 +4,18 @@
 //! writes (the original's seek + iwrite + wait, with nothing else between
 //! them, is the same thing); `-collective` uses write_at_all/read_at_all.
 
+use super::data::{self, Filler};
 use super::{now, PhaseOut, Rank};
-use crate::config::TestType;
-use crate::data::{self, Filler};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{AccessMode, File};
 use pario_comm::{Comm, PointToPoint};
+use pario_plan::mpi_io_test::TestType;
 use pario_plan::mpi_io_test::{type1_offset, type2_offset, type5_offset};
 use std::path::Path;
 
 /// Byte offset of this rank's object `j`.
 fn offset<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, j: u64) -> u64 {
-    let c = x.cfg;
+    let c = x.spec;
     match c.ty {
         TestType::NToN => type1_offset(j, c.s),
         TestType::NToOne => type2_offset(x.r, j, c.n, c.k, c.s, c.strided),
@@ -24,7 +24,7 @@ fn offset<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, j: u64) -> u64 {
 }
 
 fn filler<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>) -> Filler {
-    match x.cfg.ty {
+    match x.spec.ty {
         TestType::NToN => Filler::PerProcess,
         _ => Filler::Writer { r: x.r },
     }
@@ -50,7 +50,7 @@ pub fn open_agreed<C: Comm + PointToPoint + ?Sized>(
     amode: AccessMode,
 ) -> Option<Option<File>> {
     let t = now();
-    let file = path.map(|p| File::open(comm, p, amode, &x.cfg.hints()));
+    let file = path.map(|p| File::open(comm, p, amode, &x.spec.hints()));
     out.t.open = now() - t;
     let failed = matches!(file, Some(Err(_)));
     let file = match file {
@@ -80,9 +80,9 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     path: &Path,
     write: bool,
 ) -> PhaseOut {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let mut out = PhaseOut::default();
-    if cfg.opts.bopen {
+    if cfg.bopen {
         x.world.barrier();
     }
     let t0 = now();
@@ -91,7 +91,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         return out;
     };
     let tp = now();
-    if let (true, Some(p)) = (write, cfg.opts.preallocate) {
+    if let (true, Some(p)) = (write, cfg.preallocate) {
         if let Err(e) = file.preallocate(p) {
             x.error(
                 &mut out,
@@ -105,7 +105,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     }
     if write {
         out.t.prealloc = now() - tp;
-        if x.r == 0 && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
+        if x.r == 0 && (!cfg.hints.is_empty() || cfg.dio) {
             out.hints = file.hints().ok();
         }
     }
@@ -117,7 +117,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         read_objects(x, &mut out, &mut file, path)
     };
     out.t.op = now() - top - verify_time;
-    if write && cfg.opts.sync {
+    if write && cfg.sync {
         let ts = now();
         if let Err(e) = file.sync() {
             x.error(
@@ -152,19 +152,19 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
     file: &mut File,
     path: &Path,
 ) {
-    let cfg = x.cfg;
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let cfg = x.spec;
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
     data::fill(&mut buf, x.r, 0.0, 0, cfg.page);
     let mut failed = false;
     for j in 0..cfg.k {
-        if cfg.opts.barrier {
+        if cfg.barrier {
             let tb = now();
             x.world.barrier();
             out.t.barrier += now() - tb;
         }
         let off = offset(x, j);
-        if failed && !cfg.opts.collective {
+        if failed && !cfg.collective {
             continue;
         }
         data::retouch(
@@ -174,7 +174,7 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
             cfg.page,
         );
         let tw = now();
-        let res = if cfg.opts.collective {
+        let res = if cfg.collective {
             file.write_at_all(off, &buf)
         } else {
             file.write_at(off, &buf)
@@ -207,18 +207,18 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
     file: &mut File,
     path: &Path,
 ) -> f64 {
-    let cfg = x.cfg;
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let cfg = x.spec;
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
     let mut verify = 0.0;
     let mut failed = false;
     for j in 0..cfg.k {
         let off = offset(x, j);
-        if failed && !cfg.opts.collective {
+        if failed && !cfg.collective {
             continue;
         }
         let tr = now();
-        let res = if cfg.opts.collective {
+        let res = if cfg.collective {
             file.read_at_all(off, &mut buf)
         } else {
             file.read_at(off, &mut buf)

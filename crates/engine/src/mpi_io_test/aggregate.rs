@@ -14,17 +14,22 @@
 //! rank that wrote it, which checks it (the original's aggregated read does
 //! not work; this is the documented intent).
 //!
+//! An aggregator's write phase also yields its [`Pipeline`] figures
+//! (receive wait, time blocked in the write path, transfer loop), from
+//! which the part of the receive time hidden by writes in flight is
+//! measured against an `-ahead 0` run.
+//!
 //! With `-collective` every aggregator calls the collective transfer the
 //! same number of times (the largest fill count; extra calls move nothing),
 //! so the original's hang cannot happen.
 
+use super::data::{self, Filler};
 use super::direct::{open_agreed, report_mismatch};
-use super::{now, PhaseOut, Rank};
-use crate::config::TestType;
-use crate::data::{self, Filler};
+use super::{now, PhaseOut, Pipeline, Rank};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{AccessMode, File, Pending};
 use pario_comm::{Comm, PointToPoint};
+use pario_plan::mpi_io_test::TestType;
 use pario_plan::mpi_io_test::{aggregated_offset, fills, Aggregation, Fill};
 use std::path::Path;
 
@@ -48,7 +53,7 @@ struct Role<'p> {
 }
 
 fn role<'p, C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, agg: &'p Aggregation) -> Role<'p> {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let shared = cfg.ty == TestType::AggToOne;
     let a = agg.aggregator_of[x.r as usize];
     let io = agg.io_rank(x.r);
@@ -88,10 +93,10 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     path: Option<&Path>,
     write: bool,
 ) -> PhaseOut {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let me = role(x, agg);
     let mut out = PhaseOut::default();
-    if cfg.opts.bopen {
+    if cfg.bopen {
         x.world.barrier();
     }
     let t0 = now();
@@ -107,7 +112,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         return out;
     };
     let tp = now();
-    if let (true, Some(f), Some(p)) = (write, file.as_mut(), cfg.opts.preallocate) {
+    if let (true, Some(f), Some(p)) = (write, file.as_mut(), cfg.preallocate) {
         if let Err(e) = f.preallocate(p) {
             x.error(
                 &mut out,
@@ -120,7 +125,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     }
     if write {
         out.t.prealloc = if file.is_some() { now() - tp } else { 0.0 };
-        if me.io == Some(0) && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
+        if me.io == Some(0) && (!cfg.hints.is_empty() || cfg.dio) {
             out.hints = file.as_ref().and_then(|f| f.hints().ok());
         }
     }
@@ -135,46 +140,62 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
             0.0
         }
         (Some(_), true) => {
-            aggregate_writes(x, &me, file.as_mut(), path, &mut out);
+            let (buffers, started) = aggregate_writes(x, &me, file.as_mut(), path, &mut out);
+            out.pipeline = Some(Pipeline {
+                buffers,
+                recv_wait: out.t.recv,
+                write_blocked: out.t.opwait + started,
+                transfer: now() - top,
+            });
             0.0
         }
         (Some(_), false) => scatter_reads(x, &me, file.as_mut(), path, &mut out),
     };
     out.t.op = now() - top - verify;
-    if let Some(mut f) = file {
-        if write && cfg.opts.sync {
-            let ts = now();
-            if let Err(e) = f.sync() {
-                x.error(
-                    &mut out,
-                    format!(
-                        "[RANK {}] ERROR: MPI_File_sync returned unsuccessfully for write: {e}",
-                        x.r
-                    ),
-                );
-            }
-            out.t.sync = now() - ts;
-        }
-        let tc = now();
-        if let Err(e) = f.close() {
-            x.error(
-                &mut out,
-                format!(
-                    "[RANK {}] ERROR: MPI_File_close returned unsuccessfully: {e}",
-                    x.r
-                ),
-            );
-        }
-        out.t.close = now() - tc;
+    if let Some(f) = file {
+        sync_and_close(x, f, write, &mut out);
     }
     out.t.total = now() - t0 - verify;
     out
 }
 
+/// `-sync` after a write, then close, each timed into its timer.
+fn sync_and_close<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    mut f: File,
+    write: bool,
+    out: &mut PhaseOut,
+) {
+    if write && x.spec.sync {
+        let ts = now();
+        if let Err(e) = f.sync() {
+            x.error(
+                out,
+                format!(
+                    "[RANK {}] ERROR: MPI_File_sync returned unsuccessfully for write: {e}",
+                    x.r
+                ),
+            );
+        }
+        out.t.sync = now() - ts;
+    }
+    let tc = now();
+    if let Err(e) = f.close() {
+        x.error(
+            out,
+            format!(
+                "[RANK {}] ERROR: MPI_File_close returned unsuccessfully: {e}",
+                x.r
+            ),
+        );
+    }
+    out.t.close = now() - tc;
+}
+
 /// A non-aggregator's write phase: its objects to its aggregator.
 fn send_objects<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, me: &Role, out: &mut PhaseOut) {
-    let cfg = x.cfg;
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let cfg = x.spec;
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
     data::fill(&mut buf, x.r, 0.0, 0, cfg.page);
     let t = now();
@@ -204,8 +225,8 @@ fn send_objects<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, me: &Role, out: &m
 /// A non-aggregator's read phase: its objects back from its aggregator,
 /// each checked.
 fn receive_objects<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, me: &Role, out: &mut PhaseOut) {
-    let cfg = x.cfg;
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let cfg = x.spec;
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let mut buf = vec![0u8; cfg.s as usize];
     let t = now();
     for j in 0..cfg.k {
@@ -243,9 +264,9 @@ fn receive_fill<C: Comm + PointToPoint + ?Sized>(
     fill: &Fill,
     buf: &mut [u8],
 ) -> Result<(), String> {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let (k, s) = (cfg.k, cfg.s as usize);
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let mut parts = Vec::with_capacity(fill.senders as usize * k as usize);
     for (idx, slot) in buf.chunks_exact_mut(s).enumerate() {
         let p = fill.first_sender as usize + idx / k as usize;
@@ -266,35 +287,39 @@ fn receive_fill<C: Comm + PointToPoint + ?Sized>(
     x.world.recv_all(&mut parts)
 }
 
-/// An aggregator's write phase.
+/// An aggregator's write phase. Returns the number of buffers (writes
+/// allowed in flight) and the seconds spent starting nonblocking writes.
 fn aggregate_writes<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     me: &Role,
     file: Option<&mut File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
-) {
-    if x.cfg.opts.collective {
-        collective_writes(x, me, file, path, out)
+) -> (u32, f64) {
+    if x.spec.collective {
+        collective_writes(x, me, file, path, out);
+        (1, 0.0)
     } else {
         pipelined_writes(x, me, file.map(|f| &*f), path, out)
     }
 }
 
 /// Fills through the circular buffers, up to `-ahead + 1` writes in flight.
+/// Returns the number of buffers and the seconds spent starting writes.
 fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     me: &Role,
     file: Option<&File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
-) {
-    let cfg = x.cfg;
+) -> (u32, f64) {
+    let cfg = x.spec;
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
-    let nbuf = (cfg.opts.ahead as usize + 1).min(plan.len().max(1));
+    let nbuf = (cfg.ahead as usize + 1).min(plan.len().max(1));
     let mut bufs: Vec<Vec<u8>> = (0..nbuf).map(|_| Vec::new()).collect();
     let mut pending: Vec<Option<Pending<'_>>> = (0..nbuf).map(|_| None).collect();
     let mut failed = false;
+    let mut started = 0.0;
     for (i, fill) in plan.iter().enumerate() {
         let b = i % nbuf;
         if let Some(p) = pending[b].take() {
@@ -316,7 +341,10 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
             bufs[b] = buf;
             continue;
         };
-        match f.iwrite_at(off, buf) {
+        let tw = now();
+        let res = f.iwrite_at(off, buf);
+        started += now() - tw;
+        match res {
             Ok(p) => pending[b] = Some(p),
             Err((e, back)) => {
                 x.error(
@@ -335,6 +363,7 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
     for p in pending.iter_mut().filter_map(Option::take) {
         finish(x, out, p, &mut failed);
     }
+    (nbuf as u32, started)
 }
 
 /// Fills written with write_at_all; every aggregator of a shared file
@@ -346,7 +375,7 @@ fn collective_writes<C: Comm + PointToPoint + ?Sized>(
     path: Option<&Path>,
     out: &mut PhaseOut,
 ) {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
     let mut buf = Vec::new();
     let mut failed = false;
@@ -431,9 +460,9 @@ fn scatter_reads<C: Comm + PointToPoint + ?Sized>(
     path: Option<&Path>,
     out: &mut PhaseOut,
 ) -> f64 {
-    let cfg = x.cfg;
+    let cfg = x.spec;
     let (k, s) = (cfg.k, cfg.s as usize);
-    let tc = data::touch_count(cfg.opts.touch, cfg.b(), cfg.page);
+    let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
     let mut buf = Vec::new();
     let mut verify = 0.0;
@@ -443,7 +472,7 @@ fn scatter_reads<C: Comm + PointToPoint + ?Sized>(
         let off = aggregated_offset(me.region, fill.first_sender, 0, k, cfg.s);
         if let Some(f) = file.as_deref_mut() {
             let tr = now();
-            let res = if cfg.opts.collective {
+            let res = if cfg.collective {
                 f.read_at_all(off, &mut buf)
             } else {
                 f.read_at(off, &mut buf)
@@ -478,7 +507,7 @@ fn scatter_reads<C: Comm + PointToPoint + ?Sized>(
         }
         out.t.send += now() - ts;
     }
-    if let (Some(f), true, TestType::AggToOne) = (file, cfg.opts.collective, cfg.ty) {
+    if let (Some(f), true, TestType::AggToOne) = (file, cfg.collective, cfg.ty) {
         for _ in plan.len()..me.max_fills {
             let _ = f.read_at_all_nothing();
         }
