@@ -31,7 +31,7 @@ use std::path::Path;
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "AIO",
     module: "aio",
-    summary: "Linux native AIO through libaio; reads the POSIX options too",
+    summary: "Linux AIO (libaio); takes the POSIX options",
     options: &[
         O::new("max-pending", K::UInt, "most operations in flight"),
         O::new("granularity", K::UInt, "submit every N operations"),

@@ -72,7 +72,7 @@ use std::sync::{Arc, Mutex};
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "HDF5",
     module: "hdf5",
-    summary: "parallel HDF5 over MPI-IO, IOR's one dataset per segment (or per task)",
+    summary: "parallel HDF5 over MPI-IO, IOR's dataset layout",
     options: &[
         crate::mpiio::HINTS_FILE_OPTION,
         crate::mpiio::SHOW_HINTS_OPTION,

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "MMAP",
     module: "mmap",
-    summary: "files mapped into memory, transfers are memory copies",
+    summary: "files mapped into memory; transfers are copies",
     options: &[
         O::new("madv_dont_need", K::Flag, "madvise(DONTNEED) after access"),
         O::new("madv_pattern", K::Flag, "madvise the access pattern"),

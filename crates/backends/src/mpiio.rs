@@ -54,7 +54,7 @@ pub const SHOW_HINTS_OPTION: O = O::new("showHints", K::Flag, "print the hints o
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "MPIIO",
     module: "mpiio",
-    summary: "MPI-IO (independent or collective transfers, hints)",
+    summary: "MPI-IO, independent or collective, with hints",
     options: &[
         HINTS_FILE_OPTION,
         SHOW_HINTS_OPTION,

@@ -61,7 +61,7 @@ use std::sync::{Arc, Mutex};
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "NCMPI",
     module: "ncmpi",
-    summary: "PnetCDF: one shared file holding IOR's three-dimensional byte variable",
+    summary: "PnetCDF over MPI-IO, IOR's byte variable",
     options: &[
         crate::mpiio::HINTS_FILE_OPTION,
         crate::mpiio::SHOW_HINTS_OPTION,

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "POSIX",
     module: "posix",
-    summary: "open/pread/pwrite/fsync, one system call per transfer",
+    summary: "pread/pwrite, one system call per transfer",
     options: &[
         O::new("odirect", K::Flag, "open files with O_DIRECT")
             .letter('B')

@@ -312,6 +312,22 @@ mod tests {
     }
 
     #[test]
+    fn backend_lines_fit_also_when_the_backend_is_not_built() {
+        // A build without a library adds " (not in this build)" to its line.
+        for d in registry::DESCRIPTORS {
+            let mut out = String::new();
+            push_line(
+                &mut out,
+                &format!("-a {}", d.name),
+                &format!("{} (not in this build)", d.summary),
+            );
+            for line in out.lines() {
+                assert!(line.chars().count() <= 100, "too long: {line}");
+            }
+        }
+    }
+
+    #[test]
     fn mentions_every_short_option_and_module_option() {
         let text = help_text();
         for c in "aAbBcCdDeEfFgGhHiIjJkKlmMnNoOpPqQrRsStTuUvVwWxXyYzZ".chars() {
