@@ -20,8 +20,8 @@ use pario_comm::{Clock, Comm, NodeLayout, ReduceOp, ThreadComm};
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::{Env, NullObserver};
-use pario_plan::reorder::{Reorder, Topology};
-use pario_plan::{Layout, Ordering};
+use pario_plan::reorder::Topology;
+use pario_plan::Layout;
 use pario_results::{RankTimes, RunRecord, TestResult, Tool};
 use pario_signature::PacketType;
 use std::cell::Cell;
@@ -77,41 +77,20 @@ impl Comm for Metered<'_> {
 
 fn spec(n: u32, iterations: u32) -> IorSpec {
     IorSpec {
-        test_id: 0,
-        layout: Layout {
-            num_tasks: n,
-            block_size: 16 * 1024,
-            transfer_size: 4096,
-            segment_count: 1,
-            file_per_proc: true,
-        },
-        ordering: Ordering::Sequential,
-        reorder: Reorder::None,
-        write: true,
-        read: true,
-        check_write: false,
-        check_read: false,
         repetitions: iterations,
-        naming: FileNaming::new("/scale/f", true, false, false).expect("a plain name"),
         packet: PacketType::Offset,
         signature: Some(1),
-        fsync: false,
-        fsync_per_write: false,
-        intra_barriers: false,
-        single_xfer_attempt: false,
         keep_file: true,
-        keep_file_with_error: false,
-        quit_on_error: false,
-        use_existing: false,
-        inter_test_delay: 0.0,
-        max_time_minutes: 0.0,
-        deadline: 0.0,
-        wear_out: false,
-        stonewall_status_file: None,
-        verbose: 0,
-        parameters: Default::default(),
-        workload: Default::default(),
-        fs: None,
+        ..IorSpec::new(
+            Layout {
+                num_tasks: n,
+                block_size: 16 * 1024,
+                transfer_size: 4096,
+                segment_count: 1,
+                file_per_proc: true,
+            },
+            FileNaming::new("/scale/f", true, false, false).expect("a plain name"),
+        )
     }
 }
 

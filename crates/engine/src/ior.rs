@@ -287,6 +287,45 @@ impl<'e, 'a> TestRun<'e, 'a> {
 }
 
 impl IorSpec {
+    /// A test of `layout` on the files `naming` gives, with IOR's defaults
+    /// for the rest: write then read, sequential offsets, no reordering,
+    /// one repetition, the timestamp packet type, no checks, no fsync, no
+    /// stonewall, files removed at the end. Set other fields with struct
+    /// update syntax: `IorSpec { check_read: true, ..IorSpec::new(l, n) }`.
+    pub fn new(layout: Layout, naming: FileNaming) -> IorSpec {
+        IorSpec {
+            test_id: 0,
+            layout,
+            ordering: Ordering::Sequential,
+            reorder: Reorder::None,
+            write: true,
+            read: true,
+            check_write: false,
+            check_read: false,
+            repetitions: 1,
+            naming,
+            packet: PacketType::Timestamp,
+            signature: None,
+            fsync: false,
+            fsync_per_write: false,
+            intra_barriers: false,
+            single_xfer_attempt: false,
+            keep_file: false,
+            keep_file_with_error: false,
+            quit_on_error: false,
+            use_existing: false,
+            inter_test_delay: 0.0,
+            max_time_minutes: 0.0,
+            deadline: 0.0,
+            wear_out: false,
+            stonewall_status_file: None,
+            verbose: 0,
+            parameters: Default::default(),
+            workload: Default::default(),
+            fs: None,
+        }
+    }
+
     fn pattern(&self, signature: u32) -> Pattern {
         Pattern::new(self.packet, signature, self.signature.unwrap_or(0))
     }
@@ -950,41 +989,20 @@ mod tests {
 
     fn spec(file: &str) -> IorSpec {
         IorSpec {
-            test_id: 0,
-            layout: Layout {
-                num_tasks: 1,
-                block_size: 64 * 1024,
-                transfer_size: 4096,
-                segment_count: 2,
-                file_per_proc: false,
-            },
-            ordering: Ordering::Sequential,
-            reorder: Reorder::None,
-            write: true,
-            read: true,
-            check_write: false,
             check_read: true,
-            repetitions: 1,
-            naming: FileNaming::new(file, false, false, false).unwrap(),
             packet: PacketType::Offset,
             signature: Some(7),
-            fsync: false,
-            fsync_per_write: false,
-            intra_barriers: false,
-            single_xfer_attempt: false,
             keep_file: true,
-            keep_file_with_error: false,
-            quit_on_error: false,
-            use_existing: false,
-            inter_test_delay: 0.0,
-            max_time_minutes: 0.0,
-            deadline: 0.0,
-            wear_out: false,
-            stonewall_status_file: None,
-            verbose: 0,
-            parameters: Default::default(),
-            workload: Default::default(),
-            fs: None,
+            ..IorSpec::new(
+                Layout {
+                    num_tasks: 1,
+                    block_size: 64 * 1024,
+                    transfer_size: 4096,
+                    segment_count: 2,
+                    file_per_proc: false,
+                },
+                FileNaming::new(file, false, false, false).unwrap(),
+            )
         }
     }
 

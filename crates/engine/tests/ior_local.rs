@@ -10,48 +10,30 @@ use pario_engine::ior::{run_ior_test, run_ior_test_with, IorExtras, IorSpec};
 use pario_engine::naming::FileNaming;
 use pario_engine::observer::RecordingObserver;
 use pario_engine::Env;
-use pario_plan::reorder::{Reorder, Topology};
+use pario_plan::reorder::Topology;
 use pario_plan::{Layout, Ordering};
 use pario_results::Operation;
 use pario_signature::PacketType;
 
 fn spec(file: &str) -> IorSpec {
     IorSpec {
-        test_id: 0,
-        layout: Layout {
-            num_tasks: 1,
-            block_size: 64 * 1024,
-            transfer_size: 4096,
-            segment_count: 3,
-            file_per_proc: false,
-        },
-        ordering: Ordering::Sequential,
-        reorder: Reorder::None,
-        write: true,
-        read: true,
         check_write: true,
         check_read: true,
         repetitions: 2,
-        naming: FileNaming::new(file, false, false, false).unwrap(),
         packet: PacketType::Offset,
         signature: Some(424242),
         fsync: true,
-        fsync_per_write: false,
         intra_barriers: true,
-        single_xfer_attempt: false,
-        keep_file: false,
-        keep_file_with_error: false,
-        quit_on_error: false,
-        use_existing: false,
-        inter_test_delay: 0.0,
-        max_time_minutes: 0.0,
-        deadline: 0.0,
-        wear_out: false,
-        stonewall_status_file: None,
-        verbose: 0,
-        parameters: Default::default(),
-        workload: Default::default(),
-        fs: None,
+        ..IorSpec::new(
+            Layout {
+                num_tasks: 1,
+                block_size: 64 * 1024,
+                transfer_size: 4096,
+                segment_count: 3,
+                file_per_proc: false,
+            },
+            FileNaming::new(file, false, false, false).unwrap(),
+        )
     }
 }
 

@@ -117,41 +117,19 @@ impl Backend for Counting {
 /// A write-then-read test of `n` ranks, 64 transfers of 4 KiB per rank.
 fn spec(n: u32, file: &str, file_per_proc: bool) -> IorSpec {
     IorSpec {
-        test_id: 0,
-        layout: Layout {
-            num_tasks: n,
-            block_size: 64 * 4096,
-            transfer_size: 4096,
-            segment_count: 1,
-            file_per_proc,
-        },
-        ordering: Ordering::Sequential,
-        reorder: Reorder::None,
-        write: true,
-        read: true,
-        check_write: false,
-        check_read: false,
-        repetitions: 1,
-        naming: FileNaming::new(file, file_per_proc, false, false).unwrap(),
         packet: PacketType::Offset,
         signature: Some(7),
-        fsync: false,
-        fsync_per_write: false,
-        intra_barriers: false,
-        single_xfer_attempt: false,
         keep_file: true,
-        keep_file_with_error: false,
-        quit_on_error: false,
-        use_existing: false,
-        inter_test_delay: 0.0,
-        max_time_minutes: 0.0,
-        deadline: 0.0,
-        wear_out: false,
-        stonewall_status_file: None,
-        verbose: 0,
-        parameters: Default::default(),
-        workload: Default::default(),
-        fs: None,
+        ..IorSpec::new(
+            Layout {
+                num_tasks: n,
+                block_size: 64 * 4096,
+                transfer_size: 4096,
+                segment_count: 1,
+                file_per_proc,
+            },
+            FileNaming::new(file, file_per_proc, false, false).unwrap(),
+        )
     }
 }
 

@@ -103,48 +103,27 @@ mod tests {
     use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
     use pario_engine::naming::FileNaming;
     use pario_engine::{Env, NullObserver};
-    use pario_plan::reorder::{Reorder, Topology};
-    use pario_plan::{Layout, Ordering};
+    use pario_plan::reorder::Topology;
+    use pario_plan::Layout;
     use pario_results::Operation;
     use pario_signature::PacketType;
 
     fn spec(file: &str) -> IorSpec {
         IorSpec {
-            test_id: 0,
-            layout: Layout {
-                num_tasks: 1,
-                block_size: 64 * 1024,
-                transfer_size: 4096,
-                segment_count: 2,
-                file_per_proc: false,
-            },
-            ordering: Ordering::Sequential,
-            reorder: Reorder::None,
-            write: true,
-            read: true,
-            check_write: false,
             check_read: true,
-            repetitions: 1,
-            naming: FileNaming::new(file, false, false, false).unwrap(),
             packet: PacketType::Offset,
             signature: Some(7),
-            fsync: false,
-            fsync_per_write: false,
-            intra_barriers: false,
-            single_xfer_attempt: false,
             keep_file: true,
-            keep_file_with_error: false,
-            quit_on_error: false,
-            use_existing: false,
-            inter_test_delay: 0.0,
-            max_time_minutes: 0.0,
-            deadline: 0.0,
-            wear_out: false,
-            stonewall_status_file: None,
-            verbose: 0,
-            parameters: Default::default(),
-            workload: Default::default(),
-            fs: None,
+            ..IorSpec::new(
+                Layout {
+                    num_tasks: 1,
+                    block_size: 64 * 1024,
+                    transfer_size: 4096,
+                    segment_count: 2,
+                    file_per_proc: false,
+                },
+                FileNaming::new(file, false, false, false).unwrap(),
+            )
         }
     }
 
