@@ -72,8 +72,12 @@ fn interrupted_run(
 ) -> (Option<i32>, String) {
     let o = dir.join("t");
     let mut cmd = if np > 1 {
-        let mut c = Command::new("mpirun");
-        c.args(["--oversubscribe", "-np", &np.to_string(), IOR]);
+        // The launcher itself (no `timeout` in between), so the signal goes
+        // to it; it forwards SIGTERM to the ranks (Open MPI and MPICH's
+        // Hydra both do).
+        let launcher = pario_testkit::launcher();
+        let mut c = Command::new(&launcher[0]);
+        c.args(&launcher[1..]).args(["-np", &np.to_string(), IOR]);
         c
     } else {
         Command::new(IOR)

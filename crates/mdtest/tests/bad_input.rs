@@ -136,7 +136,8 @@ fn check(c: &Case) -> Result<(), String> {
         .env("PARIO_DB", keep.path().join("results.sqlite"))
         .arg("120");
     if c.np > 1 {
-        cmd.args(["mpirun", "--oversubscribe", "-np", &c.np.to_string()]);
+        cmd.args(pario_testkit::launcher())
+            .args(["-np", &c.np.to_string()]);
     }
     if let Some(bytes) = c.as_limit {
         cmd.args(["prlimit", &format!("--as={bytes}")]);
