@@ -135,7 +135,12 @@ fn sigterm_to_mpirun_stops_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let (status, err) = interrupted_run(2, "-TERM", dir.path(), keep.path(), &[]);
-    assert!(status.is_some_and(|s| s != 0), "{status:?}\n{err}");
+    // Open MPI's mpirun reports the ranks' failure (exit 1); MPICH's Hydra,
+    // itself signalled, has been seen to exit 0 after forwarding SIGTERM, so
+    // there only the ranks' own status is checked (the record's, below).
+    if pario_testkit::launcher_is_open_mpi() {
+        assert!(status.is_some_and(|s| s != 0), "{status:?}\n{err}");
+    }
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
     assert_eq!(
         common::files_in(dir.path()),
