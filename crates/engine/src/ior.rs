@@ -1013,12 +1013,7 @@ mod tests {
             comm: &comm,
             clock: Clock::local(),
             backend: &backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         };
         let mut obs = RecordingObserver::default();
@@ -1104,12 +1099,7 @@ mod tests {
             comm: &comm,
             clock: Clock::local(),
             backend: &backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         };
         let out = run_ior_test_with(&env, &s, &IorExtras::default(), &mut NullObserver);
@@ -1166,12 +1156,7 @@ mod tests {
             comm: &comm,
             clock: Clock::local(),
             backend: &backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         };
         let out = run_ior_test_with(&env, &s, &IorExtras::default(), &mut NullObserver);

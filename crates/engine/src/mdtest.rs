@@ -1454,12 +1454,7 @@ mod tests {
             comm,
             clock: Clock::local(),
             backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         }
     }
@@ -1654,12 +1649,7 @@ mod tests {
             comm,
             clock: Clock::local(),
             backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         }
     }

@@ -42,12 +42,7 @@ fn env<'a>(comm: &'a LocalComm, backend: &'a dyn Backend) -> Env<'a> {
         comm,
         clock: Clock::local(),
         backend,
-        topology: Topology {
-            num_tasks: 1,
-            tasks_per_node: 1,
-            num_nodes: 1,
-            block_mapping: true,
-        },
+        topology: Topology::single(),
         host: "localhost".into(),
     }
 }

@@ -51,12 +51,7 @@ fn run(backend: &dyn Backend, s: &IorSpec, x: &IorExtras) -> (TestResult, Option
         comm: &comm,
         clock: Clock::local(),
         backend,
-        topology: Topology {
-            num_tasks: 1,
-            tasks_per_node: 1,
-            num_nodes: 1,
-            block_mapping: true,
-        },
+        topology: Topology::single(),
         host: "h".into(),
     };
     let out = run_ior_test_with(&env, s, x, &mut NullObserver);

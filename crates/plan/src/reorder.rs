@@ -236,6 +236,16 @@ impl RandomMap {
 }
 
 impl Topology {
+    /// One rank on one node (a singleton run).
+    pub fn single() -> Topology {
+        Topology {
+            num_tasks: 1,
+            tasks_per_node: 1,
+            num_nodes: 1,
+            block_mapping: true,
+        }
+    }
+
     fn nodes(&self) -> Nodes {
         Nodes::new(
             u64::from(self.num_tasks),

@@ -134,12 +134,7 @@ mod tests {
             comm: &comm,
             clock: Clock::local(),
             backend: &backend,
-            topology: Topology {
-                num_tasks: 1,
-                tasks_per_node: 1,
-                num_nodes: 1,
-                block_mapping: true,
-            },
+            topology: Topology::single(),
             host: "h".into(),
         };
         run_ior_test_with(&env, s, x, &mut NullObserver)
