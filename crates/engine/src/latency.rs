@@ -116,6 +116,7 @@ impl Histogram {
             p50: self.quantile_ns(0.50, total) * 1e-9,
             p90: self.quantile_ns(0.90, total) * 1e-9,
             p99: self.quantile_ns(0.99, total) * 1e-9,
+            p999: self.quantile_ns(0.999, total) * 1e-9,
             max: self.max_ns as f64 * 1e-9,
         })
     }

@@ -129,6 +129,9 @@ pub struct RunRecord {
     /// the tests hold what finished. Absent in older records (false).
     #[serde(default)]
     pub interrupted: bool,
+    /// Figures that are probably not the storage's, with reason and remedy.
+    #[serde(default)]
+    pub advisories: Vec<Advisory>,
 }
 
 /// Where the run happened.
@@ -242,6 +245,9 @@ pub struct PhaseResult {
     /// Per-rank timers, in rank order.
     pub ranks: Vec<RankTimes>,
     pub verification_errors: u64,
+    /// Aggregate progress per interval; absent in older records.
+    #[serde(default)]
+    pub time_series: Option<TimeSeries>,
 }
 
 /// Distribution of per-operation latency, merged over ranks.
@@ -258,8 +264,49 @@ pub struct LatencySummary {
     pub p90: f64,
     #[serde(deserialize_with = "finite_or_nan")]
     pub p99: f64,
+    /// 99.9th percentile; NaN in records written before it was kept.
+    #[serde(default = "nan", deserialize_with = "finite_or_nan")]
+    pub p999: f64,
     #[serde(deserialize_with = "finite_or_nan")]
     pub max: f64,
+}
+
+fn nan() -> f64 {
+    f64::NAN
+}
+
+/// A phase's progress over time, summed over all ranks: what was done in
+/// each interval of `interval` seconds from the phase's common start.
+/// Its size depends on the phase's duration, never on its transfer count.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TimeSeries {
+    /// Length of one interval (seconds).
+    #[serde(deserialize_with = "finite_or_nan")]
+    pub interval: f64,
+    /// Bytes moved by all ranks in each interval (0 for metadata phases).
+    pub bytes: Vec<u64>,
+    /// Operations (transfers or items) done by all ranks in each interval.
+    pub ops: Vec<u64>,
+    /// Seconds at the start of the phase left out of its figures (warm-up).
+    #[serde(default)]
+    pub warmup: f64,
+}
+
+/// A warning that a figure is probably not the storage's (served from the
+/// page cache, above the device's speed, ...), kept with the run so that
+/// `compare` and suites can flag it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Advisory {
+    /// Short stable identifier: "page-cache-read", "faster-than-device", "straggler", ...
+    pub kind: String,
+    /// The test it concerns (`TestResult::test_id`), if one.
+    pub test_id: Option<u32>,
+    /// The operation it concerns, if one.
+    pub operation: Option<Operation>,
+    /// Why the figure is suspect, in one sentence.
+    pub reason: String,
+    /// What avoids it (an option or a change), in one sentence.
+    pub remedy: String,
 }
 
 /// What stonewalling did to a phase.

@@ -523,6 +523,7 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
         exit_status: i32::from(!errors.is_empty()),
         errors,
         interrupted: false,
+        advisories: Vec::new(),
     }
 }
 

@@ -181,6 +181,7 @@ pub fn record_shaped(
         errors: vec![],
         exit_status: 0,
         interrupted: false,
+        advisories: Vec::new(),
     }
 }
 
