@@ -42,6 +42,16 @@ pub enum Command {
     Compare(CompareArgs),
     /// Write a self-contained HTML report (comparison, plots), plus SVG/PNG plot files
     Report(ReportArgs),
+    /// Set labels on kept runs (KEY=VALUE replaces the value of KEY)
+    Retag(RetagArgs),
+    /// Remove labels from kept runs
+    Untag(UntagArgs),
+    /// Add a free-text note to a kept run (shown by show and in reports)
+    Annotate(AnnotateArgs),
+    /// Delete kept runs: their JSON files and their database rows together
+    Delete(DeleteArgs),
+    /// List every label key and value, with the number of runs carrying it
+    Tags(TagsArgs),
     /// Database maintenance
     Db {
         #[command(subcommand)]
@@ -269,4 +279,60 @@ pub struct ReportArgs {
     /// Title of the page
     #[arg(long)]
     pub title: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct RetagArgs {
+    /// Runs: ids, unique prefixes, `last` or `last~N`
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Label to set (repeatable)
+    #[arg(long = "tag", short = 't', value_name = "KEY=VALUE", required = true)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct UntagArgs {
+    /// Runs: ids, unique prefixes, `last` or `last~N`
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+    /// Label key to remove (repeatable)
+    #[arg(long = "key", short = 'k', value_name = "KEY", required = true)]
+    pub keys: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct AnnotateArgs {
+    /// The run: an id, a unique prefix, `last` or `last~N`
+    pub run: String,
+    /// The note (omit with --clear)
+    #[arg(required_unless_present = "clear")]
+    pub note: Option<String>,
+    /// Remove the run's notes instead
+    #[arg(long, conflicts_with = "note")]
+    pub clear: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DeleteArgs {
+    /// Runs: ids, unique prefixes, `last` or `last~N` (or select with filters)
+    #[arg(value_name = "RUN")]
+    pub runs: Vec<String>,
+    #[command(flatten)]
+    pub filter: Filter,
+    /// List what would be deleted, delete nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not ask for confirmation (needed when standard input is not a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct TagsArgs {
+    /// Only this key
+    #[arg(long, value_name = "KEY")]
+    pub key: Option<String>,
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ListFormat,
 }

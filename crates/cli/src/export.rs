@@ -1,7 +1,9 @@
 //! `pario export`: the kept results for pandas and spreadsheets. CSV and
 //! JSON give one row per phase (operation × iteration) with the run's
 //! start, tool, exit status, workload and one `tag.KEY` column per label
-//! found; `records` gives each full run record as one line of JSON.
+//! found (its cells hold `KEY=VALUE`, so that no reader turns a label such
+//! as `1.10` into a number; JSON keeps labels as strings in a `tags`
+//! object); `records` gives each full run record as one line of JSON.
 
 use crate::args::{ExportArgs, ExportFormat};
 use crate::select::{resolve_ids, run_filter, workload_matches};
@@ -97,6 +99,13 @@ fn cell(v: &Value) -> String {
     }
 }
 
+/// A label's CSV cell: `KEY=VALUE`, never the bare value, so that pandas
+/// and spreadsheets read every label as text (a bare `1.10` becomes the
+/// number 1.1, and `build=1.10` and `build=1.1` would merge).
+pub fn label_cell(key: &str, value: &str) -> String {
+    format!("{key}={value}")
+}
+
 pub fn run(ctx: &Ctx, a: &ExportArgs) -> Result<i32, CliError> {
     let mut f = run_filter(&a.filter)?;
     let mut store = ctx.open()?;
@@ -135,10 +144,11 @@ pub fn run(ctx: &Ctx, a: &ExportArgs) -> Result<i32, CliError> {
                 for r in &rows {
                     let run = by_id[r.run_id.as_str()];
                     let mut cells: Vec<String> = values(run, r).iter().map(cell).collect();
-                    cells.extend(
-                        keys.iter()
-                            .map(|k| csv_field(run.tags.get(*k).map_or("", String::as_str))),
-                    );
+                    cells.extend(keys.iter().map(|k| {
+                        run.tags
+                            .get(*k)
+                            .map_or(String::new(), |v| csv_field(&label_cell(k, v)))
+                    }));
                     out.push_str(&cells.join(","));
                     out.push('\n');
                 }

@@ -7,6 +7,7 @@
 //! - [`import`] (parsers) and [`import_cmd`]: upstream output made comparable;
 //! - [`compare`]: `pario compare` and its four output formats;
 //! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
+//! - [`manage`]: `retag`, `untag`, `annotate`, `delete`, `tags`;
 //! - [`db`]: `pario db sync` and `pario db info`;
 //! - [`textable`]: aligned text tables; [`time`]: dates.
 //!
@@ -20,6 +21,7 @@ pub mod db;
 pub mod export;
 pub mod import;
 pub mod import_cmd;
+pub mod manage;
 pub mod report;
 pub mod runs;
 pub mod select;
@@ -124,6 +126,11 @@ pub fn run(cli: args::Cli) -> Result<i32, CliError> {
         Command::Import(a) => import_cmd::run(&ctx, &a),
         Command::Compare(a) => compare::run(&ctx, &a),
         Command::Report(a) => report::run(&ctx, &a),
+        Command::Retag(a) => manage::retag(&ctx, &a),
+        Command::Untag(a) => manage::untag(&ctx, &a),
+        Command::Annotate(a) => manage::annotate(&ctx, &a),
+        Command::Delete(a) => manage::delete(&ctx, &a),
+        Command::Tags(a) => manage::tags(&ctx, &a),
         Command::Db {
             command: DbCommand::Sync,
         } => db::sync(&ctx),

@@ -82,7 +82,37 @@ pub fn workload_matches(f: &WorkloadFilter, w: &Workload) -> bool {
         && f.items.is_none_or(|v| v == w.items)
 }
 
-/// Resolve run ids or unique prefixes against the store.
+/// `last` (the newest run) or `last~N` (the N-th before it): Some(N).
+fn last_index(g: &str) -> Result<Option<usize>, CliError> {
+    match g.strip_prefix("last") {
+        Some("") => Ok(Some(0)),
+        Some(n) => match n.strip_prefix('~').and_then(|n| n.parse().ok()) {
+            Some(n) => Ok(Some(n)),
+            None => Err(CliError::Usage(format!(
+                "run '{g}': expected 'last' or 'last~N' (N runs before the newest)"
+            ))),
+        },
+        None => Ok(None),
+    }
+}
+
+/// The run id `last~n` names: the newest kept run, or the n-th before it.
+fn nth_newest(store: &mut DbStore, n: usize, g: &str) -> Result<String, CliError> {
+    let f = RunFilter {
+        limit: Some(n + 1),
+        ..RunFilter::default()
+    };
+    let runs = store.list_runs(&f)?;
+    match runs.get(n) {
+        Some(r) => Ok(r.run_id.clone()),
+        None => Err(CliError::Usage(format!(
+            "run '{g}': only {} run(s) are kept",
+            runs.len()
+        ))),
+    }
+}
+
+/// Resolve run ids, unique prefixes and `last`/`last~N` against the store.
 pub fn resolve_ids(store: &mut DbStore, given: &[String]) -> Result<Vec<String>, CliError> {
     let given: Vec<&str> = given.iter().map(|s| s.trim()).collect();
     if given.is_empty() {
@@ -97,6 +127,10 @@ pub fn resolve_ids(store: &mut DbStore, given: &[String]) -> Result<Vec<String>,
     let all = store.run_ids()?;
     let mut out = Vec::new();
     for g in given {
+        if let Some(n) = last_index(g)? {
+            out.push(nth_newest(store, n, g)?);
+            continue;
+        }
         if all.contains(g) {
             out.push(g.to_string());
             continue;

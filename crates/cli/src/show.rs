@@ -67,6 +67,9 @@ pub fn text(r: &RunRecord) -> String {
             .collect();
         let _ = writeln!(s, "env        {}", env.join(" "));
     }
+    for n in &r.notes {
+        let _ = writeln!(s, "note       {n}");
+    }
     if let Some(d) = &r.deck {
         let _ = writeln!(s, "deck       {} line(s)", d.lines().count());
     }

@@ -292,7 +292,7 @@ fn builds_are_recorded_listed_compared_gated_and_reported() {
     assert!(lines[0].ends_with(",tag.build"), "{}", lines[0]);
     // 3 runs × 3 iterations × (write, read, remove).
     assert_eq!(lines.len(), 1 + 27, "{}", exp.stdout);
-    assert!(lines[1..].iter().all(|l| l.ends_with(",A")));
+    assert!(lines[1..].iter().all(|l| l.ends_with(",build=A")));
 
     // The report: HTML, SVG and PNG; regression → exit status 1.
     let html = site.path("report.html");

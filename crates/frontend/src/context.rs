@@ -172,9 +172,20 @@ pub fn topology(
 /// its JSON file in the results directory and its rows in the database.
 /// Whatever fails there, the run's exit status stays what the benchmark
 /// decided; one warning line on the console says what was not kept.
+///
+/// Either way the run ends with exactly one line on stderr naming its id
+/// (`ior: kept as RUN_ID`, or the warning), so a job log says which record
+/// to look at; stdout, which parsers read, is left alone.
 pub fn keep(record: &RunRecord, settings: &Settings, console: &Console<'_>) {
-    if let Some(w) = pario_store::keep_run_with(record, &settings.keep).warning() {
-        console.warning(&w);
+    let outcome = pario_store::keep_run_with(record, &settings.keep);
+    match outcome.warning() {
+        // The warning names the run id and where it was kept, if anywhere.
+        Some(w) => console.warning(&w),
+        None => console.err(&format!(
+            "{}: kept as {}\n",
+            console.program(),
+            record.run_id
+        )),
     }
 }
 
@@ -221,7 +232,11 @@ mod tests {
         };
         let (mut o, mut e) = (Vec::new(), Vec::new());
         keep(&r, &s, &Console::new("ior", &mut o, &mut e));
-        assert!(e.is_empty(), "{}", String::from_utf8_lossy(&e));
+        assert_eq!(
+            String::from_utf8_lossy(&e),
+            "ior: kept as 00000000000a-00000001\n"
+        );
+        e.clear();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         let bad = Settings::results_dir_only(dir.path().join("file/under/nothing"));
         std::fs::write(dir.path().join("file"), "x").unwrap();

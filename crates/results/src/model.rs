@@ -132,6 +132,9 @@ pub struct RunRecord {
     /// Figures that are probably not the storage's, with reason and remedy.
     #[serde(default)]
     pub advisories: Vec<Advisory>,
+    /// Free-text notes added afterwards (`pario annotate`), oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// Where the run happened.

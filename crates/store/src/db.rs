@@ -52,6 +52,37 @@ pub trait Store: Send {
     fn results_for(&mut self, run_ids: &[String]) -> Result<Vec<ResultRow>, StoreError>;
     /// Per-rank timers of one run, ordered by test, phase, rank.
     fn rank_times(&mut self, run_id: &str) -> Result<Vec<RankTimeRow>, StoreError>;
+    /// Replace a stored run's labels and notes with `record`'s (its tags
+    /// rows and its kept record, in one transaction). The run's results are
+    /// not touched: only `tags` and `notes` may differ from the stored one.
+    fn replace_labels(&mut self, record: &RunRecord) -> Result<(), StoreError>;
+    /// Remove a run and everything stored with it, in one transaction.
+    /// Returns false when no such run was stored.
+    fn delete_run(&mut self, run_id: &str) -> Result<bool, StoreError>;
+    /// Every label key and value with the number of runs carrying it.
+    fn tag_counts(&mut self) -> Result<Vec<TagCount>, StoreError>;
+    /// Per run and operation: the mean bandwidth and rate over the run's
+    /// phases of that operation (for listings).
+    fn phase_means(&mut self, run_ids: &[String]) -> Result<Vec<PhaseMean>, StoreError>;
+}
+
+/// One label value and how many runs carry it (`pario tags`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TagCount {
+    pub key: String,
+    pub value: String,
+    pub runs: u64,
+}
+
+/// Mean figures of one operation of one run (`pario runs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseMean {
+    pub run_id: String,
+    pub operation: Option<pario_results::Operation>,
+    /// Bytes per second (NaN when no phase had a finite one).
+    pub bandwidth: f64,
+    /// Operations per second.
+    pub iops: f64,
 }
 
 /// A [`Store`] on SQLite, PostgreSQL or MySQL/MariaDB.
@@ -514,9 +545,115 @@ impl Store for DbStore {
             .push(" ORDER BY test_id, phase_idx, rank_no");
         self.run(&q)?.iter_mut().map(|r| rank_from(r)).collect()
     }
+
+    fn replace_labels(&mut self, record: &RunRecord) -> Result<(), StoreError> {
+        let record = &*crate::keep::sanitized(record);
+        check_run_id(&record.run_id)?;
+        if !self.contains_run(&record.run_id)? {
+            return Err(StoreError::Foreign(
+                self.location.clone(),
+                format!("it holds no run {}", record.run_id),
+            ));
+        }
+        let statements = self.label_statements(record)?;
+        self.conn.execute_tx(&statements)
+    }
+
+    fn delete_run(&mut self, run_id: &str) -> Result<bool, StoreError> {
+        check_run_id(run_id)?;
+        if !self.contains_run(run_id)? {
+            return Ok(false);
+        }
+        // Children first: no backend is trusted to cascade.
+        let tables = ["rank_times", "results", "run_tags", "run_records", "runs"];
+        let statements: Vec<Sql> = tables
+            .iter()
+            .map(|t| {
+                let mut q = self.q();
+                q.push(&format!("DELETE FROM {t} WHERE run_id = "))
+                    .bind(text(run_id));
+                q
+            })
+            .collect();
+        self.conn.execute_tx(&statements)?;
+        Ok(true)
+    }
+
+    fn tag_counts(&mut self) -> Result<Vec<TagCount>, StoreError> {
+        let q = "SELECT tag_key, tag_value, COUNT(*) FROM run_tags \
+                 GROUP BY tag_key, tag_value ORDER BY tag_key, tag_value";
+        self.conn
+            .query(q, &[])?
+            .iter_mut()
+            .map(|r| {
+                Ok(TagCount {
+                    key: r[0].text("tag_key")?,
+                    value: r[1].text("tag_value")?,
+                    runs: r[2].uint("count")?,
+                })
+            })
+            .collect()
+    }
+
+    fn phase_means(&mut self, run_ids: &[String]) -> Result<Vec<PhaseMean>, StoreError> {
+        let ids: BTreeSet<&String> = run_ids.iter().collect();
+        let ids: Vec<&String> = ids.into_iter().collect();
+        let mut out = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            let mut q = self.q();
+            q.push(
+                "SELECT run_id, operation, AVG(bandwidth), AVG(iops) FROM results WHERE run_id IN ",
+            )
+            .bind_list(chunk.iter().map(|id| text(id)))
+            .push(" GROUP BY run_id, operation ORDER BY run_id, operation");
+            for mut r in self.run(&q)? {
+                out.push(PhaseMean {
+                    run_id: r[0].text("run_id")?,
+                    operation: r[1]
+                        .opt_text("operation")?
+                        .map(|o| op_from_str(&o))
+                        .transpose()?,
+                    bandwidth: r[2].real("bandwidth")?,
+                    iops: r[3].real("iops")?,
+                });
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl DbStore {
+    /// The statements that replace `record`'s labels and kept record.
+    fn label_statements(&self, record: &RunRecord) -> Result<Vec<Sql>, StoreError> {
+        let json = serde_json::to_string(record).map_err(|e| StoreError::Json {
+            what: format!("record {}", record.run_id),
+            source: e,
+        })?;
+        let id = || text(&record.run_id);
+        let mut out = Vec::new();
+        let mut q = self.q();
+        q.push("UPDATE run_records SET record = ")
+            .bind(text(&json))
+            .push(" WHERE run_id = ")
+            .bind(id());
+        out.push(q);
+        let mut q = self.q();
+        q.push("DELETE FROM run_tags WHERE run_id = ").bind(id());
+        out.push(q);
+        for (k, v) in &record.tags {
+            let mut q = self.q();
+            q.push("INSERT INTO run_tags (run_id, tag_key, tag_value) VALUES (")
+                .bind(id())
+                .push(", ")
+                .bind(text(k))
+                .push(", ")
+                .bind(text(v))
+                .push(")");
+            out.push(q);
+        }
+        Ok(out)
+    }
+
     /// The journal mode of a SQLite store ("wal" for files); `None` otherwise.
     pub fn sqlite_journal_mode(&mut self) -> Result<Option<String>, StoreError> {
         if self.conn.backend() != Backend::Sqlite {

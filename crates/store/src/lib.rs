@@ -52,7 +52,7 @@ pub mod sync;
 pub mod url;
 pub mod workload;
 
-pub use db::{DbStore, Store};
+pub use db::{DbStore, PhaseMean, Store, TagCount};
 pub use error::{StoreError, DB_TIMEOUT_ENV};
 pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
 pub use keep::{

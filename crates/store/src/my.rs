@@ -14,7 +14,7 @@
 
 use crate::error::StoreError;
 use crate::rows::InsertOutcome;
-use crate::sql::{Batch, Cell, Conn, SqlValue};
+use crate::sql::{Batch, Cell, Conn, Sql, SqlValue};
 use crate::url::{redact, Backend};
 use mysql::prelude::Queryable;
 use mysql::{Conn as MyClient, Opts, OptsBuilder, Params, TxOpts, Value};
@@ -212,6 +212,15 @@ impl MyConn {
         Ok(InsertOutcome::Inserted)
     }
 
+    fn execute_inner(&mut self, statements: &[Sql]) -> Result<(), StoreError> {
+        let mut tx = self.conn.start_transaction(TxOpts::default())?;
+        for q in statements {
+            tx.exec_drop(q.text.as_str(), params(&q.params))?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     fn migrate_inner(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {
         let got: Option<Option<i64>> = self.conn.query_first(format!(
             "SELECT GET_LOCK(CONCAT('pario_schema:', COALESCE(DATABASE(), '')), {})",
@@ -249,6 +258,11 @@ impl Conn for MyConn {
     ) -> Result<InsertOutcome, StoreError> {
         self.insert_inner(run_id, batches)
             .map_err(|e| self.retime(e, "storing a run"))
+    }
+
+    fn execute_tx(&mut self, statements: &[Sql]) -> Result<(), StoreError> {
+        self.execute_inner(statements)
+            .map_err(|e| self.retime(e, "changing runs"))
     }
 
     fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {

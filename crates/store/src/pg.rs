@@ -18,7 +18,7 @@
 
 use crate::error::StoreError;
 use crate::rows::InsertOutcome;
-use crate::sql::{Batch, Cell, Conn, SqlValue};
+use crate::sql::{Batch, Cell, Conn, Sql, SqlValue};
 use crate::url::{redact, Backend};
 use std::future::Future;
 use std::time::Duration;
@@ -226,6 +226,18 @@ impl Conn for PgConn {
             }
             tx.commit().await?;
             Ok(InsertOutcome::Inserted)
+        })
+    }
+
+    fn execute_tx(&mut self, statements: &[Sql]) -> Result<(), StoreError> {
+        op!(self, "changing runs", |c| async {
+            let tx = c.transaction().await?;
+            for q in statements {
+                let b = boxed(&q.params);
+                tx.execute(q.text.as_str(), &refs(&b)).await?;
+            }
+            tx.commit().await?;
+            Ok(())
         })
     }
 

@@ -152,4 +152,6 @@ pub(crate) trait Conn: Send {
     /// Apply the migrations whose version is above the stored one, under the
     /// backend's lock; return the resulting version.
     fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError>;
+    /// Run every statement in one transaction: all of them or none.
+    fn execute_tx(&mut self, statements: &[Sql]) -> Result<(), StoreError>;
 }

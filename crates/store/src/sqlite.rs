@@ -19,7 +19,7 @@
 
 use crate::error::StoreError;
 use crate::rows::InsertOutcome;
-use crate::sql::{Batch, Cell, Conn, SqlValue};
+use crate::sql::{Batch, Cell, Conn, Sql, SqlValue};
 use crate::url::Backend;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
@@ -355,6 +355,18 @@ impl Conn for SqliteConn {
         }
         tx.commit()?;
         Ok(InsertOutcome::Inserted)
+    }
+
+    fn execute_tx(&mut self, statements: &[Sql]) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        for q in statements {
+            let mut stmt = tx.prepare_cached(&q.text)?;
+            stmt.execute(rusqlite::params_from_iter(q.params.iter().map(to_value)))?;
+        }
+        tx.commit()?;
+        Ok(())
     }
 
     fn migrate(&mut self, migrations: &[&[&str]]) -> Result<u32, StoreError> {

@@ -757,6 +757,7 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
         errors,
         interrupted: false,
         advisories: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

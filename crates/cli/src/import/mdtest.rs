@@ -524,6 +524,7 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
         errors,
         interrupted: false,
         advisories: Vec::new(),
+        notes: Vec::new(),
     }
 }
 

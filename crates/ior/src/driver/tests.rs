@@ -114,9 +114,16 @@ fn too_many_tasks_is_an_error_that_is_kept() {
 fn a_missing_directory_is_an_error() {
     let r = run_args(&["-a", "POSIX", "-w", "-o", "/nonexistent/pario/f"], None);
     assert_eq!(r.status, EXIT_FAILED, "{}", r.out);
+    // The error, then the line naming the kept (failed) run.
+    let lines: Vec<&str> = r.err.lines().collect();
     assert_eq!(
-        r.err,
-        "ior: -o /nonexistent/pario/f: directory /nonexistent/pario does not exist\n"
+        lines[0],
+        "ior: -o /nonexistent/pario/f: directory /nonexistent/pario does not exist"
+    );
+    assert!(
+        lines.len() == 2 && lines[1].starts_with("ior: kept as "),
+        "{}",
+        r.err
     );
     assert!(!r.out.lines().any(|l| l.starts_with("write ")), "{}", r.out);
     assert_eq!(r.kept[0].exit_status, EXIT_FAILED);

@@ -138,10 +138,23 @@ fn four_ranks_in_threads_step_through_task_counts() {
             let console = Console::new("mdtest", &mut out, &mut err);
             run_with(comm, &argv, &o, &settings, &console)
         };
-        (status, String::from_utf8(out).unwrap(), err.len())
+        let err = String::from_utf8(err).unwrap();
+        // Only rank 0 says where the run was kept; nothing else is said.
+        let other = err
+            .lines()
+            .filter(|l| !l.starts_with("mdtest: kept as "))
+            .count();
+        (
+            status,
+            String::from_utf8(out).unwrap(),
+            other,
+            err.lines().count(),
+        )
     })
     .unwrap();
     assert!(ranks.iter().all(|r| r.0 == 0 && r.2 == 0), "{ranks:?}");
+    assert_eq!(ranks[0].3, 1, "{ranks:?}");
+    assert!(ranks[1..].iter().all(|r| r.3 == 0), "{ranks:?}");
     let out0 = &ranks[0].1;
     assert!(out0.contains("Nodemap: 1100\n"), "{out0}");
     assert!(out0.contains("2 tasks, 12 files/directories"), "{out0}");

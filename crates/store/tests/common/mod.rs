@@ -182,6 +182,7 @@ pub fn record_shaped(
         exit_status: 0,
         interrupted: false,
         advisories: Vec::new(),
+        notes: Vec::new(),
     }
 }
 
@@ -259,6 +260,70 @@ pub fn insert_is_idempotent_and_a_taken_id_fails(db: &dyn TestDb) {
     assert_eq!(s.rank_times("dup").unwrap().len(), ranks);
     assert_eq!(s.list_runs(&RunFilter::default()).unwrap().len(), 1);
     assert_eq!(s.get_run("dup").unwrap(), Some(rec));
+}
+
+/// Labels and notes change in place (the record and the tag rows alike);
+/// a deleted run leaves no row in any table; tag counts and phase means
+/// read what is stored.
+pub fn labels_change_and_runs_delete_whole(db: &dyn TestDb) {
+    let mut s = db.open();
+    let rec = record(
+        "lab1",
+        10.0,
+        &[("build", "1.10"), ("trial", "x")],
+        1 << 20,
+        1e9,
+    );
+    let other = record("lab2", 20.0, &[("build", "1.10")], 1 << 20, 3e9);
+    s.insert_run(&rec).unwrap();
+    s.insert_run(&other).unwrap();
+    let mut relabelled = rec.clone();
+    relabelled.tags.remove("trial");
+    relabelled.tags.insert("fs".into(), "scratch".into());
+    relabelled.notes.push("firmware 2.1".into());
+    s.replace_labels(&relabelled).unwrap();
+    assert_eq!(s.get_run("lab1").unwrap(), Some(relabelled.clone()));
+    let listed = s.list_runs(&RunFilter::default()).unwrap();
+    let lab1 = listed.iter().find(|r| r.run_id == "lab1").unwrap();
+    assert_eq!(lab1.tags, relabelled.tags);
+    // The relabelled record is the stored one: inserting it is a no-op.
+    assert_eq!(
+        s.insert_run(&relabelled).unwrap(),
+        InsertOutcome::AlreadyPresent
+    );
+    let counts = s.tag_counts().unwrap();
+    let build = counts.iter().find(|c| c.key == "build").unwrap();
+    assert_eq!((build.value.as_str(), build.runs), ("1.10", 2));
+    assert!(counts.iter().all(|c| c.key != "trial"), "{counts:?}");
+    let means = s.phase_means(&["lab1".into(), "lab2".into()]).unwrap();
+    assert!(
+        means
+            .iter()
+            .any(|m| m.run_id == "lab2" && m.bandwidth > 1e9),
+        "{means:?}"
+    );
+    let mut missing = rec.clone();
+    missing.run_id = "nope".into();
+    assert!(s.replace_labels(&missing).is_err());
+
+    assert!(s.delete_run("lab1").unwrap());
+    assert!(!s.delete_run("lab1").unwrap());
+    assert!(!s.contains_run("lab1").unwrap());
+    assert!(s.results_for(&["lab1".into()]).unwrap().is_empty());
+    assert!(s.rank_times("lab1").unwrap().is_empty());
+    assert_eq!(s.get_run("lab1").unwrap(), None);
+    assert_eq!(
+        s.tag_counts()
+            .unwrap()
+            .iter()
+            .find(|c| c.key == "build")
+            .unwrap()
+            .runs,
+        1
+    );
+    // The other run is whole, and the id can be used again.
+    assert_eq!(s.get_run("lab2").unwrap(), Some(other));
+    assert_eq!(s.insert_run(&rec).unwrap(), InsertOutcome::Inserted);
 }
 
 pub fn bad_records_are_refused_whole(db: &dyn TestDb) {
@@ -607,6 +672,12 @@ macro_rules! backend_tests {
         fn read_only_opens_read_and_create_nothing() {
             if let Some(db) = $db {
                 common::read_only_opens_read_and_create_nothing(&db);
+            }
+        }
+        #[test]
+        fn labels_change_and_runs_delete_whole() {
+            if let Some(db) = $db {
+                common::labels_change_and_runs_delete_whole(&db);
             }
         }
         #[test]
