@@ -39,7 +39,7 @@ if [ "$want_test" = 1 ]; then
   # --- ceph (issue 13): a single-node Ceph for the RADOS and S3 backends'
   # tests (scripts/test-object-servers.sh), librados for -a RADOS (loaded at
   # run time, not linked), curl for the gateway's credentials check.
-  pkgs+=(ceph-mon ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
+  pkgs+=(ceph-mon ceph-mgr ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
   # --- end ceph
 fi
 

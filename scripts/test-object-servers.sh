@@ -7,15 +7,16 @@
 #   scripts/test-object-servers.sh start           start; print `export ...` lines (for eval)
 #   scripts/test-object-servers.sh stop            stop what `start` started and remove its directory
 #
-# One monitor, one OSD on memstore (data in memory), pools of size 1 and
+# One monitor, a manager, one OSD on memstore (data in memory), pools of size 1 and
 # radosgw on 127.0.0.1, all under PARIO_OBJ_SERVERS_DIR (default: a new
-# directory in $TMPDIR for CMD, a fixed one for start/stop): a private ceph.conf and keyrings, no systemd, /etc/ceph is
+# directory in $TMPDIR for CMD, a fixed one for start/stop): a private
+# ceph.conf and keyrings, no systemd; /etc/ceph is
 # never read or written. Exported:
 #   PARIO_TEST_S3_ENDPOINT=http://127.0.0.1:PORT   PARIO_TEST_S3_REGION=us-east-1
 #   PARIO_TEST_S3_ACCESS_KEY, PARIO_TEST_S3_SECRET_KEY (generated at each start)
 #   PARIO_TEST_RADOS_CONF=DIR/ceph.conf   PARIO_TEST_RADOS_POOL=pario
 #   PARIO_TEST_RADOS_USER=pario (client.pario)   PARIO_TEST_RADOS_KEYRING=DIR/keyring
-# Needs Debian's ceph-mon, ceph-osd, ceph-common and radosgw
+# Needs Debian's ceph-mon, ceph-mgr, ceph-osd, ceph-common and radosgw
 # (scripts/setup.sh --test installs them).
 set -euo pipefail
 
@@ -47,7 +48,7 @@ random_word() {
 need() {
   local b
   for b in "$@"; do
-    command -v "$b" >/dev/null 2>&1 || die "$b not found; run scripts/setup.sh --test (Debian's ceph-mon, ceph-osd, ceph-common, radosgw)"
+    command -v "$b" >/dev/null 2>&1 || die "$b not found; run scripts/setup.sh --test (Debian's ceph-mon, ceph-mgr, ceph-osd, ceph-common, radosgw)"
   done
 }
 
@@ -98,6 +99,9 @@ client mount timeout = 30
 rados mon op timeout = 30
 rados osd op timeout = 30
 
+[mgr]
+mgr data = $d/mgr/\$id
+
 [mon]
 mon data = $d/mon/\$id
 mon cluster log file = $d/log/cluster.log
@@ -134,6 +138,27 @@ start_mon() {
     >"$d/log/mon.a.out" 2>&1 || { show_log mon.a; die "ceph-mon --mkfs failed"; }
   ceph-mon -c "$d/ceph.conf" -i a >>"$d/log/mon.a.out" 2>&1 || { show_log mon.a; die "ceph-mon did not start"; }
   cephc mon stat >/dev/null 2>&1 || { show_log mon.a; die "the monitor does not answer on 127.0.0.1:$mon_port"; }
+}
+
+# The manager: without it the cluster reports no usage (rados df, statfs).
+start_mgr() {
+  local d=$STATE_DIR
+  mkdir -p "$d/mgr/x"
+  cephc auth get-or-create mgr.x mon 'allow profile mgr' osd 'allow *' -o "$d/mgr/x/keyring" 2>/dev/null \
+    || die "could not create mgr.x"
+  ceph-mgr -c "$d/ceph.conf" -i x --keyring "$d/mgr/x/keyring" >"$d/log/mgr.x.out" 2>&1 \
+    || { show_log mgr.x; die "ceph-mgr did not start"; }
+}
+
+# Wait until the manager reports the cluster's capacity (statfs needs it).
+wait_usage() {
+  local i
+  for i in $(seq 1 "$WAIT_S"); do
+    cephc df -f json 2>/dev/null | grep -q '"total_bytes":[1-9]' && return 0
+    sleep 1
+  done
+  show_log mgr.x
+  die "the manager reported no cluster usage within ${WAIT_S}s"
 }
 
 start_osd() {
@@ -207,7 +232,7 @@ s3_check() {
 }
 
 start_all() {
-  need ceph ceph-mon ceph-osd ceph-authtool monmaptool radosgw radosgw-admin rados uuidgen
+  need ceph ceph-mon ceph-mgr ceph-osd ceph-authtool monmaptool radosgw radosgw-admin rados uuidgen
   [ -e "$STATE_DIR" ] && die "$STATE_DIR exists: servers already running? (run '$0 stop' first)"
   mkdir -p "$STATE_DIR"/{log,run,mon,osd,crash}
   chmod 755 "$STATE_DIR"
@@ -218,9 +243,11 @@ start_all() {
   fsid=$(uuidgen)
   write_conf "$mon_port" "$rgw_port" "$fsid"
   start_mon "$mon_port" "$fsid"
+  start_mgr
   start_osd
   make_pool
   start_rgw "$rgw_port"
+  wait_usage
   {
     echo "export PARIO_TEST_S3_ENDPOINT='http://127.0.0.1:$rgw_port'"
     echo "export PARIO_TEST_S3_ACCESS_KEY='$S3_ACCESS'"
@@ -253,7 +280,7 @@ stop_all() {
 }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,20p' "$0" ;;
+  -h|--help) sed -n '2,18p' "$0" ;;
   start)
     trap 'stop_all' EXIT
     start_all

@@ -21,6 +21,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::mmap::DESCRIPTOR,
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
+    &crate::rados::DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
