@@ -60,6 +60,7 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     features: Features {
         random_offsets: true,
         file_per_process: true,
+        object_store: true,
         ..Features::LOCAL
     },
     built: true,
@@ -250,7 +251,7 @@ impl RadosLib {
 /// The text of a negative librados return (`-errno`).
 fn errno_text(ret: i32) -> String {
     let code = ret.checked_neg().unwrap_or(libc::EIO);
-    format!("{} (errno {code})", std::io::Error::from_raw_os_error(code))
+    std::io::Error::from_raw_os_error(code).to_string()
 }
 
 /// A backend error from a negative librados return.
@@ -280,6 +281,8 @@ struct Cluster {
     ioctx: rados_ioctx_t,
     /// `pool P` (and the conf), for messages.
     place: String,
+    /// Which configuration was read, for messages.
+    conf_text: String,
 }
 
 // SAFETY: librados handles (rados_t, rados_ioctx_t) may be used from any
@@ -338,6 +341,7 @@ impl Cluster {
             cluster,
             ioctx: std::ptr::null_mut(),
             place: format!("pool {} ({conf_text})", o.pool),
+            conf_text: conf_text.clone(),
         };
         c.read_conf(o, &conf_text)?;
         // librados's own log lines would go to stderr beside pario's one
@@ -418,7 +422,7 @@ impl Cluster {
             };
             return Err(format!(
                 "-a RADOS: cannot connect to the cluster of {} as {who}: {why}",
-                self.place
+                self.conf_text
             ));
         }
         let pool = c_arg(&o.pool);
@@ -431,7 +435,10 @@ impl Cluster {
             } else {
                 errno_text(ret)
             };
-            return Err(format!("-a RADOS: --rados.pool {}: {why}", o.pool));
+            return Err(format!(
+                "-a RADOS: --rados.pool {}: {why} of {}",
+                o.pool, self.conf_text
+            ));
         }
         self.ioctx = io;
         Ok(self)

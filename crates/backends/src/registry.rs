@@ -107,6 +107,9 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
+    /// Names are object names in a store (RADOS, S3), not local paths: the
+    /// front ends check no local directory for them.
+    pub object_store: bool,
 }
 
 impl Features {
@@ -121,6 +124,7 @@ impl Features {
         min_transfer: 1,
         fake: false,
         needs_mpi: false,
+        object_store: false,
     };
 }
 

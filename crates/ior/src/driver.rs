@@ -959,7 +959,8 @@ fn preflight(
     let mut warnings = Vec::new();
     if comm.rank() == 0 {
         let mut problem = None;
-        if !p.api_kind.features().fake && !p.dry_run {
+        let features = p.api_kind.features();
+        if !features.fake && !features.object_store && !p.dry_run {
             for target in p.test_file.split('@') {
                 let dir = parent_dir(target);
                 problem = if !dir.is_dir() {
