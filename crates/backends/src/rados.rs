@@ -15,7 +15,9 @@
 //! `--rados.timeout` (seconds, default 30; 0 = librados's defaults, which
 //! wait forever for OSDs): it bounds connecting (client_mount_timeout) and
 //! every monitor and OSD request, so an unreachable cluster fails instead
-//! of hanging.
+//! of hanging. `--rados.queue-depth N` keeps up to N requests per rank in
+//! flight through librados's asynchronous calls (as `--uring.depth` does
+//! for io_uring), so that a few ranks can keep the OSDs busy.
 //!
 //! The library is not linked: librados.so.2 is loaded with dlopen
 //! (crate::dynlib) when the backend is created, so builds and runs without
@@ -28,10 +30,11 @@
 use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
-    Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
-    ModuleOptions, OpenContext, OpenMode,
+    Backend, BackendError, Capabilities, Completion, CompletionQueue, ErrorKind, FileHandle,
+    FileStat, FsInfo, IoOp, ModuleOptions, OpenContext, OpenMode,
 };
 use ffi::{rados_ioctx_t, rados_t, RadosLib};
+use std::collections::VecDeque;
 use std::ffi::{CStr, CString, OsStr};
 use std::os::raw::c_char;
 use std::path::{Path, PathBuf};
@@ -55,11 +58,17 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
             K::UInt,
             "seconds before a cluster request fails (0: librados default)",
         ),
+        O::new(
+            "queue-depth",
+            K::UInt,
+            "requests in flight per rank (librados aio; default 1)",
+        ),
     ],
     reads: &[],
     features: Features {
         random_offsets: true,
         file_per_process: true,
+        queue: true,
         object_store: true,
         ..Features::LOCAL
     },
@@ -78,6 +87,8 @@ pub const DEFAULT_TIMEOUT_S: u64 = 30;
 /// Largest transfer handed to one librados call (OSDs refuse writes over
 /// `osd_max_write_size`, 90 MiB by default).
 pub const MAX_CALL: usize = 64 << 20;
+/// Most requests in flight per open object.
+pub const MAX_QUEUE_DEPTH: u32 = 1024;
 
 #[allow(non_camel_case_types, dead_code)]
 mod ffi {
@@ -93,6 +104,9 @@ mod ffi {
     pub type rados_t = *mut c_void;
     pub type rados_ioctx_t = *mut c_void;
     pub type rados_write_op_t = *mut c_void;
+    pub type rados_completion_t = *mut c_void;
+    pub type rados_callback_t =
+        Option<unsafe extern "C" fn(c: rados_completion_t, arg: *mut c_void)>;
 
     pub const LIBRADOS_CREATE_IDEMPOTENT: c_int = 0;
 
@@ -139,6 +153,32 @@ mod ffi {
                 -> c_int;
             fn rados_remove(io: rados_ioctx_t, oid: *const c_char) -> c_int;
             fn rados_trunc(io: rados_ioctx_t, oid: *const c_char, size: u64) -> c_int;
+            fn rados_aio_create_completion(
+                arg: *mut c_void,
+                complete: rados_callback_t,
+                safe: rados_callback_t,
+                pc: *mut rados_completion_t,
+            ) -> c_int;
+            fn rados_aio_write(
+                io: rados_ioctx_t,
+                oid: *const c_char,
+                c: rados_completion_t,
+                buf: *const c_char,
+                len: usize,
+                off: u64,
+            ) -> c_int;
+            fn rados_aio_read(
+                io: rados_ioctx_t,
+                oid: *const c_char,
+                c: rados_completion_t,
+                buf: *mut c_char,
+                len: usize,
+                off: u64,
+            ) -> c_int;
+            fn rados_aio_wait_for_complete(c: rados_completion_t) -> c_int;
+            fn rados_aio_is_complete(c: rados_completion_t) -> c_int;
+            fn rados_aio_get_return_value(c: rados_completion_t) -> c_int;
+            fn rados_aio_release(c: rados_completion_t) -> ();
             fn rados_create_write_op() -> rados_write_op_t;
             fn rados_release_write_op(op: rados_write_op_t) -> ();
             fn rados_write_op_create(op: rados_write_op_t, exclusive: c_int, category: *const c_char)
@@ -165,6 +205,8 @@ pub struct RadosOptions {
     pub pool: String,
     /// `timeout` in seconds (0: librados's defaults).
     pub timeout_s: u64,
+    /// `queue-depth`: requests in flight per open object (1: synchronous).
+    pub queue_depth: u32,
 }
 
 impl RadosOptions {
@@ -174,6 +216,7 @@ impl RadosOptions {
         let mut conf = None;
         let mut pool = None;
         let mut timeout_s = DEFAULT_TIMEOUT_S;
+        let mut queue_depth = 1;
         for (key, value) in opts {
             let text = || -> Result<String, String> {
                 match value.as_deref().map(str::trim) {
@@ -198,6 +241,16 @@ impl RadosOptions {
                         format!("--rados.timeout={v}: expected a number of seconds")
                     })?;
                 }
+                "queue-depth" => {
+                    let v = text()?;
+                    queue_depth = v
+                        .parse()
+                        .ok()
+                        .filter(|d| (1..=MAX_QUEUE_DEPTH).contains(d))
+                        .ok_or_else(|| {
+                            format!("--rados.queue-depth={v}: expected 1 to {MAX_QUEUE_DEPTH}")
+                        })?;
+                }
                 other => return Err(format!("unknown option --rados.{other}")),
             }
         }
@@ -209,6 +262,7 @@ impl RadosOptions {
             conf,
             pool,
             timeout_s,
+            queue_depth,
         })
     }
 }
@@ -456,6 +510,7 @@ impl Cluster {
 /// The RADOS backend: one connection per process, shared by its objects.
 pub struct RadosBackend {
     cluster: Arc<Cluster>,
+    queue_depth: u32,
 }
 
 impl std::fmt::Debug for RadosBackend {
@@ -490,6 +545,7 @@ impl RadosBackend {
         let cluster = Cluster::configure(lib, o)?.open(o)?;
         Ok(RadosBackend {
             cluster: Arc::new(cluster),
+            queue_depth: o.queue_depth.max(1),
         })
     }
 
@@ -521,7 +577,10 @@ impl Backend for RadosBackend {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities::default()
+        Capabilities {
+            queue_depth: self.queue_depth,
+            ..Capabilities::default()
+        }
     }
 
     fn open_with(
@@ -549,6 +608,8 @@ impl Backend for RadosBackend {
             oid,
             path: path.to_path_buf(),
             queue: CompletionQueue::default(),
+            depth: self.queue_depth as usize,
+            flight: VecDeque::new(),
         }))
     }
 
@@ -645,13 +706,30 @@ fn create_object(c: &Cluster, path: &Path, oid: &CStr) -> Result<(), BackendErro
     Ok(())
 }
 
-/// An open object: its name; nothing is held open in the cluster.
+/// An open object: its name (nothing is held open in the cluster) and,
+/// with a queue depth above 1, the asynchronous requests in flight.
 struct RadosObject {
     cluster: Arc<Cluster>,
     oid: CString,
     path: PathBuf,
+    /// Completions ready for `complete`.
     queue: CompletionQueue,
+    /// Requests kept in flight (1: every transfer completes in `submit`).
+    depth: usize,
+    /// Requests issued and not yet retired, oldest first.
+    flight: VecDeque<InFlight>,
 }
+
+/// One asynchronous request: its librados completion and the operation
+/// whose buffer librados reads or fills until the completion fires.
+struct InFlight {
+    completion: ffi::rados_completion_t,
+    op: IoOp,
+}
+
+// SAFETY: a librados completion may be waited on and released from any
+// thread; the buffer it refers to is owned by `op`, which moves with it.
+unsafe impl Send for InFlight {}
 
 impl FileHandle for RadosObject {
     fn write_at(&mut self, buf: &[u8], offset: u64) -> Result<usize, BackendError> {
@@ -713,12 +791,165 @@ impl FileHandle for RadosObject {
         stat_object(&self.cluster, "size", &self.path, &self.oid)
     }
 
-    fn close(self: Box<Self>) -> Result<(), BackendError> {
-        Ok(())
+    fn close(mut self: Box<Self>) -> Result<(), BackendError> {
+        while !self.flight.is_empty() {
+            self.retire_oldest();
+        }
+        let mut left = Vec::new();
+        self.queue.drain_into(&mut left);
+        match left.into_iter().find_map(|c| c.result.err()) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
     fn completion_queue(&mut self) -> Option<&mut CompletionQueue> {
         Some(&mut self.queue)
+    }
+
+    fn submit(&mut self, op: IoOp) -> Result<(), (BackendError, IoOp)> {
+        if op.len > op.buf.len() {
+            let e = crate::op_too_long(&op, &self.path);
+            return Err((e, op));
+        }
+        if self.depth <= 1 || op.len == 0 || op.len > MAX_CALL {
+            self.transfer_now(op);
+            return Ok(());
+        }
+        while self.flight.len() >= self.depth {
+            self.retire_oldest();
+        }
+        self.issue(op);
+        Ok(())
+    }
+
+    fn complete(&mut self, min: usize, out: &mut Vec<Completion>) -> Result<(), BackendError> {
+        let min = min.min(self.queue.len() + self.flight.len());
+        while self.queue.len() < min {
+            self.retire_oldest();
+        }
+        while self.flight.front().is_some_and(|f| self.is_done(f)) {
+            self.retire_oldest();
+        }
+        self.queue.drain_into(out);
+        Ok(())
+    }
+}
+
+impl RadosObject {
+    /// A transfer done at once (queue depth 1, empty or oversized ops).
+    fn transfer_now(&mut self, mut op: IoOp) {
+        let result = if op.write {
+            self.write_at(&op.buf.as_slice()[..op.len], op.offset)
+        } else {
+            let (len, offset) = (op.len, op.offset);
+            self.read_at(&mut op.buf.as_mut_slice()[..len], offset)
+        };
+        self.queue.push(Completion {
+            tag: op.tag,
+            result,
+            buf: op.buf,
+        });
+    }
+
+    /// Start `op` with librados's aio; a refusal becomes its completion.
+    fn issue(&mut self, mut op: IoOp) {
+        let c = &self.cluster;
+        let mut completion: ffi::rados_completion_t = std::ptr::null_mut();
+        // SAFETY: table call; a valid out-pointer, no callbacks.
+        let ret = unsafe {
+            (c.lib.rados_aio_create_completion)(std::ptr::null_mut(), None, None, &mut completion)
+        };
+        let ret = if ret < 0 {
+            ret
+        } else if op.write {
+            // SAFETY: table call on the open pool; the buffer, owned by
+            // `op`, stays alive and unmoved (heap) until the request is
+            // retired, which always waits for its completion first.
+            unsafe {
+                (c.lib.rados_aio_write)(
+                    c.ioctx,
+                    self.oid.as_ptr(),
+                    completion,
+                    op.buf.as_ptr() as *const c_char,
+                    op.len,
+                    op.offset,
+                )
+            }
+        } else {
+            // SAFETY: as above, the buffer writable for `op.len` bytes.
+            unsafe {
+                (c.lib.rados_aio_read)(
+                    c.ioctx,
+                    self.oid.as_ptr(),
+                    completion,
+                    op.buf.as_mut_ptr() as *mut c_char,
+                    op.len,
+                    op.offset,
+                )
+            }
+        };
+        if ret < 0 {
+            if !completion.is_null() {
+                // SAFETY: table call; the request was not started, so the
+                // completion is released once, here.
+                unsafe { (c.lib.rados_aio_release)(completion) };
+            }
+            let what = if op.write { "write" } else { "read" };
+            self.queue.push(Completion {
+                tag: op.tag,
+                result: Err(rados_error(what, &self.path, ret, "")),
+                buf: op.buf,
+            });
+            return;
+        }
+        self.flight.push_back(InFlight { completion, op });
+    }
+
+    fn is_done(&self, f: &InFlight) -> bool {
+        // SAFETY: table call on a completion of a started request.
+        unsafe { (self.cluster.lib.rados_aio_is_complete)(f.completion) != 0 }
+    }
+
+    /// Wait for the oldest request, release it and queue its completion.
+    fn retire_oldest(&mut self) {
+        let Some(InFlight { completion, op }) = self.flight.pop_front() else {
+            return;
+        };
+        let lib = &self.cluster.lib;
+        // SAFETY: table calls on the completion of a started request:
+        // waited for, read, then released once; after the wait librados no
+        // longer touches the buffer.
+        let ret = unsafe {
+            (lib.rados_aio_wait_for_complete)(completion);
+            let ret = (lib.rados_aio_get_return_value)(completion);
+            (lib.rados_aio_release)(completion);
+            ret
+        };
+        let result = match (ret, op.write) {
+            (r, w) if r < 0 => Err(rados_error(
+                if w { "write" } else { "read" },
+                &self.path,
+                r,
+                "",
+            )),
+            (_, true) => Ok(op.len),
+            (r, false) => Ok((r as usize).min(op.len)),
+        };
+        self.queue.push(Completion {
+            tag: op.tag,
+            result,
+            buf: op.buf,
+        });
+    }
+}
+
+impl Drop for RadosObject {
+    /// Requests still in flight are waited for: their buffers must outlive them.
+    fn drop(&mut self) {
+        while !self.flight.is_empty() {
+            self.retire_oldest();
+        }
     }
 }
 
@@ -741,11 +972,12 @@ mod tests {
             ("conf", Some("/x/ceph.conf")),
             ("pool", Some("p1")),
             ("timeout", Some("5")),
+            ("queue-depth", Some("16")),
         ]))
         .unwrap();
         assert_eq!(o.user.as_deref(), Some("bench"));
         assert_eq!(o.conf, Some(PathBuf::from("/x/ceph.conf")));
-        assert_eq!((o.pool.as_str(), o.timeout_s), ("p1", 5));
+        assert_eq!((o.pool.as_str(), o.timeout_s, o.queue_depth), ("p1", 5, 16));
         let d = RadosOptions::parse(&opts(&[("pool", Some("p"))])).unwrap();
         assert_eq!(
             (d.user, d.conf, d.timeout_s),
@@ -756,6 +988,7 @@ mod tests {
             vec![("pool", Some("p")), ("timeout", Some("soon"))],
             vec![("pool", Some("p")), ("user", Some("client."))],
             vec![("pool", Some("p")), ("color", Some("red"))],
+            vec![("pool", Some("p")), ("queue-depth", Some("0"))],
         ] {
             let e = RadosOptions::parse(&opts(&bad)).unwrap_err();
             assert!(e.contains("--rados."), "{e}");

@@ -29,6 +29,7 @@ fn cluster(what: &str) -> Option<RadosOptions> {
             conf: Some(PathBuf::from(conf)),
             pool,
             timeout_s: 20,
+            queue_depth: 1,
         }),
         _ => {
             pario_testkit::cannot_run(
@@ -69,6 +70,15 @@ fn rados_passes_the_conformance_suite() {
     let fs = b.statfs(&dir).unwrap();
     assert_eq!(fs.fs_type, "rados");
     assert!(fs.mount_options.contains(&o.pool), "{fs:?}");
+    // The same with requests in flight (librados aio).
+    let deep = RadosBackend::connect(&RadosOptions {
+        queue_depth: 8,
+        ..o.clone()
+    })
+    .unwrap();
+    assert_eq!(deep.capabilities().queue_depth, 8);
+    let failures = run_all(&deep, &dir, RADOS);
+    assert!(failures.is_empty(), "queue depth 8: {failures:#?}");
 }
 
 #[test]

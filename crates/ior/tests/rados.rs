@@ -44,6 +44,7 @@ fn cluster(what: &str) -> Option<(Vec<String>, RadosOptions)> {
         conf: Some(PathBuf::from(conf)),
         pool,
         timeout_s: 20,
+        queue_depth: 1,
     };
     Some((args, o))
 }
@@ -72,7 +73,8 @@ fn ior_writes_reads_and_checks_objects_on_1_and_2_ranks() {
     let b = RadosBackend::connect(&o).unwrap();
     let dir = tempfile::tempdir().unwrap();
     for np in [1, 2] {
-        for extra in [&[][..], &["-F"], &["-z"], &["-F", "-z"]] {
+        let deep = ["-F", "-z", "--rados.queue-depth=4"];
+        for extra in [&[][..], &["-F"], &["-z"], &["-F", "-z"], &deep] {
             let name = format!("{}/t", prefix("rw"));
             let mut args = vec![
                 "-w",
