@@ -11,7 +11,8 @@
 # radosgw on 127.0.0.1, all under PARIO_OBJ_SERVERS_DIR (default: a new
 # directory in $TMPDIR for CMD, a fixed one for start/stop): a private
 # ceph.conf and keyrings, no systemd; /etc/ceph is
-# never read or written. Exported:
+# never read or written. The OSD holds PARIO_OBJ_SERVERS_STORE_MIB MiB
+# (default 2048; writes fail once it is full). Exported:
 #   PARIO_TEST_S3_ENDPOINT=http://127.0.0.1:PORT   PARIO_TEST_S3_REGION=us-east-1
 #   PARIO_TEST_S3_ACCESS_KEY, PARIO_TEST_S3_SECRET_KEY (generated at each start)
 #   PARIO_TEST_RADOS_CONF=DIR/ceph.conf   PARIO_TEST_RADOS_POOL=pario
@@ -24,6 +25,8 @@ STATE_DIR="${PARIO_OBJ_SERVERS_DIR:-${TMPDIR:-/tmp}/pario-obj-servers.$(id -u)}"
 POOL=pario
 # How long to wait for each daemon (seconds).
 WAIT_S="${PARIO_OBJ_SERVERS_WAIT:-90}"
+# The OSD's capacity in MiB (memstore: data is kept in memory, up to this).
+STORE_MIB="${PARIO_OBJ_SERVERS_STORE_MIB:-2048}"
 
 die() { echo "test-object-servers.sh: $*" >&2; exit 1; }
 note() { echo "test-object-servers.sh: $*" >&2; }
@@ -109,7 +112,7 @@ mon cluster log file = $d/log/cluster.log
 [osd]
 osd data = $d/osd/\$id
 osd objectstore = memstore
-memstore device bytes = 2147483648
+memstore device bytes = $((STORE_MIB * 1048576))
 osd memory target = 939524096
 osd max object name len = 460
 osd max object namespace len = 64
@@ -233,6 +236,7 @@ s3_check() {
 
 start_all() {
   need ceph ceph-mon ceph-mgr ceph-osd ceph-authtool monmaptool radosgw radosgw-admin rados uuidgen
+  [[ "$STORE_MIB" =~ ^[1-9][0-9]*$ ]] || die "PARIO_OBJ_SERVERS_STORE_MIB=$STORE_MIB: expected a number of MiB"
   [ -e "$STATE_DIR" ] && die "$STATE_DIR exists: servers already running? (run '$0 stop' first)"
   mkdir -p "$STATE_DIR"/{log,run,mon,osd,crash}
   chmod 755 "$STATE_DIR"
@@ -280,7 +284,7 @@ stop_all() {
 }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,18p' "$0" ;;
+  -h|--help) sed -n '2,21p' "$0" ;;
   start)
     trap 'stop_all' EXIT
     start_all
