@@ -44,7 +44,7 @@ use std::sync::Arc;
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "RADOS",
     module: "rados",
-    summary: "objects in a Ceph RADOS pool through librados (loaded when chosen)",
+    summary: "objects in a Ceph RADOS pool (librados)",
     options: &[
         O::new(
             "user",
