@@ -107,6 +107,28 @@ fn a_shared_object_takes_writes_at_offsets_from_several_handles() {
 }
 
 #[test]
+fn an_object_deleted_while_open_is_an_error_naming_it() {
+    let Some(o) = cluster("RADOS object deleted during a read") else {
+        return;
+    };
+    let b = RadosBackend::connect(&o).unwrap();
+    let path = unique_dir("deleted").join("victim");
+    let mut w = b.open(&path, OpenMode::WRITE_CREATE).unwrap();
+    w.write_at(&[7u8; 4096], 0).unwrap();
+    w.close().unwrap();
+    let mut r = b.open(&path, OpenMode::READ).unwrap();
+    b.delete(&path).unwrap();
+    let e = r.read_at(&mut [0u8; 4096], 0).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::NotFound, "{e}");
+    let text = e.to_string();
+    assert!(
+        text.starts_with("read ") && text.contains("victim"),
+        "{text}"
+    );
+    r.close().unwrap();
+}
+
+#[test]
 fn bad_pool_conf_and_user_are_one_line_errors_naming_them() {
     let Some(o) = cluster("RADOS bad input") else {
         return;
