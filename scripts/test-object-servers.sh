@@ -276,9 +276,14 @@ stop_all() {
     pid=$(cat "$f" 2>/dev/null || true)
     [ -n "$pid" ] && kill "$pid" 2>/dev/null && pids+=("$pid")
   done
+  # A few seconds' grace, then SIGKILL (the data is in memory and thrown
+  # away anyway), and wait until every daemon is gone.
   for pid in "${pids[@]}"; do
-    for i in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+    for i in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
   rm -rf "$STATE_DIR"
 }
