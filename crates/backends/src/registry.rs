@@ -21,6 +21,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::mmap::DESCRIPTOR,
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
+    &crate::rados::DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -106,6 +107,9 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
+    /// Names are object names in a store (RADOS, S3), not local paths: the
+    /// front ends check no local directory for them.
+    pub object_store: bool,
 }
 
 impl Features {
@@ -120,6 +124,7 @@ impl Features {
         min_transfer: 1,
         fake: false,
         needs_mpi: false,
+        object_store: false,
     };
 }
 
