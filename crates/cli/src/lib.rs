@@ -7,6 +7,7 @@
 //! - [`import`] (parsers) and [`import_cmd`]: upstream output made comparable;
 //! - [`compare`]: `pario compare` and its four output formats;
 //! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
+//! - [`suite`]: `pario suite list|show|run` (the `pario-suite` crate);
 //! - [`db`]: `pario db sync` and `pario db info`;
 //! - [`textable`]: aligned text tables; [`time`]: dates.
 //!
@@ -24,6 +25,7 @@ pub mod report;
 pub mod runs;
 pub mod select;
 pub mod show;
+pub mod suite;
 pub mod textable;
 pub mod time;
 
@@ -124,6 +126,7 @@ pub fn run(cli: args::Cli) -> Result<i32, CliError> {
         Command::Import(a) => import_cmd::run(&ctx, &a),
         Command::Compare(a) => compare::run(&ctx, &a),
         Command::Report(a) => report::run(&ctx, &a),
+        Command::Suite { command } => suite::run(&ctx, command),
         Command::Db {
             command: DbCommand::Sync,
         } => db::sync(&ctx),
