@@ -178,9 +178,11 @@ fn resolve_step(
     values: &BTreeMap<String, String>,
 ) -> Result<PlannedStep, (usize, String)> {
     let at = |line: usize| move |e: String| (line, format!("step {}: {e}", s.name));
-    let args = substitute(&s.args, values).map_err(at(s.args_line))?;
+    // Words first, then parameters: a value with blanks stays one word.
     let mut argv = vec![s.tool.name().to_string()];
-    argv.extend(split_words(&args).map_err(at(s.args_line))?);
+    for word in split_words(&s.args).map_err(at(s.args_line))? {
+        argv.push(substitute(&word, values).map_err(at(s.args_line))?);
+    }
     let reps_text = substitute(&s.repetitions.text, values).map_err(at(s.repetitions.line))?;
     let repetitions = match reps_text.trim().parse::<u32>() {
         Ok(n) if n >= 1 => n,
