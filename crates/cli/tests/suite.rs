@@ -369,3 +369,70 @@ fn a_killed_suite_resumes_without_running_completed_steps_again() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
 }
+
+const GATED: &str = r#"
+name = "gated"
+tolerance = 5
+[params]
+dir = { help = "a scratch directory" }
+delay = "0"
+
+[[step]]
+name = "w"
+tool = "ior"
+repetitions = 2
+args = "-a DUMMY --dummy.delay-xfer=${delay} -w -t 1k -b 16k -o ${dir}/dummy"
+figure = [{ op = "write", row = "dummy write", unit = "MiB/s" }]
+"#;
+
+#[test]
+fn a_regression_against_the_baseline_tag_exits_1() {
+    let s = Scratch::new(GATED);
+    let data = format!("dir={}", s.data());
+    let base = ["suite", "run", &s.suite(), "--set", &data];
+    let out = s.run(1, &[&base[..], &["--tag", "release=old"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // 20 ms per transfer against none: far slower than the baseline.
+    let slow = [&base[..], &["--set", "delay=20000", "--tag", "release=new"]].concat();
+    let out = s.run(
+        1,
+        &[
+            &slow[..],
+            &["--baseline", "release=old", "--format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["regression"], true);
+    let v = &report["versus"][0];
+    assert_eq!(
+        (v["n"].as_u64(), v["baseline_runs"].as_u64()),
+        (Some(2), Some(2)),
+        "{v}"
+    );
+    assert!(v["percent"].as_f64().unwrap() < 95.0, "{v}");
+    let out = s.run(
+        1,
+        &[
+            &slow[..],
+            &["--baseline", "release=none", "--format", "csv"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "no baseline runs: no verdict, {}",
+        text(&out.stderr)
+    );
+    let csv = text(&out.stdout);
+    assert!(
+        csv.starts_with(
+            "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline\n"
+        ),
+        "{csv}"
+    );
+    assert!(csv.contains(",dummy write,value,MiB/s,"), "{csv}");
+}

@@ -304,10 +304,7 @@ fn cycle(suite: &Suite, deps: &[Vec<usize>], done: &[bool]) -> (usize, String) {
     // Walk "after" edges from the first blocked step until a step repeats.
     let mut at = (0..done.len()).find(|&i| !done[i]).unwrap_or(0);
     let mut path = vec![at];
-    loop {
-        let Some(&next) = deps[at].iter().find(|&&j| !done[j]) else {
-            break;
-        };
+    while let Some(&next) = deps[at].iter().find(|&&j| !done[j]) {
         if let Some(pos) = path.iter().position(|&p| p == next) {
             path.drain(..pos);
             path.push(next);

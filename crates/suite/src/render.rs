@@ -127,6 +127,24 @@ fn text(r: &Report) -> String {
             part(sc.metadata, "kIOPS")
         );
     }
+    s.push_str(&versus_text(r));
+    s.push_str(&steps_text(r));
+    if r.rows
+        .iter()
+        .flat_map(|x| &x.cells)
+        .flatten()
+        .any(|c| !c.valid)
+    {
+        s.push_str(
+            "\n* a run of this figure broke a run rule (see Steps): it is not a valid result\n",
+        );
+    }
+    s
+}
+
+/// The comparison with the baseline, one line per figure.
+fn versus_text(r: &Report) -> String {
+    let mut s = String::new();
     if let Some(tag) = &r.baseline_tag {
         let _ = writeln!(
             s,
@@ -161,6 +179,12 @@ fn text(r: &Report) -> String {
         s.push_str(&aligned(&rows));
         s.push('\n');
     }
+    s
+}
+
+/// One line per step repetition: run id, exit status, validity.
+fn steps_text(r: &Report) -> String {
+    let mut s = String::new();
     s.push_str("Steps:\n");
     let mut rows = Vec::new();
     for st in &r.steps {
@@ -181,16 +205,6 @@ fn text(r: &Report) -> String {
         ]);
     }
     s.push_str(&aligned(&rows));
-    if r.rows
-        .iter()
-        .flat_map(|x| &x.cells)
-        .flatten()
-        .any(|c| !c.valid)
-    {
-        s.push_str(
-            "\n* a run of this figure broke a run rule (see Steps): it is not a valid result\n",
-        );
-    }
     s
 }
 
