@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[command(
     name = "pario",
     version,
-    about = "List, show, export, import and compare kept benchmark runs; write HTML reports.",
+    about = "List, show, export, import and compare kept benchmark runs; write HTML reports; run suites.",
     after_help = "Every ior and mdtest run is kept as JSON in the results directory and in the \
                   database. Exit status: 0 fine, 1 a comparison found a regression (or an import \
                   failed), 2 an error."
