@@ -413,6 +413,7 @@ fn a_regression_against_the_baseline_tag_exits_1() {
         "{v}"
     );
     assert!(v["percent"].as_f64().unwrap() < 95.0, "{v}");
+    assert_eq!(v["verdict"], "slower", "{v}");
     let out = s.run(
         1,
         &[
@@ -430,9 +431,10 @@ fn a_regression_against_the_baseline_tag_exits_1() {
     let csv = text(&out.stdout);
     assert!(
         csv.starts_with(
-            "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline\n"
+            "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline,verdict\n"
         ),
         "{csv}"
     );
     assert!(csv.contains(",dummy write,value,MiB/s,"), "{csv}");
+    assert!(csv.contains("cannot decide (0 and 2 runs"), "{csv}");
 }

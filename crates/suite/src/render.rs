@@ -51,8 +51,9 @@ fn cell(c: &Option<Cell>) -> String {
     }
 }
 
-/// Rows of strings as aligned columns (first column left, others right).
-fn aligned(rows: &[Vec<String>]) -> String {
+/// Rows of strings as aligned columns: the first `left` columns
+/// left-aligned, the others right-aligned (numbers).
+fn aligned(rows: &[Vec<String>], left: usize) -> String {
     let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|i| {
@@ -69,6 +70,10 @@ fn aligned(rows: &[Vec<String>]) -> String {
         for (i, s) in r.iter().enumerate() {
             let pad = widths[i] - s.chars().count();
             if i == 0 {
+                line.push_str(s);
+                line.push_str(&" ".repeat(pad));
+            } else if i < left {
+                line.push_str("  ");
                 line.push_str(s);
                 line.push_str(&" ".repeat(pad));
             } else {
@@ -112,7 +117,7 @@ fn text(r: &Report) -> String {
         status_word(r)
     );
     if !r.rows.is_empty() {
-        s.push_str(&aligned(&grid(r)));
+        s.push_str(&aligned(&grid(r), 1));
         s.push('\n');
     }
     if let Some(sc) = &r.score {
@@ -172,11 +177,11 @@ fn versus_text(r: &Report) -> String {
                 if v.regression {
                     "REGRESSION".into()
                 } else {
-                    String::new()
+                    v.verdict.clone()
                 },
             ]);
         }
-        s.push_str(&aligned(&rows));
+        s.push_str(&aligned(&rows, 1));
         s.push('\n');
     }
     s
@@ -204,7 +209,7 @@ fn steps_text(r: &Report) -> String {
             },
         ]);
     }
-    s.push_str(&aligned(&rows));
+    s.push_str(&aligned(&rows, usize::MAX));
     s
 }
 
@@ -247,7 +252,11 @@ fn markdown(r: &Report) -> String {
                 num(v.value),
                 v.baseline.map_or("-".into(), num),
                 v.percent.map_or("-".into(), |p| format!("{p:.1}%")),
-                if v.regression { "REGRESSION" } else { "" }
+                if v.regression {
+                    "REGRESSION"
+                } else {
+                    v.verdict.as_str()
+                }
             );
         }
         s.push('\n');
@@ -280,7 +289,7 @@ fn csv_field(s: &str) -> String {
 
 fn csv(r: &Report) -> String {
     let mut s = String::from(
-        "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline\n",
+        "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline,verdict\n",
     );
     for row in &r.rows {
         for (c, cell) in r.columns.iter().zip(&row.cells) {
@@ -288,7 +297,7 @@ fn csv(r: &Report) -> String {
             let v = r.versus.iter().find(|v| v.row == row.row && &v.column == c);
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{}",
                 csv_field(&r.suite),
                 r.suite_run,
                 csv_field(&row.row),
@@ -301,6 +310,7 @@ fn csv(r: &Report) -> String {
                     .map_or(String::new(), |b| b.to_string()),
                 v.and_then(|v| v.percent)
                     .map_or(String::new(), |p| format!("{p:.2}")),
+                v.map_or(String::new(), |v| csv_field(&v.verdict)),
             );
         }
     }
@@ -308,7 +318,7 @@ fn csv(r: &Report) -> String {
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
         let _ = writeln!(
             s,
-            "{},{},score,bandwidth,GiB/s,{},,{},,",
+            "{},{},score,bandwidth,GiB/s,{},,{},,,",
             csv_field(&r.suite),
             r.suite_run,
             opt(sc.bandwidth),
@@ -316,7 +326,7 @@ fn csv(r: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "{},{},score,metadata,kIOPS,{},,{},,",
+            "{},{},score,metadata,kIOPS,{},,{},,,",
             csv_field(&r.suite),
             r.suite_run,
             opt(sc.metadata),
@@ -324,7 +334,7 @@ fn csv(r: &Report) -> String {
         );
         let _ = writeln!(
             s,
-            "{},{},score,total,,{},,{},,",
+            "{},{},score,total,,{},,{},,,",
             csv_field(&r.suite),
             r.suite_run,
             sc.total,

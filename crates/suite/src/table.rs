@@ -125,6 +125,9 @@ pub struct Versus {
     pub baseline: Option<f64>,
     pub baseline_runs: usize,
     pub percent: Option<f64>,
+    /// slower, faster, within tolerance, no significant change, too noisy,
+    /// or cannot decide (with why).
+    pub verdict: String,
     pub regression: bool,
 }
 
@@ -267,7 +270,11 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
 
 /// Compare every cell with the same figures of the baseline runs
 /// (`baseline(step)` gives the kept runs of that step under the baseline
-/// tag); a cell more than the tolerance below its baseline is a regression.
+/// tag). The unit of replication is the run: the per-run values of both
+/// sides give a 95% confidence interval of the ratio (Welch on the log
+/// ratio, `pario_stats`), and a cell is a regression only when the interval
+/// lies below 1 and the ratio below the tolerance band. With fewer than two
+/// runs on a side the verdict is "cannot decide", never a regression.
 pub fn compare(
     report: &mut Report,
     suite: &Suite,
@@ -287,13 +294,21 @@ pub fn compare(
             let Some(cell) = report.rows[ri].cells[ci].clone() else {
                 continue;
             };
+            let ours: Vec<f64> = report
+                .steps
+                .iter()
+                .filter(|r| r.step == s.name)
+                .filter_map(|r| r.record.as_ref())
+                .filter_map(|r| figure_value(r, f.op, f.unit))
+                .collect();
             let vals: Vec<f64> = base
                 .iter()
                 .filter_map(|r| figure_value(r, f.op, f.unit))
                 .collect();
             let b = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64);
             let percent = b.filter(|b| *b > 0.0).map(|b| cell.value / b * 100.0);
-            let regression = percent.is_some_and(|p| p < 100.0 - report.tolerance);
+            let verdict = verdict(&vals, &ours, report.tolerance);
+            let regression = verdict == "slower";
             report.regression |= regression;
             report.versus.push(Versus {
                 row: f.row.clone(),
@@ -304,9 +319,34 @@ pub fn compare(
                 baseline: b,
                 baseline_runs: vals.len(),
                 percent,
+                verdict,
                 regression,
             });
         }
+    }
+}
+
+/// The verdict on per-run values (higher is better).
+fn verdict(baseline: &[f64], candidate: &[f64], tolerance: f64) -> String {
+    use pario_stats::compare::{ratio_ci_welch, verdict_from_interval, Direction, Interval};
+    if baseline.len() < 2 || candidate.len() < 2 {
+        return format!(
+            "cannot decide ({} and {} runs; 2 per side at least)",
+            baseline.len(),
+            candidate.len()
+        );
+    }
+    match ratio_ci_welch(baseline, candidate, 0.95) {
+        Ok(ci) => {
+            let i = Interval {
+                lo: ci.lo,
+                hi: ci.hi,
+            };
+            verdict_from_interval(i, ci.ratio, tolerance / 100.0, Direction::HigherIsBetter)
+                .label()
+                .to_string()
+        }
+        Err(e) => format!("cannot decide ({e})"),
     }
 }
 
