@@ -14,7 +14,11 @@ pub fn run(ctx: &Ctx, cmd: SuiteCommand) -> Result<i32, CliError> {
                 pario_suite::shipped::source(&suite).map_err(|e| CliError::Usage(e.to_string()))?;
             emit(&text).map(|_| EXIT_OK)
         }
-        SuiteCommand::Run(a) => Ok(pario_suite::run(&options(ctx, a)?)),
+        SuiteCommand::Run(a) => match options(ctx, a) {
+            Ok(o) => Ok(pario_suite::run(&o)),
+            // Under mpirun every rank parsed the same line: rank 0 says why.
+            Err(e) => Ok(pario_suite::exec::refuse(&e.to_string())),
+        },
     }
 }
 

@@ -239,7 +239,60 @@ fn bad_input_names_file_and_line_and_runs_nothing() {
         "{}",
         text(&out.stderr)
     );
+    let out = s.run(2, &["suite", "run", &s.suite(), "--set", "no-equals"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.matches("pario suite: --set no-equals: NAME=VALUE")
+            .count(),
+        1,
+        "{err}"
+    );
     assert!(!s.results().exists() && std::fs::read_dir(s.data()).unwrap().next().is_none());
+}
+
+#[test]
+fn list_and_show_the_shipped_suites() {
+    let list = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(list.status.code(), Some(0));
+    let names: Vec<String> = text(&list.stdout)
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["io500", "procurement", "acceptance", "regression"]);
+    let show = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "show", "io500"])
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0));
+    let shown = text(&show.stdout);
+    let suite = pario_suite_parse(&shown);
+    assert!(
+        suite.contains("ior-easy-write") && suite.contains("mdtest-hard-delete"),
+        "{suite}"
+    );
+    let none = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "show", "io600"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        text(&none.stderr).contains("io600: no shipped suite of that name"),
+        "{}",
+        text(&none.stderr)
+    );
+}
+
+/// The step names of a suite file's text, in order.
+fn pario_suite_parse(text: &str) -> String {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[test]
@@ -390,9 +443,12 @@ fn a_regression_against_the_baseline_tag_exits_1() {
     let s = Scratch::new(GATED);
     let data = format!("dir={}", s.data());
     let base = ["suite", "run", &s.suite(), "--set", &data];
-    let out = s.run(1, &[&base[..], &["--tag", "release=old"]].concat());
+    let out = s.run(
+        1,
+        &[&base[..], &["--set", "delay=2000", "--tag", "release=old"]].concat(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    // 20 ms per transfer against none: far slower than the baseline.
+    // 20 ms per transfer against 2 ms (sleeps dominate: little noise): far slower than the baseline.
     let slow = [&base[..], &["--set", "delay=20000", "--tag", "release=new"]].concat();
     let out = s.run(
         1,

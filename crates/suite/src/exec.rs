@@ -73,6 +73,16 @@ pub fn run(opts: &RunOptions) -> i32 {
     code
 }
 
+/// Refuse a `pario suite run` command line (bad `--set`, `--tag`, ...)
+/// inside the MPI job, so that one rank, not every rank, says why.
+pub fn refuse(msg: &str) -> i32 {
+    let rank0 = MpiWorld::init().is_none_or(|w| w.world().rank() == 0);
+    if rank0 {
+        eprintln!("pario suite: {msg}");
+    }
+    EXIT_BAD_INPUT
+}
+
 fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
     let rank0 = world.rank() == 0;
     let layout = world.node_layout();
