@@ -52,3 +52,59 @@ pub fn run_in(
         Some(id),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pario_comm::LocalComm;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_run_is_kept_under_the_id_the_caller_chose() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            run_id: Some("01a20d000000-00000000000000aa".into()),
+            tags_env: Some("suite=s,step=w".into()),
+            ..Settings::results_dir_only(dir.path().join("runs"))
+        };
+        let argv = words(&format!(
+            "ior -a DUMMY -w -t 1k -b 4k -o {}/f",
+            dir.path().display()
+        ));
+        assert!(check(&argv[1..]).is_ok());
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let console = Console::new("ior", &mut o, &mut e);
+        let (status, id) = run_in(&LocalComm::new(), &argv, &settings, &console);
+        assert_eq!(
+            (status, id.as_deref()),
+            (0, Some("01a20d000000-00000000000000aa"))
+        );
+        let path = dir.path().join("runs/01a20d000000-00000000000000aa.json");
+        let record = pario_store::read_record_json(&path).unwrap();
+        assert_eq!(record.tags["step"], "w");
+        assert_eq!(record.command_line, argv);
+    }
+
+    #[test]
+    fn refused_command_lines_run_nothing() {
+        assert!(check(&words("-w --bogus")).unwrap_err().contains("--bogus"));
+        assert!(check(&words("-h")).is_err());
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings::results_dir_only(dir.path().join("runs"));
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let console = Console::new("ior", &mut o, &mut e);
+        let (status, id) = run_in(
+            &LocalComm::new(),
+            &words("ior -w --bogus"),
+            &settings,
+            &console,
+        );
+        assert_eq!((status, id), (driver::EXIT_USAGE, None));
+        drop(console);
+        assert!(String::from_utf8_lossy(&e).starts_with("ior: "));
+        assert!(!dir.path().join("runs").exists());
+    }
+}

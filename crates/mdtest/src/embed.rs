@@ -53,3 +53,37 @@ pub fn run_in(
         Some(id),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pario_comm::LocalComm;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_run_is_kept_under_the_id_the_caller_chose_and_bad_lines_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            run_id: Some("01a20d000000-00000000000000bb".into()),
+            ..Settings::results_dir_only(dir.path().join("runs"))
+        };
+        let argv = words(&format!("mdtest -F -n 5 -d {}/md", dir.path().display()));
+        assert!(check(&argv[1..], 1).is_ok());
+        assert!(check(&words("-n 5 -N 3"), 2).is_err());
+        assert!(check(&words("-n"), 1).is_err());
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let console = Console::new("mdtest", &mut o, &mut e);
+        let (status, id) = run_in(&LocalComm::new(), &argv, &settings, &console);
+        assert_eq!(status, 0, "{}", String::from_utf8_lossy(&e));
+        assert_eq!(id.as_deref(), Some("01a20d000000-00000000000000bb"));
+        assert!(dir
+            .path()
+            .join("runs/01a20d000000-00000000000000bb.json")
+            .is_file());
+        let (status, id) = run_in(&LocalComm::new(), &words("mdtest -Q"), &settings, &console);
+        assert_eq!((status, id), (driver::EXIT_USAGE, None));
+    }
+}
