@@ -95,15 +95,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let settings = Settings::results_dir_only(dir.path().join("runs"));
         let (mut o, mut e) = (Vec::new(), Vec::new());
-        let console = Console::new("ior", &mut o, &mut e);
-        let (status, id) = run_in(
-            &LocalComm::new(),
-            &words("ior -w --bogus"),
-            &settings,
-            &console,
-        );
+        let (status, id) = {
+            let console = Console::new("ior", &mut o, &mut e);
+            run_in(
+                &LocalComm::new(),
+                &words("ior -w --bogus"),
+                &settings,
+                &console,
+            )
+        };
         assert_eq!((status, id), (driver::EXIT_USAGE, None));
-        drop(console);
         assert!(String::from_utf8_lossy(&e).starts_with("ior: "));
         assert!(!dir.path().join("runs").exists());
     }
