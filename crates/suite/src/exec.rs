@@ -90,14 +90,8 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
         ranks: world.size(),
         per_node: layout.tasks_per_node.max(1),
     };
-    let (suite, plan) = match prepare(opts, ranks) {
-        Ok(p) => p,
-        Err(e) => {
-            if rank0 {
-                eprintln!("pario suite: {e}");
-            }
-            return EXIT_BAD_INPUT;
-        }
+    let Some((suite, plan)) = prepare_agreed(world, opts, ranks) else {
+        return EXIT_BAD_INPUT;
     };
     if opts.dry_run {
         if rank0 {
@@ -155,6 +149,33 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
         0
     };
     world.broadcast_u64(0, code as u64) as i32
+}
+
+/// [`prepare`] on every rank (each reads the file): `None` unless every
+/// rank could; rank 0 says why.
+fn prepare_agreed(world: &MpiComm, opts: &RunOptions, ranks: Ranks) -> Option<(Suite, Plan)> {
+    let rank0 = world.rank() == 0;
+    let prepared = prepare(opts, ranks);
+    // Every rank read the file itself: all go on only if all could.
+    let failed = world.all_reduce_u64(&[u64::from(prepared.is_err())], ReduceOp::Max)[0];
+    match prepared {
+        Ok(p) if failed == 0 => Some(p),
+        Ok(_) => {
+            if rank0 {
+                eprintln!(
+                    "pario suite: {}: another rank could not read or check the suite",
+                    opts.target
+                );
+            }
+            None
+        }
+        Err(e) => {
+            if rank0 {
+                eprintln!("pario suite: {e}");
+            }
+            None
+        }
+    }
 }
 
 /// A new suite run id (rank 0's, broadcast).
