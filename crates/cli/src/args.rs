@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[command(
     name = "pario",
     version,
-    about = "List, show, export, import and compare kept benchmark runs; write HTML reports.",
+    about = "List, show, export, import and compare kept benchmark runs; write HTML reports; run suites.",
     after_help = "Every ior and mdtest run is kept as JSON in the results directory and in the \
                   database. Exit status: 0 fine, 1 a comparison found a regression (or an import \
                   failed), 2 an error."
@@ -52,11 +52,61 @@ pub enum Command {
     Delete(DeleteArgs),
     /// List every label key and value, with the number of runs carrying it
     Tags(TagsArgs),
+    /// Protocols of ior/mdtest/mpi_io_test steps (IO500, procurement, acceptance, regression)
+    Suite {
+        #[command(subcommand)]
+        command: SuiteCommand,
+    },
     /// Database maintenance
     Db {
         #[command(subcommand)]
         command: DbCommand,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SuiteCommand {
+    /// The suites pario ships
+    List,
+    /// Print a suite file (a shipped name, or a path)
+    Show {
+        /// Shipped suite name or suite file
+        suite: String,
+    },
+    /// Run a suite inside one MPI job: `mpirun -np N pario suite run io500 --set dir=...`
+    Run(SuiteRunArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SuiteFormat {
+    Text,
+    Md,
+    Csv,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct SuiteRunArgs {
+    /// Shipped suite name or suite file (TOML)
+    pub suite: String,
+    /// Set a parameter of the suite (repeatable)
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub sets: Vec<String>,
+    /// Label every step run (repeatable)
+    #[arg(long = "tag", value_name = "KEY=VALUE")]
+    pub tags: Vec<String>,
+    /// Check the suite and print every resolved command line; run nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Resume the suite run with this id: steps already kept are not run again
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// Format of the final table (step output goes to stderr unless text)
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: SuiteFormat,
+    /// Compare every figure with the same steps kept under this tag (percent of baseline)
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub baseline: Option<String>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -8,6 +8,7 @@
 //! - [`compare`]: `pario compare` and its four output formats;
 //! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
 //! - [`manage`]: `retag`, `untag`, `annotate`, `delete`, `tags`;
+//! - [`suite`]: `pario suite list|show|run` (the `pario-suite` crate);
 //! - [`db`]: `pario db sync` and `pario db info`;
 //! - [`textable`]: aligned text tables; [`time`]: dates.
 //!
@@ -26,6 +27,7 @@ pub mod report;
 pub mod runs;
 pub mod select;
 pub mod show;
+pub mod suite;
 pub mod textable;
 pub mod time;
 
@@ -131,6 +133,7 @@ pub fn run(cli: args::Cli) -> Result<i32, CliError> {
         Command::Annotate(a) => manage::annotate(&ctx, &a),
         Command::Delete(a) => manage::delete(&ctx, &a),
         Command::Tags(a) => manage::tags(&ctx, &a),
+        Command::Suite { command } => suite::run(&ctx, command),
         Command::Db {
             command: DbCommand::Sync,
         } => db::sync(&ctx),

@@ -28,6 +28,10 @@ pub struct Settings {
     /// Set by SIGINT/SIGTERM once a front end's `run` has registered the
     /// handlers ([`Interrupt::register`]); never set in tests unless raised.
     pub interrupt: Interrupt,
+    /// The run id to use, chosen by the caller (`pario suite` picks it so
+    /// that it knows under which id each step is kept); the same on every
+    /// rank. `None`: a new id is made.
+    pub run_id: Option<String>,
 }
 
 impl Settings {
@@ -37,6 +41,7 @@ impl Settings {
             tags_env: std::env::var(pario_store::TAGS_ENV).ok(),
             keep: KeepTarget::from_env(),
             interrupt: Interrupt::default(),
+            run_id: None,
         }
     }
 
@@ -52,6 +57,7 @@ impl Settings {
                 deadline: std::time::Duration::from_secs(5),
             },
             interrupt: Interrupt::default(),
+            run_id: None,
         }
     }
 }
@@ -88,7 +94,10 @@ impl<'c> RunContext<'c> {
         let began = sync.clock.to_epoch(sync.clock.now());
         let system = pario_engine::sysinfo::collect(comm, &layout, fs, sync.max_skew);
         let (tags, tag_warnings) = pario_store::run_tags(settings.tags_env.as_deref(), cli_tags);
-        let run_id = new_run_id(comm, began);
+        let run_id = match &settings.run_id {
+            Some(id) => id.clone(),
+            None => new_run_id(comm, began),
+        };
         RunContext {
             comm,
             layout,

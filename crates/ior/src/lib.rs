@@ -8,6 +8,7 @@
 //! - [`help`]: the `-h` text.
 
 pub mod deck;
+pub mod embed;
 pub mod help;
 pub mod options;
 pub mod size;

@@ -91,6 +91,7 @@
 //! (SIGTERM).
 
 pub mod driver;
+pub mod embed;
 pub mod help;
 pub mod mknod;
 pub mod options;

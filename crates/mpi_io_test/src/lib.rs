@@ -26,6 +26,8 @@
 pub mod config;
 #[cfg(feature = "mpi")]
 pub mod driver;
+#[cfg(feature = "mpi")]
+pub mod embed;
 pub mod help;
 pub mod import;
 #[cfg(feature = "mpi")]

@@ -1,0 +1,496 @@
+//! `pario suite run` under mpirun (1 and 2 ranks) in temporary
+//! directories, with PARIO_RESULTS_DIR and PARIO_DB of the test's own: a
+//! tiny suite end to end (ior, mdtest and mpi_io_test steps, kept and
+//! tagged, table and score), a run rule that fails, bad input that runs
+//! nothing, a dry run that touches nothing, and resuming after a step was
+//! killed.
+
+use pario_testkit::mpirun;
+use serde_json::Value;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const TINY: &str = r#"
+name = "tiny"
+[params]
+dir = { help = "a scratch directory" }
+min = "0"
+delay = "0"
+
+[[step]]
+name = "write"
+tool = "ior"
+args = "-w -k -F -G 7 -t 64k -b 256k -o ${dir}/f"
+rules = { min_write_seconds = "${min}", no_cache_reads = false }
+figure = [{ op = "write", row = "ior write", unit = "GiB/s", score = "bw" }]
+
+[[step]]
+name = "slow"
+tool = "ior"
+args = "-a DUMMY --dummy.delay-xfer=${delay} -w -t 1k -b 64k -o ${dir}/dummy"
+
+[[step]]
+name = "read"
+tool = "ior"
+after = ["write"]
+args = "-r -R -F -G 7 -t 64k -b 256k -o ${dir}/f"
+rules = { no_cache_reads = false }
+figure = [{ op = "read", row = "ior read", unit = "GiB/s", score = "bw" }]
+
+[[step]]
+name = "md"
+tool = "mdtest"
+repetitions = 2
+args = "-F -n 20 -d ${dir}/md"
+figure = [
+  { op = "file-create", row = "mdtest create", unit = "kIOPS", score = "md" },
+  { op = "file-stat", row = "mdtest stat", unit = "kIOPS", score = "md" },
+]
+
+[[step]]
+name = "mpiio"
+tool = "mpi_io_test"
+args = "-type 2 -nobj 2 -size 64KB -target ${dir}/mit"
+"#;
+
+struct Scratch {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new(text: &str) -> Scratch {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        std::fs::create_dir(root.join("data")).unwrap();
+        std::fs::write(root.join("tiny.toml"), text).unwrap();
+        Scratch { _tmp: tmp, root }
+    }
+    fn results(&self) -> PathBuf {
+        self.root.join("results")
+    }
+    fn suite(&self) -> String {
+        self.root.join("tiny.toml").display().to_string()
+    }
+    fn data(&self) -> String {
+        self.root.join("data").display().to_string()
+    }
+    fn pario(&self, np: u32, args: &[&str]) -> Command {
+        let mut c = mpirun(240, np);
+        c.arg(env!("CARGO_BIN_EXE_pario"))
+            .args(args)
+            .env("PARIO_RESULTS_DIR", self.results())
+            .env("PARIO_DB", self.root.join("db.sqlite"))
+            .env_remove("PARIO_TAGS");
+        c
+    }
+    fn run(&self, np: u32, args: &[&str]) -> Output {
+        self.pario(np, args).output().unwrap()
+    }
+    fn records(&self) -> Vec<Value> {
+        let Ok(dir) = std::fs::read_dir(self.results()) else {
+            return Vec::new();
+        };
+        dir.map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+            .collect()
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn end_to_end(np: u32) {
+    let s = Scratch::new(TINY);
+    let data = format!("dir={}", s.data());
+    let out = s.run(
+        np,
+        &[
+            "suite",
+            "run",
+            &s.suite(),
+            "--set",
+            &data,
+            "--tag",
+            "build=1.10",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["ranks"], np);
+    let steps = report["steps"].as_array().unwrap();
+    let names: Vec<&str> = steps.iter().map(|s| s["step"].as_str().unwrap()).collect();
+    assert_eq!(names, ["write", "slow", "read", "md", "md", "mpiio"]);
+    let score = &report["score"];
+    assert!(score["bandwidth"].as_f64().unwrap() > 0.0, "{score}");
+    assert!(score["metadata"].as_f64().unwrap() > 0.0, "{score}");
+    let (b, m) = (
+        score["bandwidth"].as_f64().unwrap(),
+        score["metadata"].as_f64().unwrap(),
+    );
+    assert!((score["total"].as_f64().unwrap() - (b * m).sqrt()).abs() < 1e-9 * (b * m).sqrt());
+    // Every step repetition is its own kept run, tagged.
+    let records = s.records();
+    assert_eq!(records.len(), 6);
+    let suite_run = report["suite_run"].as_str().unwrap();
+    for r in &records {
+        let tags = &r["tags"];
+        assert_eq!(tags["suite"], "tiny");
+        assert_eq!(tags["suite_run"], suite_run);
+        assert_eq!(tags["build"], "1.10", "tags stay strings");
+        assert!(steps
+            .iter()
+            .any(|s| s["run_id"] == r["run_id"] && s["step"] == tags["step"]));
+    }
+    let reps: Vec<&str> = records
+        .iter()
+        .filter(|r| r["tags"]["step"] == "md")
+        .map(|r| r["tags"]["rep"].as_str().unwrap())
+        .collect();
+    assert_eq!(reps.len(), 2);
+    assert!(reps.contains(&"1") && reps.contains(&"2"));
+    // The table in text holds the rows and the score.
+    let out = s.run(np, &["suite", "run", &s.suite(), "--set", &data]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("ior write (GiB/s)") && stdout.contains("Score: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Suite tiny (suite run ") && stdout.contains("VALID"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_tiny_suite_runs_end_to_end_on_one_rank() {
+    end_to_end(1);
+}
+
+#[test]
+fn a_tiny_suite_runs_end_to_end_on_two_ranks() {
+    end_to_end(2);
+}
+
+#[test]
+fn a_broken_run_rule_makes_the_step_invalid_and_exit_1() {
+    let s = Scratch::new(TINY);
+    let data = format!("dir={}", s.data());
+    let out = s.run(
+        2,
+        &[
+            "suite",
+            "run",
+            &s.suite(),
+            "--set",
+            &data,
+            "--set",
+            "min=1000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(": INVALID"), "{stdout}");
+    assert!(stdout.contains("less than the minimum 1000 s"), "{stdout}");
+    assert!(stdout.contains("[INVALID]"), "the score says so: {stdout}");
+    assert_eq!(s.records().len(), 6, "every step still ran and was kept");
+}
+
+#[test]
+fn bad_input_names_file_and_line_and_runs_nothing() {
+    let s = Scratch::new(&TINY.replace("tool = \"mdtest\"", "tool = \"mdtestt\""));
+    let data = format!("dir={}", s.data());
+    let out = s.run(2, &["suite", "run", &s.suite(), "--set", &data]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "pario suite: {}:30: step md: unknown tool \"mdtestt\"",
+            s.suite()
+        )),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("unknown tool").count(),
+        1,
+        "one line, from rank 0: {err}"
+    );
+    // A front end's refusal, a missing --set: the same, nothing run.
+    let s = Scratch::new(&TINY.replace("-t 1k -b 64k", "-t 1k -b 64k --bogus"));
+    let out = s.run(1, &["suite", "run", &s.suite(), "--set", &data]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(":18: step slow: ior refuses the command line"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = s.run(1, &["suite", "run", &s.suite()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains(":4: parameter dir has no default"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = s.run(2, &["suite", "run", &s.suite(), "--set", "no-equals"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.matches("pario suite: --set no-equals: NAME=VALUE")
+            .count(),
+        1,
+        "{err}"
+    );
+    assert!(!s.results().exists() && std::fs::read_dir(s.data()).unwrap().next().is_none());
+}
+
+#[test]
+fn list_and_show_the_shipped_suites() {
+    let list = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "list"])
+        .output()
+        .unwrap();
+    assert_eq!(list.status.code(), Some(0));
+    let names: Vec<String> = text(&list.stdout)
+        .lines()
+        .take_while(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["io500", "procurement", "acceptance", "regression"]);
+    let show = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "show", "io500"])
+        .output()
+        .unwrap();
+    assert_eq!(show.status.code(), Some(0));
+    let shown = text(&show.stdout);
+    let suite = pario_suite_parse(&shown);
+    assert!(
+        suite.contains("ior-easy-write") && suite.contains("mdtest-hard-delete"),
+        "{suite}"
+    );
+    let none = Command::new(env!("CARGO_BIN_EXE_pario"))
+        .args(["suite", "show", "io600"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        text(&none.stderr).contains("io600: no shipped suite of that name"),
+        "{}",
+        text(&none.stderr)
+    );
+}
+
+/// The step names of a suite file's text, in order.
+fn pario_suite_parse(text: &str) -> String {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn a_dry_run_prints_every_command_line_and_touches_nothing() {
+    let s = Scratch::new(TINY);
+    let target = s.root.join("not-yet");
+    let dir = format!("dir={}", target.display());
+    let out = s.run(2, &["suite", "run", &s.suite(), "--set", &dir, "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let line = format!(
+        "write rep 1/1: ior -w -k -F -G 7 -t 64k -b 256k -o {}/f",
+        target.display()
+    );
+    assert!(stdout.contains(&line), "{stdout}");
+    assert!(
+        stdout.contains("md rep 2/2: mdtest -F -n 20 -d"),
+        "{stdout}"
+    );
+    assert!(!target.exists() && !s.results().exists() && !s.root.join("db.sqlite").exists());
+}
+
+fn kill_group(pid: u32) {
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pid}")])
+        .status();
+}
+
+fn wait_for(path: &Path, files: usize) {
+    for _ in 0..600 {
+        if std::fs::read_dir(path).map(|d| d.count()).unwrap_or(0) >= files {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("{} never held {files} file(s)", path.display());
+}
+
+#[test]
+fn a_killed_suite_resumes_without_running_completed_steps_again() {
+    use std::os::unix::process::CommandExt;
+    let s = Scratch::new(TINY);
+    let data = format!("dir={}", s.data());
+    // Step "slow" sleeps 64 x 2 s: killed while it runs.
+    let mut child = s
+        .pario(
+            2,
+            &[
+                "suite",
+                "run",
+                &s.suite(),
+                "--set",
+                &data,
+                "--set",
+                "delay=2000000",
+            ],
+        )
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let id = loop {
+        let line = lines.next().expect("the suite run id is printed").unwrap();
+        if let Some(rest) = line.split(" as suite run ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    wait_for(&s.results(), 1);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    kill_group(child.id());
+    let _ = child.wait();
+    let before = s.records();
+    assert_eq!(before.len(), 1, "only the write step was kept");
+    let out = s.run(
+        2,
+        &[
+            "suite",
+            "run",
+            &s.suite(),
+            "--set",
+            &data,
+            "--resume",
+            &id,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["suite_run"], id.as_str());
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps[0]["step"], "write");
+    assert_eq!(steps[0]["resumed"], true);
+    assert_eq!(steps[0]["run_id"], before[0]["run_id"]);
+    assert!(steps[1..].iter().all(|s| s["resumed"] == false));
+    assert!(
+        text(&out.stderr).contains("slow rep 1"),
+        "{}",
+        text(&out.stderr)
+    );
+    let records = s.records();
+    assert_eq!(records.len(), 6);
+    assert_eq!(
+        records
+            .iter()
+            .filter(|r| r["tags"]["step"] == "write")
+            .count(),
+        1
+    );
+    assert!(records
+        .iter()
+        .all(|r| r["tags"]["suite_run"] == id.as_str()));
+    // An unknown id is refused.
+    let out = s.run(
+        1,
+        &[
+            "suite",
+            "run",
+            &s.suite(),
+            "--set",
+            &data,
+            "--resume",
+            "000000000000-0000000000000000",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
+const GATED: &str = r#"
+name = "gated"
+tolerance = 5
+[params]
+dir = { help = "a scratch directory" }
+delay = "0"
+
+[[step]]
+name = "w"
+tool = "ior"
+repetitions = 2
+args = "-a DUMMY --dummy.delay-xfer=${delay} -w -t 1k -b 16k -o ${dir}/dummy"
+figure = [{ op = "write", row = "dummy write", unit = "MiB/s" }]
+"#;
+
+#[test]
+fn a_regression_against_the_baseline_tag_exits_1() {
+    let s = Scratch::new(GATED);
+    let data = format!("dir={}", s.data());
+    let base = ["suite", "run", &s.suite(), "--set", &data];
+    let out = s.run(
+        1,
+        &[&base[..], &["--set", "delay=2000", "--tag", "release=old"]].concat(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // 20 ms per transfer against 2 ms (sleeps dominate: little noise): far slower than the baseline.
+    let slow = [&base[..], &["--set", "delay=20000", "--tag", "release=new"]].concat();
+    let out = s.run(
+        1,
+        &[
+            &slow[..],
+            &["--baseline", "release=old", "--format", "json"],
+        ]
+        .concat(),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["valid"], true);
+    assert_eq!(report["regression"], true);
+    let v = &report["versus"][0];
+    assert_eq!(
+        (v["n"].as_u64(), v["baseline_runs"].as_u64()),
+        (Some(2), Some(2)),
+        "{v}"
+    );
+    assert!(v["percent"].as_f64().unwrap() < 95.0, "{v}");
+    assert_eq!(v["verdict"], "slower", "{v}");
+    let out = s.run(
+        1,
+        &[
+            &slow[..],
+            &["--baseline", "release=none", "--format", "csv"],
+        ]
+        .concat(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "no baseline runs: no verdict, {}",
+        text(&out.stderr)
+    );
+    let csv = text(&out.stdout);
+    assert!(
+        csv.starts_with(
+            "suite,suite_run,row,column,unit,value,n,valid,baseline,percent_of_baseline,verdict\n"
+        ),
+        "{csv}"
+    );
+    assert!(csv.contains(",dummy write,value,MiB/s,"), "{csv}");
+    assert!(csv.contains("cannot decide (0 and 2 runs"), "{csv}");
+}

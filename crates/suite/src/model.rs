@@ -1,0 +1,496 @@
+//! A suite file: TOML read with `toml` and serde into a [`Suite`], with the
+//! line of every value kept (from toml's byte spans) so that every later
+//! refusal can name the file, the line and the reason ([`SuiteError`]).
+//!
+//! ```toml
+//! name = "tiny"
+//! description = "one write, one read"
+//! [params]
+//! dir = { help = "where the files go" }      # no default: --set dir=... is needed
+//! block = "4m"                               # a default
+//! [[step]]
+//! name = "write"
+//! tool = "ior"
+//! args = "-w -k -F -t 1m -b ${block} -o ${dir}/f"
+//! rules = { min_write_seconds = 0 }
+//! figure = [{ op = "write", row = "write", unit = "MiB/s" }]
+//! ```
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use toml::Spanned;
+
+/// A refusal: file, line (when one is to blame) and reason.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuiteError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub reason: String,
+}
+
+impl fmt::Display for SuiteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{l}: {}", self.file, self.reason),
+            None => write!(f, "{}: {}", self.file, self.reason),
+        }
+    }
+}
+
+/// The front end a step runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepTool {
+    Ior,
+    Mdtest,
+    MpiIoTest,
+}
+
+impl StepTool {
+    /// The tools a step may name.
+    pub const NAMES: [&'static str; 3] = ["ior", "mdtest", "mpi_io_test"];
+
+    pub fn parse(s: &str) -> Option<StepTool> {
+        match s {
+            "ior" => Some(StepTool::Ior),
+            "mdtest" => Some(StepTool::Mdtest),
+            "mpi_io_test" | "mpi_io_test.x" => Some(StepTool::MpiIoTest),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StepTool::Ior => "ior",
+            StepTool::Mdtest => "mdtest",
+            StepTool::MpiIoTest => "mpi_io_test",
+        }
+    }
+}
+
+/// A value written as a number or as text with `${param}` in it
+/// (repetitions, minimum times), resolved with the parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Setting {
+    pub text: String,
+    pub line: usize,
+}
+
+/// A parameter of the suite: `--set name=value` overrides the default; one
+/// without a default must be set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub default: Option<String>,
+    pub help: String,
+    pub line: usize,
+}
+
+/// The run rules of a step: a step that breaks one is invalid, with the reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// A write phase shorter than this many seconds is invalid.
+    pub min_write_seconds: Option<Setting>,
+    /// A stonewalled read that stopped before its deadline (end of file) is invalid.
+    pub read_until_stonewall: bool,
+    /// Verification errors make the step invalid (default true).
+    pub no_verification_errors: bool,
+    /// A read the page cache served ("page-cache-read" advisory) is invalid (default true).
+    pub no_cache_reads: bool,
+}
+
+/// One number of the suite's table: `op` of the step's runs, in `unit`, at
+/// (`row`, `column`); `score` puts it in the IO500-style score ("bw": a
+/// bandwidth in GiB/s, "md": a metadata rate in kIOPS).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figure {
+    pub op: pario_results::Operation,
+    pub row: String,
+    pub column: String,
+    pub unit: crate::table::Unit,
+    pub score: Option<ScoreKind>,
+    pub line: usize,
+}
+
+/// Which geometric mean of the score a figure enters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScoreKind {
+    Bandwidth,
+    Metadata,
+}
+
+/// One step: a tool, its command line (with `${param}`), repetitions,
+/// the steps it runs after, its rules and figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub name: String,
+    pub line: usize,
+    pub tool: StepTool,
+    pub args: String,
+    pub args_line: usize,
+    pub repetitions: Setting,
+    pub after: Vec<(String, usize)>,
+    pub rules: Rules,
+    pub figures: Vec<Figure>,
+}
+
+/// A parsed suite file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suite {
+    pub name: String,
+    pub description: String,
+    /// What errors name: the path, or `suite:NAME` for a shipped one.
+    pub file: String,
+    /// The file's text (`pario suite show`).
+    pub text: String,
+    pub params: Vec<Param>,
+    /// Percent below the baseline that is a regression (`--baseline`).
+    pub tolerance: f64,
+    pub steps: Vec<Step>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSuite {
+    name: Option<String>,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    params: BTreeMap<String, Spanned<toml::Value>>,
+    tolerance: Option<Spanned<f64>>,
+    #[serde(default, rename = "step")]
+    steps: Vec<Spanned<RawStep>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    name: Spanned<String>,
+    tool: Spanned<String>,
+    args: Spanned<String>,
+    repetitions: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    after: Vec<Spanned<String>>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default, rename = "figure")]
+    figures: Vec<Spanned<RawFigure>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRules {
+    min_write_seconds: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    read_until_stonewall: bool,
+    #[serde(default = "yes")]
+    no_verification_errors: bool,
+    #[serde(default = "yes")]
+    no_cache_reads: bool,
+}
+
+impl Default for RawRules {
+    fn default() -> Self {
+        RawRules {
+            min_write_seconds: None,
+            read_until_stonewall: false,
+            no_verification_errors: true,
+            no_cache_reads: true,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFigure {
+    op: Spanned<String>,
+    row: String,
+    column: Option<String>,
+    unit: Spanned<String>,
+    score: Option<Spanned<String>>,
+}
+
+/// Byte offsets to 1-based line numbers.
+struct Lines<'a>(&'a str);
+
+impl Lines<'_> {
+    fn at(&self, offset: usize) -> usize {
+        let end = offset.min(self.0.len());
+        self.0.as_bytes()[..end]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1
+    }
+}
+
+/// Parse `text` read from `file` (the name errors give).
+pub fn parse(file: &str, text: &str) -> Result<Suite, SuiteError> {
+    let lines = Lines(text);
+    let err = |line: Option<usize>, reason: String| SuiteError {
+        file: file.to_string(),
+        line,
+        reason,
+    };
+    let raw: RawSuite = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| lines.at(s.start));
+        err(line, e.message().trim().to_string())
+    })?;
+    let name = raw.name.clone().unwrap_or_else(|| stem(file));
+    let mut params = Vec::new();
+    for (pname, value) in &raw.params {
+        params.push(
+            param(pname, value, &lines).map_err(|r| err(Some(lines.at(value.span().start)), r))?,
+        );
+    }
+    let tolerance = match &raw.tolerance {
+        Some(t) if !(t.get_ref() > &0.0 && t.get_ref() < &100.0) => {
+            return Err(err(
+                Some(lines.at(t.span().start)),
+                format!(
+                    "tolerance = {}: a percentage above 0 and below 100",
+                    t.get_ref()
+                ),
+            ))
+        }
+        Some(t) => *t.get_ref(),
+        None => 5.0,
+    };
+    let mut steps = Vec::new();
+    for s in &raw.steps {
+        steps.push(step(s, &lines).map_err(|(l, r)| err(Some(l), r))?);
+    }
+    if steps.is_empty() {
+        return Err(err(None, "the suite has no [[step]]".into()));
+    }
+    Ok(Suite {
+        name,
+        description: raw.description,
+        file: file.to_string(),
+        text: text.to_string(),
+        params,
+        tolerance,
+        steps,
+    })
+}
+
+fn stem(file: &str) -> String {
+    std::path::Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| file.to_string())
+}
+
+fn scalar(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(i) => Some(i.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn param(name: &str, v: &Spanned<toml::Value>, lines: &Lines<'_>) -> Result<Param, String> {
+    if !valid_name(name) {
+        return Err(format!(
+            "parameter {name:?}: names are letters, digits and '_'"
+        ));
+    }
+    let line = lines.at(v.span().start);
+    if let Some(default) = scalar(v.get_ref()) {
+        return Ok(Param {
+            name: name.to_string(),
+            default: Some(default),
+            help: String::new(),
+            line,
+        });
+    }
+    let toml::Value::Table(t) = v.get_ref() else {
+        return Err(format!(
+            "parameter {name}: a value, or {{ default = ..., help = \"...\" }}"
+        ));
+    };
+    if let Some(k) = t.keys().find(|k| *k != "default" && *k != "help") {
+        return Err(format!(
+            "parameter {name}: unknown key {k:?} (default, help)"
+        ));
+    }
+    let default = match t.get("default") {
+        None => None,
+        Some(d) => Some(scalar(d).ok_or(format!("parameter {name}: the default must be a value"))?),
+    };
+    let help = t
+        .get("help")
+        .and_then(|h| h.as_str())
+        .unwrap_or("")
+        .to_string();
+    Ok(Param {
+        name: name.to_string(),
+        default,
+        help,
+        line,
+    })
+}
+
+/// Parameter and step names: letters, digits, '_' and '-' (steps).
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+fn setting(
+    v: &Spanned<toml::Value>,
+    what: &str,
+    lines: &Lines<'_>,
+) -> Result<Setting, (usize, String)> {
+    let line = lines.at(v.span().start);
+    match v.get_ref() {
+        toml::Value::String(s) => Ok(Setting {
+            text: s.clone(),
+            line,
+        }),
+        toml::Value::Integer(i) => Ok(Setting {
+            text: i.to_string(),
+            line,
+        }),
+        toml::Value::Float(f) => Ok(Setting {
+            text: f.to_string(),
+            line,
+        }),
+        _ => Err((line, format!("{what}: a number or a \"${{parameter}}\""))),
+    }
+}
+
+fn step(s: &Spanned<RawStep>, lines: &Lines<'_>) -> Result<Step, (usize, String)> {
+    let r = s.get_ref();
+    let line = lines.at(r.name.span().start);
+    let name = r.name.get_ref().clone();
+    let ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    if !ok {
+        return Err((
+            line,
+            format!("step name {name:?}: letters, digits, '-' and '_'"),
+        ));
+    }
+    let tool = StepTool::parse(r.tool.get_ref()).ok_or_else(|| {
+        (
+            lines.at(r.tool.span().start),
+            format!(
+                "step {name}: unknown tool {:?} (one of: {})",
+                r.tool.get_ref(),
+                StepTool::NAMES.join(", ")
+            ),
+        )
+    })?;
+    let repetitions = match &r.repetitions {
+        Some(v) => setting(v, &format!("step {name}: repetitions"), lines)?,
+        None => Setting {
+            text: "1".into(),
+            line,
+        },
+    };
+    let min_write_seconds = match &r.rules.min_write_seconds {
+        Some(v) => Some(setting(
+            v,
+            &format!("step {name}: min_write_seconds"),
+            lines,
+        )?),
+        None => None,
+    };
+    let mut figures = Vec::new();
+    for f in &r.figures {
+        figures.push(figure(&name, f, lines)?);
+    }
+    Ok(Step {
+        name,
+        line,
+        tool,
+        args: r.args.get_ref().clone(),
+        args_line: lines.at(r.args.span().start),
+        repetitions,
+        after: r
+            .after
+            .iter()
+            .map(|a| (a.get_ref().clone(), lines.at(a.span().start)))
+            .collect(),
+        rules: Rules {
+            min_write_seconds,
+            read_until_stonewall: r.rules.read_until_stonewall,
+            no_verification_errors: r.rules.no_verification_errors,
+            no_cache_reads: r.rules.no_cache_reads,
+        },
+        figures,
+    })
+}
+
+fn figure(
+    step: &str,
+    f: &Spanned<RawFigure>,
+    lines: &Lines<'_>,
+) -> Result<Figure, (usize, String)> {
+    let r = f.get_ref();
+    let line = lines.at(f.span().start);
+    let op_text = r.op.get_ref().replace('-', "_");
+    let op: pario_results::Operation = serde_json::from_value(serde_json::Value::String(op_text))
+        .map_err(|_| {
+        (
+            lines.at(r.op.span().start),
+            format!(
+                "step {step}: figure op {:?}: not an operation (write, read, file-create, \
+                     file-stat, file-read, file-remove, dir-create, ...)",
+                r.op.get_ref()
+            ),
+        )
+    })?;
+    let unit = crate::table::Unit::parse(r.unit.get_ref()).ok_or_else(|| {
+        (
+            lines.at(r.unit.span().start),
+            format!(
+                "step {step}: figure unit {:?}: one of {}",
+                r.unit.get_ref(),
+                crate::table::Unit::NAMES.join(", ")
+            ),
+        )
+    })?;
+    let score = match &r.score {
+        None => None,
+        Some(s) => Some(score_kind(step, s, unit, lines)?),
+    };
+    Ok(Figure {
+        op,
+        row: r.row.clone(),
+        column: r.column.clone().unwrap_or_else(|| "value".to_string()),
+        unit,
+        score,
+        line,
+    })
+}
+
+fn score_kind(
+    step: &str,
+    s: &Spanned<String>,
+    unit: crate::table::Unit,
+    lines: &Lines<'_>,
+) -> Result<ScoreKind, (usize, String)> {
+    use crate::table::Unit;
+    let line = lines.at(s.span().start);
+    match (s.get_ref().as_str(), unit) {
+        ("bw", Unit::GiBs) => Ok(ScoreKind::Bandwidth),
+        ("md", Unit::KIops) => Ok(ScoreKind::Metadata),
+        ("bw", _) | ("md", _) => Err((
+            line,
+            format!("step {step}: a score figure is in GiB/s (bw) or kIOPS (md)"),
+        )),
+        (other, _) => Err((
+            line,
+            format!("step {step}: score {other:?}: \"bw\" or \"md\""),
+        )),
+    }
+}

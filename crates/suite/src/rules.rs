@@ -1,0 +1,141 @@
+//! Run rules: whether one kept step run is valid, and if not, why. A step
+//! whose run broke a rule is reported INVALID with every reason, and its
+//! figures never enter a score silently.
+
+use crate::model::Rules;
+use pario_results::{Operation, RunRecord};
+
+/// The advisory kind the page-cache advisor gives a read served from memory.
+pub const CACHE_ADVISORY: &str = "page-cache-read";
+
+/// Every rule `record` breaks (empty: valid). `min_write` is the step's
+/// resolved minimum write time.
+pub fn violations(record: &RunRecord, rules: &Rules, min_write: Option<f64>) -> Vec<String> {
+    let mut v = Vec::new();
+    if record.interrupted {
+        v.push("the run was interrupted".to_string());
+    }
+    if record.exit_status != 0 {
+        v.push(format!(
+            "the run ended with exit status {}",
+            record.exit_status
+        ));
+    }
+    for t in &record.tests {
+        for p in &t.phases {
+            let op = p.operation;
+            if let (Some(min), Some(Operation::Write)) = (min_write, op) {
+                let took = p
+                    .stonewall
+                    .as_ref()
+                    .map_or(p.total_time, |s| s.time.max(p.total_time));
+                if took < min {
+                    v.push(format!(
+                        "write phase (test {}, iteration {}) took {took:.2} s, less than the \
+                         minimum {min} s",
+                        t.test_id, p.iteration
+                    ));
+                }
+            }
+            if rules.read_until_stonewall && op == Some(Operation::Read) {
+                match &p.stonewall {
+                    Some(s) if s.time + 1e-3 < s.deadline => v.push(format!(
+                        "stonewalled read (test {}, iteration {}) reached the end of the data \
+                         after {:.2} s, before its {} s stonewall",
+                        t.test_id, p.iteration, s.time, s.deadline
+                    )),
+                    Some(_) => {}
+                    None => v.push(format!(
+                        "read (test {}, iteration {}) was not stonewalled (-D)",
+                        t.test_id, p.iteration
+                    )),
+                }
+            }
+        }
+        let errors =
+            t.verification_errors + t.phases.iter().map(|p| p.verification_errors).sum::<u64>();
+        if rules.no_verification_errors && errors > 0 {
+            v.push(format!(
+                "{errors} data verification error(s) in test {}",
+                t.test_id
+            ));
+        }
+    }
+    if rules.no_cache_reads {
+        for a in record
+            .advisories
+            .iter()
+            .filter(|a| a.kind == CACHE_ADVISORY)
+        {
+            v.push(format!("read served from the page cache: {}", a.reason));
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pario_results::{Advisory, PhaseResult, Stonewall, TestResult};
+
+    fn rules() -> Rules {
+        Rules {
+            min_write_seconds: None,
+            read_until_stonewall: true,
+            no_verification_errors: true,
+            no_cache_reads: true,
+        }
+    }
+
+    fn record(phases: Vec<PhaseResult>) -> RunRecord {
+        RunRecord {
+            tests: vec![TestResult {
+                phases,
+                ..TestResult::default()
+            }],
+            ..RunRecord::default()
+        }
+    }
+
+    #[test]
+    fn each_rule_names_its_reason() {
+        let write = PhaseResult {
+            operation: Some(Operation::Write),
+            total_time: 1.0,
+            ..PhaseResult::default()
+        };
+        let read = |time: f64| PhaseResult {
+            operation: Some(Operation::Read),
+            stonewall: Some(Stonewall {
+                deadline: 5.0,
+                time,
+                ..Stonewall::default()
+            }),
+            ..PhaseResult::default()
+        };
+        let ok = record(vec![write.clone(), read(5.0)]);
+        assert!(violations(&ok, &rules(), Some(0.5)).is_empty());
+        let short = violations(&ok, &rules(), Some(2.0));
+        assert!(short[0].contains("less than the minimum 2 s"), "{short:?}");
+        let eof = violations(&record(vec![read(1.5)]), &rules(), None);
+        assert!(eof[0].contains("end of the data after 1.50 s"), "{eof:?}");
+        let mut bad = record(vec![write]);
+        bad.tests[0].verification_errors = 3;
+        bad.exit_status = 3;
+        bad.advisories.push(Advisory {
+            kind: CACHE_ADVISORY.into(),
+            reason: "128 MiB read at 20 GiB/s".into(),
+            ..Advisory::default()
+        });
+        let v = violations(&bad, &rules(), None);
+        assert_eq!(v.len(), 3, "{v:?}");
+        assert!(v[1].contains("3 data verification error(s)"));
+        assert!(v[2].contains("page cache"));
+        let lax = Rules {
+            no_verification_errors: false,
+            no_cache_reads: false,
+            ..rules()
+        };
+        assert_eq!(violations(&bad, &lax, None).len(), 1);
+    }
+}

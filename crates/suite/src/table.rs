@@ -1,0 +1,357 @@
+//! The suite's own table: every step's figures placed in a grid of rows and
+//! columns (the procurement table, the acceptance figures, the IO500 phase
+//! list), the IO500-style score, the comparison with a baseline, and the
+//! four renderings (text, Markdown, CSV, JSON).
+//!
+//! A cell is the mean of its figure over the step's repetitions. A cell
+//! one of whose runs broke a run rule is marked invalid (`*` in text) and
+//! a score with an invalid cell is labelled INVALID: nothing invalid is
+//! scored silently.
+
+use crate::model::{ScoreKind, Suite};
+use pario_results::{PhaseResult, RunRecord};
+use serde::Serialize;
+
+/// The unit of a figure (and so the metric: bandwidth or operations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Unit {
+    GiBs,
+    MiBs,
+    MBs,
+    Iops,
+    KIops,
+}
+
+impl Unit {
+    pub const NAMES: [&'static str; 5] = ["GiB/s", "MiB/s", "MB/s", "IOPS", "kIOPS"];
+
+    pub fn parse(s: &str) -> Option<Unit> {
+        let all = [Unit::GiBs, Unit::MiBs, Unit::MBs, Unit::Iops, Unit::KIops];
+        all.into_iter().find(|u| u.label() == s)
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::GiBs => "GiB/s",
+            Unit::MiBs => "MiB/s",
+            Unit::MBs => "MB/s",
+            Unit::Iops => "IOPS",
+            Unit::KIops => "kIOPS",
+        }
+    }
+
+    /// The phase's figure in this unit (bandwidth, or operations per
+    /// second: IOPS for ior, the rate for mdtest).
+    pub fn of(self, p: &PhaseResult) -> f64 {
+        match self {
+            Unit::GiBs => p.bandwidth / (1u64 << 30) as f64,
+            Unit::MiBs => p.bandwidth / (1u64 << 20) as f64,
+            Unit::MBs => p.bandwidth / 1e6,
+            Unit::Iops => p.iops,
+            Unit::KIops => p.iops / 1e3,
+        }
+    }
+}
+
+/// One repetition of one step, as run (or found kept, on resume).
+#[derive(Clone, Debug, Serialize)]
+pub struct StepRun {
+    pub step: String,
+    pub rep: u32,
+    pub run_id: Option<String>,
+    pub exit_status: i32,
+    /// Found kept from an earlier attempt of this suite run (`--resume`).
+    pub resumed: bool,
+    /// Why the run is invalid (empty: valid).
+    pub reasons: Vec<String>,
+    #[serde(skip)]
+    pub record: Option<RunRecord>,
+}
+
+impl StepRun {
+    pub fn valid(&self) -> bool {
+        self.reasons.is_empty()
+    }
+}
+
+/// The mean of `op` over the iterations of a run, in `unit`.
+pub fn figure_value(r: &RunRecord, op: pario_results::Operation, unit: Unit) -> Option<f64> {
+    let vals: Vec<f64> = r
+        .tests
+        .iter()
+        .flat_map(|t| &t.phases)
+        .filter(|p| p.operation == Some(op))
+        .map(|p| unit.of(p))
+        .filter(|v| v.is_finite())
+        .collect();
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// One cell of the grid.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Cell {
+    pub value: f64,
+    /// Runs averaged.
+    pub n: usize,
+    pub valid: bool,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Row {
+    pub row: String,
+    pub unit: String,
+    pub cells: Vec<Option<Cell>>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Score {
+    /// Geometric mean of the bandwidth figures, GiB/s.
+    pub bandwidth: Option<f64>,
+    /// Geometric mean of the metadata figures, kIOPS.
+    pub metadata: Option<f64>,
+    /// Geometric mean of the two (or the one present).
+    pub total: f64,
+    pub valid: bool,
+}
+
+/// One cell against the baseline.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Versus {
+    pub row: String,
+    pub column: String,
+    pub unit: String,
+    pub value: f64,
+    pub n: usize,
+    pub baseline: Option<f64>,
+    pub baseline_runs: usize,
+    pub percent: Option<f64>,
+    /// slower, faster, within tolerance, no significant change, too noisy,
+    /// or cannot decide (with why).
+    pub verdict: String,
+    pub regression: bool,
+}
+
+/// Everything the end of a suite run prints.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub suite: String,
+    pub suite_run: String,
+    pub ranks: u32,
+    pub steps: Vec<StepRun>,
+    pub columns: Vec<String>,
+    pub rows: Vec<Row>,
+    pub score: Option<Score>,
+    pub baseline_tag: Option<String>,
+    pub tolerance: f64,
+    pub versus: Vec<Versus>,
+    pub valid: bool,
+    pub regression: bool,
+}
+
+/// Geometric mean (0 when a value is not positive).
+pub fn geomean(v: &[f64]) -> f64 {
+    if v.is_empty() || v.iter().any(|x| *x <= 0.0 || !x.is_finite()) {
+        return 0.0;
+    }
+    (v.iter().map(|x| x.ln()).sum::<f64>() / v.len() as f64).exp()
+}
+
+/// The score from the score figures: (kind, value, valid).
+pub fn score(figures: &[(ScoreKind, f64, bool)]) -> Option<Score> {
+    if figures.is_empty() {
+        return None;
+    }
+    let pick = |k: ScoreKind| -> Option<f64> {
+        let v: Vec<f64> = figures.iter().filter(|f| f.0 == k).map(|f| f.1).collect();
+        (!v.is_empty()).then(|| geomean(&v))
+    };
+    let (bandwidth, metadata) = (pick(ScoreKind::Bandwidth), pick(ScoreKind::Metadata));
+    let total = match (bandwidth, metadata) {
+        (Some(b), Some(m)) => geomean(&[b, m]),
+        (Some(x), None) | (None, Some(x)) => x,
+        (None, None) => 0.0,
+    };
+    Some(Score {
+        bandwidth,
+        metadata,
+        total,
+        valid: figures.iter().all(|f| f.2),
+    })
+}
+
+/// Collected values of one (row, column) cell.
+#[derive(Default)]
+struct Acc {
+    values: Vec<f64>,
+    valid: bool,
+    score: Option<ScoreKind>,
+}
+
+/// The grid and score of `runs` (rank 0, after the last step).
+pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> Report {
+    let mut columns: Vec<String> = Vec::new();
+    let mut row_names: Vec<(String, Unit)> = Vec::new();
+    let mut cells: Vec<((String, String), Acc)> = Vec::new();
+    for s in &suite.steps {
+        for f in &s.figures {
+            if !columns.contains(&f.column) {
+                columns.push(f.column.clone());
+            }
+            if !row_names.iter().any(|(r, _)| r == &f.row) {
+                row_names.push((f.row.clone(), f.unit));
+            }
+            let key = (f.row.clone(), f.column.clone());
+            let mut acc = Acc {
+                valid: true,
+                score: f.score,
+                ..Acc::default()
+            };
+            for r in runs.iter().filter(|r| r.step == s.name) {
+                let v = r
+                    .record
+                    .as_ref()
+                    .and_then(|rec| figure_value(rec, f.op, f.unit));
+                match v {
+                    Some(v) => acc.values.push(v),
+                    None => acc.valid = false,
+                }
+                acc.valid &= r.valid();
+            }
+            cells.retain(|(k, _)| k != &key);
+            cells.push((key, acc));
+        }
+    }
+    let mut rows = Vec::new();
+    let mut scored = Vec::new();
+    for (row, unit) in &row_names {
+        let mut out = Vec::new();
+        for c in &columns {
+            let acc = cells
+                .iter()
+                .find(|(k, _)| &k.0 == row && &k.1 == c)
+                .map(|(_, a)| a);
+            let cell = acc.filter(|a| !a.values.is_empty()).map(|a| Cell {
+                value: a.values.iter().sum::<f64>() / a.values.len() as f64,
+                n: a.values.len(),
+                valid: a.valid,
+            });
+            if let Some(a) = acc.filter(|a| a.score.is_some()) {
+                let v = cell.as_ref().map_or(0.0, |c| c.value);
+                scored.push((
+                    a.score.unwrap_or(ScoreKind::Bandwidth),
+                    v,
+                    cell.as_ref().is_some_and(|c| c.valid),
+                ));
+            }
+            out.push(cell);
+        }
+        rows.push(Row {
+            row: row.clone(),
+            unit: unit.label().to_string(),
+            cells: out,
+        });
+    }
+    let valid = runs.iter().all(|r| r.valid());
+    Report {
+        suite: suite.name.clone(),
+        suite_run: suite_run.to_string(),
+        ranks,
+        steps: runs,
+        columns,
+        rows,
+        score: score(&scored),
+        baseline_tag: None,
+        tolerance: suite.tolerance,
+        versus: Vec::new(),
+        valid,
+        regression: false,
+    }
+}
+
+/// Compare every cell with the same figures of the baseline runs
+/// (`baseline(step)` gives the kept runs of that step under the baseline
+/// tag). The unit of replication is the run: the per-run values of both
+/// sides give a 95% confidence interval of the ratio (Welch on the log
+/// ratio, `pario_stats`), and a cell is a regression only when the interval
+/// lies below 1 and the ratio below the tolerance band. With fewer than two
+/// runs on a side the verdict is "cannot decide", never a regression.
+pub fn compare(
+    report: &mut Report,
+    suite: &Suite,
+    tag: &str,
+    baseline: &dyn Fn(&str) -> Vec<RunRecord>,
+) {
+    report.baseline_tag = Some(tag.to_string());
+    for s in &suite.steps {
+        if s.figures.is_empty() {
+            continue;
+        }
+        let base = baseline(&s.name);
+        for f in &s.figures {
+            let Some((ri, ci)) = position(report, &f.row, &f.column) else {
+                continue;
+            };
+            let Some(cell) = report.rows[ri].cells[ci].clone() else {
+                continue;
+            };
+            let ours: Vec<f64> = report
+                .steps
+                .iter()
+                .filter(|r| r.step == s.name)
+                .filter_map(|r| r.record.as_ref())
+                .filter_map(|r| figure_value(r, f.op, f.unit))
+                .collect();
+            let vals: Vec<f64> = base
+                .iter()
+                .filter_map(|r| figure_value(r, f.op, f.unit))
+                .collect();
+            let b = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64);
+            let percent = b.filter(|b| *b > 0.0).map(|b| cell.value / b * 100.0);
+            let verdict = verdict(&vals, &ours, report.tolerance);
+            let regression = verdict == "slower";
+            report.regression |= regression;
+            report.versus.push(Versus {
+                row: f.row.clone(),
+                column: f.column.clone(),
+                unit: f.unit.label().to_string(),
+                value: cell.value,
+                n: cell.n,
+                baseline: b,
+                baseline_runs: vals.len(),
+                percent,
+                verdict,
+                regression,
+            });
+        }
+    }
+}
+
+/// The verdict on per-run values (higher is better).
+fn verdict(baseline: &[f64], candidate: &[f64], tolerance: f64) -> String {
+    use pario_stats::compare::{ratio_ci_welch, verdict_from_interval, Direction, Interval};
+    if baseline.len() < 2 || candidate.len() < 2 {
+        return format!(
+            "cannot decide ({} and {} runs; 2 per side at least)",
+            baseline.len(),
+            candidate.len()
+        );
+    }
+    match ratio_ci_welch(baseline, candidate, 0.95) {
+        Ok(ci) => {
+            let i = Interval {
+                lo: ci.lo,
+                hi: ci.hi,
+            };
+            verdict_from_interval(i, ci.ratio, tolerance / 100.0, Direction::HigherIsBetter)
+                .label()
+                .to_string()
+        }
+        Err(e) => format!("cannot decide ({e})"),
+    }
+}
+
+fn position(report: &Report, row: &str, column: &str) -> Option<(usize, usize)> {
+    let ri = report.rows.iter().position(|r| r.row == row)?;
+    let ci = report.columns.iter().position(|c| c == column)?;
+    Some((ri, ci))
+}
