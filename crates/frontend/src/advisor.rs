@@ -133,34 +133,32 @@ pub fn cache_and_device(test: &TestResult, f: &TestFacts) -> Vec<Advisory> {
     if !f.stored {
         return Vec::new();
     }
+    let io = |p: &&PhaseResult| matches!(p.operation, Some(Operation::Write | Operation::Read));
+    if f.storage == Storage::Memory {
+        if !test.phases.iter().any(|p| io(&p)) {
+            return Vec::new();
+        }
+        return vec![Advisory {
+            kind: "memory-file-system".to_string(),
+            test_id: Some(test.test_id),
+            operation: None,
+            reason: "the files are on tmpfs/ramfs: writes and reads went to RAM, not to a \
+                     storage device"
+                .to_string(),
+            remedy: "run the test on the file system you mean to measure".to_string(),
+        }];
+    }
     let mut out = Vec::new();
     let nodes = f64::from(f.num_nodes.max(1));
-    for p in &test.phases {
-        let op = match p.operation {
-            Some(op @ (Operation::Write | Operation::Read)) => op,
-            _ => continue,
-        };
-        if f.storage == Storage::Memory {
-            out.push(advisory(
-                "memory-file-system",
-                test,
-                op,
-                format!(
-                    "{} iteration {} ran on tmpfs/ramfs: the data was in RAM, not on a storage device",
-                    op.ior_name(),
-                    p.iteration
-                ),
-                "run the test on the file system you mean to measure",
-            ));
+    for p in test.phases.iter().filter(io) {
+        if p.operation != Some(Operation::Read) {
             continue;
         }
-        if op != Operation::Read {
+        let op = Operation::Read;
+        // The page cache, when it explains the read, says it all.
+        if let Some(a) = read_after_write(test, p).and_then(|w| page_cache(test, p, w, f)) {
+            out.push(a);
             continue;
-        }
-        if let Some(written) = read_after_write(test, p) {
-            if let Some(a) = page_cache(test, p, written, f) {
-                out.push(a);
-            }
         }
         let per_node = p.bandwidth / nodes;
         if let Some(ceiling) = f.storage.ceiling().filter(|c| per_node > *c) {

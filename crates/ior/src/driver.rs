@@ -20,6 +20,7 @@
 //! [`Console`], so [`run_with`] runs in-process in tests.
 
 pub mod advice;
+pub mod insight;
 pub mod memhog;
 pub mod params;
 pub mod sinks;
@@ -516,6 +517,8 @@ pub fn run_with(
 
     let mut failed_outputs = 0;
     if rank == 0 {
+        // Stragglers and figures that are probably not the storage's.
+        insight::review(&mut record, inv, console);
         // A requested output that could not be written fails the run (exit
         // 1, as IOR), after the record keeps what was measured.
         let errors = finish_output(&record, inv, machine_to_stdout, console);

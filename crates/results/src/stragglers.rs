@@ -34,6 +34,7 @@
 //! lines and `straggler` advisories, the report marks the ranks.
 
 use crate::model::{Advisory, Operation, PhaseResult, RankTimes};
+use crate::render::format::si_seconds;
 
 /// The thresholds of the straggler rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -162,8 +163,12 @@ impl Straggler {
             String::new()
         };
         format!(
-            "straggler: rank {} on {} took {:.3} s{work}, {:.1}x the {:.3} s of the fastest half of the ranks",
-            self.rank, self.host, self.time, self.ratio, self.reference
+            "rank {} on {} took {}{work}, {:.1}x the {} the fastest half of the ranks needed",
+            self.rank,
+            self.host,
+            si_seconds(self.time),
+            self.ratio,
+            si_seconds(self.reference)
         )
     }
 
