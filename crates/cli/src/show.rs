@@ -199,7 +199,11 @@ pub fn text(r: &RunRecord) -> String {
             s.push_str(&summary.render("  "));
         }
         // The merged latency percentiles of each phase that kept them.
-        s.push_str(&pario_results::render::latency::latency_block(t));
+        let latency = pario_results::render::latency::latency_block(t);
+        if !latency.is_empty() {
+            s.push('\n');
+            s.push_str(&latency);
+        }
         let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
         if ranks > 0 {
             let _ = writeln!(s, "  per-rank timers kept for {ranks} rank(s) per phase");

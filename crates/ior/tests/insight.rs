@@ -64,3 +64,98 @@ fn latency_percentiles_at_v_and_always_in_the_record() {
     assert!(r.stdout.find("Max Read:").unwrap() < block, "{}", r.stdout);
     assert!(block < r.stdout.find("Summary of all tests").unwrap());
 }
+
+/// The advisories of a record, by kind.
+fn kinds(rec: &RunRecord) -> Vec<&str> {
+    rec.advisories.iter().map(|a| a.kind.as_str()).collect()
+}
+
+#[test]
+fn a_read_on_dev_shm_right_after_its_write_warns() {
+    if !Path::new("/dev/shm").is_dir() {
+        // Not a pass: the case could not be made here.
+        panic!("/dev/shm is missing: the tmpfs case cannot run");
+    }
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = shm.path().join("t").display().to_string();
+    let (r, rec) = ior_kept(
+        2,
+        dir.path(),
+        &["-w", "-r", "-t", "64k", "-b", "1m", "-o", &o],
+        &[],
+    );
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["memory-file-system"], "{}", r.both());
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("memory-file-system"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", r.both());
+    assert!(lines[0].starts_with("ior: warning: ") && lines[0].contains("remedy"));
+    // stdout is IOR's: no advisory there.
+    assert!(!r.stdout.contains("memory-file-system"), "{}", r.stdout);
+}
+
+#[test]
+fn a_read_right_after_a_small_write_warns_about_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    if pario_frontend::advisor::storage_of(dir.path()) == pario_frontend::advisor::Storage::Memory {
+        panic!("the temporary directory is on tmpfs: the page-cache case cannot run");
+    }
+    let args = ["-w", "-r", "-F", "-t", "64k", "-b", "512k", "-o", "t"];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["page-cache-read"], "{}", r.both());
+    let a = &rec.advisories[0];
+    assert_eq!(a.operation, Some(pario_results::Operation::Read));
+    assert!(a.remedy.contains("-C") && a.remedy.contains("memoryPerNode"));
+    assert!(r
+        .stderr
+        .contains("ior: warning: page-cache-read: test 0: read iteration 0"));
+    // O_DIRECT avoids the cache: no page-cache warning (DUMMY: nothing stored, none at all).
+    let mut direct = args.to_vec();
+    direct.push("--posix.odirect");
+    let (r, rec) = ior_kept(2, dir.path(), &direct, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert!(!kinds(&rec).contains(&"page-cache-read"), "{}", r.both());
+    let (r, rec) = ior_kept(2, dir.path(), &["-a", "DUMMY", "-w", "-r", "-o", "t"], &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert!(rec.advisories.is_empty(), "{:?}", rec.advisories);
+}
+
+#[test]
+fn a_slow_rank_is_named_with_its_host_on_stderr_and_in_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-xfer=100000",
+        "--dummy.delay-only-rank0",
+        "-w",
+        "-t",
+        "64k",
+        "-b",
+        "256k",
+        "-o",
+        "t",
+    ];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["straggler"], "{}", r.both());
+    let host = &rec.system.hosts[0];
+    let want = format!("rank 0 on {host} took");
+    assert!(
+        rec.advisories[0].reason.contains(&want),
+        "{:?}",
+        rec.advisories
+    );
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("straggler"))
+        .unwrap_or_else(|| panic!("{}", r.both()));
+    assert!(line.starts_with("ior: warning: straggler: test 0: ") && line.contains(&want));
+    assert!(!r.stdout.contains("straggler"), "{}", r.stdout);
+}

@@ -20,14 +20,15 @@ pub fn figures(l: &LatencySummary) -> [f64; 5] {
 }
 
 /// The block for one test: a title line, then one line per phase that has a
-/// latency summary. Empty when no phase has one.
+/// latency summary (no blank line around it: IOR's blank lines stay where
+/// they are). Empty when no phase has one.
 pub fn latency_block(test: &TestResult) -> String {
     let rows: Vec<String> = test.phases.iter().filter_map(phase_line).collect();
     if rows.is_empty() {
         return String::new();
     }
     let mut s = format!(
-        "\nlatency  {:<12} {:>4} {:>10} {}\n",
+        "latency  {:<12} {:>4} {:>10} {}\n",
         "access",
         "iter",
         "count",
