@@ -140,3 +140,37 @@ fn latency_is_shown_exported_and_compared_lower_is_better() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--metric p42"));
 }
+
+#[test]
+fn compare_mentions_the_advisories_of_either_side() {
+    let site = Site {
+        dir: tempfile::tempdir().unwrap(),
+    };
+    let target = site.dir.path().join("f").display().to_string();
+    // A small file read right after its write: a page-cache advisory (or,
+    // where the temporary directory is tmpfs, a memory-file-system one).
+    for build in ["A", "B"] {
+        let tag = format!("build={build}");
+        site.ior(&[
+            "-w", "-r", "-t", "64k", "-b", "256k", "-i", "2", "-o", &target, "--tag", &tag,
+        ]);
+    }
+    let o = site.pario(&["compare", "build=A", "build=B"]);
+    let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
+    for side in ["baseline", "candidate"] {
+        let want = format!("{side}: 1 run(s) with advisories (");
+        assert!(stderr.contains(&want), "{want}\n{}", text(&o));
+    }
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(!stdout.contains("advisories"), "{stdout}");
+    // show lists them.
+    let all: Value =
+        serde_json::from_slice(&site.pario(&["export", "--format", "json"]).stdout).unwrap();
+    let id = all[0]["run_id"].as_str().unwrap();
+    let shown = String::from_utf8_lossy(&site.pario(&["show", id]).stdout).into_owned();
+    assert!(
+        shown.contains("advisory   page-cache-read: ")
+            || shown.contains("advisory   memory-file-system: "),
+        "{shown}"
+    );
+}
