@@ -8,8 +8,8 @@
 //! [`crate::memhog::available_memory`] read the system):
 //!
 //! - **straggler**: a rank the rule of [`pario_results::stragglers`] flags
-//!   in a timed phase (tree phases of mdtest, run by rank 0 alone, and the
-//!   untimed checks are left out).
+//!   in a timed phase (ior's removal and mdtest's tree phases, where rank 0
+//!   may work alone, and the untimed checks are left out).
 //! - **page-cache-read**: a read in the same iteration as, and after, a
 //!   write of the same files, when the data written per node fits in the
 //!   memory the node has for its page cache (available memory less the
@@ -106,7 +106,13 @@ pub fn stragglers(test: &TestResult) -> Vec<Advisory> {
     let mut out = Vec::new();
     for p in &test.phases {
         let Some(op) = p.operation else { continue };
-        if !op.is_measured() || matches!(op, Operation::TreeCreate | Operation::TreeRemove) {
+        // Removal (ior: rank 0 alone for a shared file) and mdtest's tree
+        // phases (rank 0 alone) have no peers to compare with.
+        let alone = matches!(
+            op,
+            Operation::Remove | Operation::TreeCreate | Operation::TreeRemove
+        );
+        if !op.is_measured() || alone {
             continue;
         }
         for s in phase_stragglers(p, StragglerRule::default()) {

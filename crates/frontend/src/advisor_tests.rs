@@ -212,9 +212,11 @@ fn stragglers_of_timed_phases_only() {
     w.ranks = vec![rank(0, 17.3), rank(1, 0.3)];
     let mut tree = phase(Operation::TreeCreate, 0, 0, 0.0);
     tree.ranks = vec![rank(0, 5.0), rank(1, 0.0)];
+    let mut remove = phase(Operation::Remove, 0, 0, 0.0);
+    remove.ranks = vec![rank(0, 5.0), rank(1, 0.0)];
     let t = TestResult {
         test_id: 4,
-        phases: vec![w, tree],
+        phases: vec![w, tree, remove],
         ..TestResult::default()
     };
     let a = stragglers(&t);
