@@ -35,9 +35,10 @@
 
 use crate::model::{Advisory, Operation, PhaseResult, RankTimes};
 use crate::render::format::si_seconds;
+use serde::{Deserialize, Serialize};
 
 /// The thresholds of the straggler rule.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StragglerRule {
     /// A straggler took more than `ratio` times its reference time.
     pub ratio: f64,
@@ -55,7 +56,7 @@ impl Default for StragglerRule {
 }
 
 /// A rank the rule flagged.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Straggler {
     pub rank: u32,
     pub host: String,
