@@ -159,3 +159,26 @@ fn a_slow_rank_is_named_with_its_host_on_stderr_and_in_the_record() {
     assert!(line.starts_with("ior: warning: straggler: test 0: ") && line.contains(&want));
     assert!(!r.stdout.contains("straggler"), "{}", r.stdout);
 }
+
+#[test]
+fn a_c_read_on_another_node_is_not_a_page_cache_read() {
+    // Two ranks, one per (simulated) node: -C reads the other node's data,
+    // which this node's cache never held.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-w", "-r", "-C", "-t", "64k", "-b", "512k", "-o", "t"];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[("PARIO_TASKS_PER_NODE", "1")]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(rec.system.num_nodes, 2, "{}", r.both());
+    assert!(
+        !kinds(&rec).contains(&"page-cache-read"),
+        "{:?}",
+        rec.advisories
+    );
+    assert!(!r.stderr.contains("page-cache-read"), "{}", r.stderr);
+    // The same on one node warns: -C reads a neighbour's data from the same cache.
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    let a = rec.advisories.iter().find(|a| a.kind == "page-cache-read");
+    let a = a.unwrap_or_else(|| panic!("{:?}\n{}", rec.advisories, r.both()));
+    assert!(a.reason.contains("one node"), "{}", a.reason);
+}
