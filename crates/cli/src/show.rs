@@ -1,6 +1,6 @@
 //! `pario show RUN`: one run in full, as text (what ran where, its labels,
-//! parameters, per-iteration results and their summary) or as its JSON
-//! record.
+//! advisories, parameters, per-iteration results, their summary and the
+//! latency percentiles of each phase) or as its JSON record.
 
 use crate::args::{ShowArgs, ShowFormat};
 use crate::select::resolve_ids;
@@ -78,6 +78,13 @@ pub fn text(r: &RunRecord) -> String {
     }
     for e in &r.errors {
         let _ = writeln!(s, "error      {e}");
+    }
+    for a in &r.advisories {
+        let _ = writeln!(
+            s,
+            "advisory   {}: {} (remedy: {})",
+            a.kind, a.reason, a.remedy
+        );
     }
     for t in &r.tests {
         let key = WorkloadKey {
@@ -193,6 +200,12 @@ pub fn text(r: &RunRecord) -> String {
         if !summary.is_empty() {
             s.push('\n');
             s.push_str(&summary.render("  "));
+        }
+        // The merged latency percentiles of each phase that kept them.
+        let latency = pario_results::render::latency::latency_block(t);
+        if !latency.is_empty() {
+            s.push('\n');
+            s.push_str(&latency);
         }
         let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
         if ranks > 0 {

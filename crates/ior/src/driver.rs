@@ -20,6 +20,7 @@
 //! [`Console`], so [`run_with`] runs in-process in tests.
 
 pub mod advice;
+pub mod insight;
 pub mod memhog;
 pub mod params;
 pub mod sinks;
@@ -519,6 +520,8 @@ pub fn run_with(
 
     let mut failed_outputs = 0;
     if rank == 0 {
+        // Stragglers and figures that are probably not the storage's.
+        insight::review(&mut record, inv, console);
         // A requested output that could not be written fails the run (exit
         // 1, as IOR), after the record keeps what was measured.
         let errors = finish_output(&record, inv, machine_to_stdout, console);
@@ -810,8 +813,8 @@ fn run_one(
     }
 }
 
-/// Rank 0, after a test: the Max lines, the wear-out count and, with
-/// `summaryAlways`, the test's summary.
+/// Rank 0, after a test: the Max lines, the wear-out count, at -v the
+/// latency percentiles, and with `summaryAlways` the test's summary.
 fn test_end_lines(
     console: &Console<'_>,
     params: &IorParams,
@@ -824,6 +827,10 @@ fn test_end_lines(
     }
     if let Some(p) = pairs {
         console.out(&ior_text::pairs_line(p));
+    }
+    // pario's addition at -v: the merged latency percentiles of each phase.
+    if params.verbose >= 1 {
+        console.out(&pario_results::render::latency::latency_block(test));
     }
     if params.summary_always {
         console.out(&format!(

@@ -424,6 +424,8 @@ pub fn run_with(
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
+        // Stragglers: one warning line each, kept as advisories.
+        pario_frontend::advisor::review(&mut record, &[], console);
         keep(&record, settings, console);
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {

@@ -80,6 +80,11 @@
 //!   directory that does not exist (checked before any I/O), or a write
 //!   that fails at the end (mdtest 4.1 warns and exits 0).
 //! * `mdtest --version` prints the version line and exits 0.
+//! * A rank much slower than the rest in a timed phase (the straggler rule
+//!   of `pario_results::stragglers`: more than 1.5 times the fastest half's
+//!   time per item and more than 0.1 s over it) is named with its host in
+//!   one `mdtest: warning: straggler: ...` line on stderr and kept as an
+//!   advisory in the record (`pario_frontend::advisor`).
 //!
 //! # Ctrl-C and SIGTERM
 //!

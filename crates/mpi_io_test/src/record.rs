@@ -68,8 +68,8 @@ pub fn build(
     record
 }
 
-/// Build and keep the record (rank 0); a failure to keep is one warning
-/// line on the console.
+/// Build and keep the record (rank 0), with its straggler advisories; a
+/// failure to keep is one warning line on the console.
 pub fn keep(
     ctx: &RunContext<'_>,
     settings: &Settings,
@@ -79,7 +79,9 @@ pub fn keep(
     all_hosts: &[String],
     o: &Outcome,
 ) {
-    let record = build(ctx, argv, cfg, all_hosts, o);
+    let mut record = build(ctx, argv, cfg, all_hosts, o);
+    // Stragglers: one warning line each, kept as advisories.
+    pario_frontend::advisor::review(&mut record, &[], console);
     pario_frontend::keep(&record, settings, console);
 }
 

@@ -427,6 +427,7 @@ mod tests {
                 iteration: i as u32,
                 bandwidth: v * MEBIBYTE,
                 iops: *v,
+                latency: None,
             })
             .collect()
     }

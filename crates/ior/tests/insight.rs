@@ -1,0 +1,184 @@
+//! What a run tells about itself beyond IOR's table, under mpirun: the
+//! merged latency percentiles (printed at -v, always in the record),
+//! straggler warnings and the page-cache advisor.
+
+mod common;
+use common::*;
+use pario_results::RunRecord;
+use std::path::Path;
+
+/// Runs `ior ARGS` on `np` ranks in `dir`, keeping its record under
+/// `dir/keep`; returns the run and the record.
+fn ior_kept(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (Run, RunRecord) {
+    let runs = dir.join("keep/runs").display().to_string();
+    let db = dir.join("keep/db.sqlite").display().to_string();
+    let mut all = vec![
+        ("PARIO_RESULTS_DIR", runs.as_str()),
+        ("PARIO_DB", db.as_str()),
+    ];
+    all.extend_from_slice(env);
+    let r = ior_env(np, dir, args, &all);
+    let files = files_in(Path::new(&runs));
+    assert_eq!(files.len(), 1, "{files:?}\n{}", r.both());
+    let rec = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    std::fs::remove_dir_all(dir.join("keep")).unwrap();
+    (r, rec)
+}
+
+#[test]
+fn latency_percentiles_at_v_and_always_in_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = ["-w", "-r", "-F", "-t", "4k", "-b", "64k", "-o", "t"];
+    let (r, rec) = ior_kept(2, dir.path(), &base, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert!(!r.stdout.contains("latency "), "{}", r.stdout);
+    let phases = &rec.tests[0].phases;
+    let write = phases
+        .iter()
+        .find(|p| p.operation == Some(pario_results::Operation::Write))
+        .unwrap();
+    let l = write.latency_detail.as_ref().expect("latency summary kept");
+    assert_eq!(l.count, 32);
+    assert!(l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.p999 && l.p999 <= l.max);
+    assert!(l.p999.is_finite() && l.p999 > 0.0, "{l:?}");
+
+    let mut verbose = base.to_vec();
+    verbose.push("-v");
+    let (r, _) = ior_kept(2, dir.path(), &verbose, &[]);
+    assert!(r.ok(), "{}", r.both());
+    let lines: Vec<&str> = r
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("latency "))
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", r.stdout);
+    assert!(lines[0].contains("p99.9"), "{}", r.stdout);
+    assert!(
+        lines[1].contains("write") && lines[1].contains(" 32 "),
+        "{}",
+        r.stdout
+    );
+    assert!(lines[2].contains("read"), "{}", r.stdout);
+    // Below the Max lines, before the summary.
+    let block = r.stdout.find("latency ").unwrap();
+    assert!(r.stdout.find("Max Read:").unwrap() < block, "{}", r.stdout);
+    assert!(block < r.stdout.find("Summary of all tests").unwrap());
+}
+
+/// The advisories of a record, by kind.
+fn kinds(rec: &RunRecord) -> Vec<&str> {
+    rec.advisories.iter().map(|a| a.kind.as_str()).collect()
+}
+
+#[test]
+fn a_read_on_dev_shm_right_after_its_write_warns() {
+    if !Path::new("/dev/shm").is_dir() {
+        // Not a pass: the case could not be made here.
+        panic!("/dev/shm is missing: the tmpfs case cannot run");
+    }
+    let shm = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = shm.path().join("t").display().to_string();
+    let (r, rec) = ior_kept(
+        2,
+        dir.path(),
+        &["-w", "-r", "-t", "64k", "-b", "1m", "-o", &o],
+        &[],
+    );
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["memory-file-system"], "{}", r.both());
+    let lines: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.contains("memory-file-system"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", r.both());
+    assert!(lines[0].starts_with("ior: warning: ") && lines[0].contains("remedy"));
+    // stdout is IOR's: no advisory there.
+    assert!(!r.stdout.contains("memory-file-system"), "{}", r.stdout);
+}
+
+#[test]
+fn a_read_right_after_a_small_write_warns_about_the_page_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    if pario_frontend::advisor::storage_of(dir.path()) == pario_frontend::advisor::Storage::Memory {
+        panic!("the temporary directory is on tmpfs: the page-cache case cannot run");
+    }
+    let args = ["-w", "-r", "-F", "-t", "64k", "-b", "512k", "-o", "t"];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["page-cache-read"], "{}", r.both());
+    let a = &rec.advisories[0];
+    assert_eq!(a.operation, Some(pario_results::Operation::Read));
+    assert!(a.remedy.contains("-C") && a.remedy.contains("memoryPerNode"));
+    assert!(r
+        .stderr
+        .contains("ior: warning: page-cache-read: test 0: read iteration 0"));
+    // O_DIRECT avoids the cache: no page-cache warning (DUMMY: nothing stored, none at all).
+    let mut direct = args.to_vec();
+    direct.push("--posix.odirect");
+    let (r, rec) = ior_kept(2, dir.path(), &direct, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert!(!kinds(&rec).contains(&"page-cache-read"), "{}", r.both());
+    let (r, rec) = ior_kept(2, dir.path(), &["-a", "DUMMY", "-w", "-r", "-o", "t"], &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert!(rec.advisories.is_empty(), "{:?}", rec.advisories);
+}
+
+#[test]
+fn a_slow_rank_is_named_with_its_host_on_stderr_and_in_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-xfer=100000",
+        "--dummy.delay-only-rank0",
+        "-w",
+        "-t",
+        "64k",
+        "-b",
+        "256k",
+        "-o",
+        "t",
+    ];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(kinds(&rec), ["straggler"], "{}", r.both());
+    let host = &rec.system.hosts[0];
+    let want = format!("rank 0 on {host} took");
+    assert!(
+        rec.advisories[0].reason.contains(&want),
+        "{:?}",
+        rec.advisories
+    );
+    let line = r
+        .stderr
+        .lines()
+        .find(|l| l.contains("straggler"))
+        .unwrap_or_else(|| panic!("{}", r.both()));
+    assert!(line.starts_with("ior: warning: straggler: test 0: ") && line.contains(&want));
+    assert!(!r.stdout.contains("straggler"), "{}", r.stdout);
+}
+
+#[test]
+fn a_c_read_on_another_node_is_not_a_page_cache_read() {
+    // Two ranks, one per (simulated) node: -C reads the other node's data,
+    // which this node's cache never held.
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-w", "-r", "-C", "-t", "64k", "-b", "512k", "-o", "t"];
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[("PARIO_TASKS_PER_NODE", "1")]);
+    assert!(r.ok(), "{}", r.both());
+    assert_eq!(rec.system.num_nodes, 2, "{}", r.both());
+    assert!(
+        !kinds(&rec).contains(&"page-cache-read"),
+        "{:?}",
+        rec.advisories
+    );
+    assert!(!r.stderr.contains("page-cache-read"), "{}", r.stderr);
+    // The same on one node warns: -C reads a neighbour's data from the same cache.
+    let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
+    assert!(r.ok(), "{}", r.both());
+    let a = rec.advisories.iter().find(|a| a.kind == "page-cache-read");
+    let a = a.unwrap_or_else(|| panic!("{:?}\n{}", rec.advisories, r.both()));
+    assert!(a.reason.contains("one node"), "{}", a.reason);
+}
