@@ -114,7 +114,7 @@ h1{margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin
 .remedy{color:#555}
 table{border-collapse:collapse;font-size:.9em;margin:.8em 0;max-width:100%}
 th,td{border:1px solid #ddd;padding:.3em .5em;text-align:right;vertical-align:top}
-th{background:#f3f3f3}
+th{background:#f3f3f3;text-align:left}
 td.text{text-align:left}
 td.num{white-space:nowrap}
 td small,td .sub{color:#666;font-size:.85em}
@@ -124,7 +124,8 @@ tr.faster td.verdict{background:#2ca02c;color:#fff}
 tr.noisy td.verdict,tr.nochange td.verdict{background:#f5e9b8}
 tr.error td.verdict{background:#eee;color:#777}
 td.why{text-align:left;max-width:26em}
-td.why summary{cursor:pointer;color:#1f77b4}
+td.why summary{cursor:pointer;color:#1f77b4;white-space:nowrap}
+.plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:0 1em}
 figure.plot{margin:1em 0;border:1px solid #eee;padding:.5em}
 figure.plot svg{max-width:100%;height:auto;display:block}
 figcaption{color:#555;font-size:.9em}
@@ -190,6 +191,11 @@ pub fn render(input: &ReportInput<'_>) -> Result<Report, ReportError> {
             "<section id=\"{key}\">\n<h2>{heading}</h2>\n<p class=\"meta\">{}</p>",
             escape(caption)
         );
+        // Plots of one kind side by side where the window is wide enough.
+        let grid = matches!(key, "iterations" | "history");
+        if grid {
+            h.push_str("<div class=\"plots\">\n");
+        }
         for p in these {
             let svg = p.chart.svg()?;
             let _ = writeln!(
@@ -199,6 +205,9 @@ pub fn render(input: &ReportInput<'_>) -> Result<Report, ReportError> {
                 escape(p.chart.title()),
                 escape(&p.id)
             );
+        }
+        if grid {
+            h.push_str("</div>\n");
         }
         h.push_str("</section>\n");
     }
@@ -480,7 +489,7 @@ mod tests {
         assert!(at(h, "id=\"comparison-table\"") < at(h, "id=\"detail\""));
         // Ranks 2 and 3 of node2 straggle in the write phase, not in read.
         assert_eq!(h.matches("<li class=\"straggler\">").count(), 2);
-        assert!(h.contains("write: rank 2 on node2 took 15.600 s (3400 done)"));
+        assert!(h.contains("write: rank 2 on node2 took 15.600 s (2200 done)"));
         let ranks = r
             .plots
             .iter()

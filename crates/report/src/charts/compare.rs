@@ -119,10 +119,16 @@ pub(super) fn draw_ratios<DB: DrawingBackend>(
     let (lo, hi) = (axis.lo.exp(), axis.hi.exp());
     let labels: Vec<String> = bars.iter().map(|b| clip(&b.label, 44)).collect();
     let body = frame(root, title, &ratio_legend(tol))?;
+    // As wide as the longest label.
+    let label_area = labels
+        .iter()
+        .map(|l| crate::text::em_px(LABEL_FONT.1) * 0.62 * l.chars().count() as f32)
+        .fold(100f32, f32::max) as u32
+        + 24;
     let mut chart = ChartBuilder::on(&body)
         .margin(12)
         .x_label_area_size(44)
-        .y_label_area_size(330)
+        .y_label_area_size(label_area)
         // plotters' integer ranges include their end: n categories are 0..n-1.
         .build_cartesian_2d(axis, (0..n - 1).into_segmented())
         .map_err(err)?;
