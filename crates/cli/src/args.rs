@@ -212,7 +212,8 @@ pub struct Selection {
     /// What one compared value is
     #[arg(long, value_enum, default_value = "auto")]
     pub per: PerArg,
-    /// Only these metrics (repeatable): bw, iops, rate
+    /// Only these metrics (repeatable): bw, iops, rate; latency (p50, p99 and p99.9 of ior
+    /// transfers, lower is better), p50, p90, p99, p99.9, max-latency
     #[arg(long = "metric", value_name = "METRIC")]
     pub metrics: Vec<String>,
     /// Only these operations (repeatable): write, read, file-create, dir-stat, ...

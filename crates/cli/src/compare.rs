@@ -337,17 +337,38 @@ pub fn use_color(c: ColorArg) -> bool {
 
 /// Build the comparison of `a`'s selection.
 pub fn comparison(ctx: &Ctx, sel: &crate::args::Selection) -> Result<SetComparison, CliError> {
+    Ok(comparison_and_advisories(ctx, sel)?.0)
+}
+
+/// The comparison, and a line per side whose runs carry advisories.
+pub fn comparison_and_advisories(
+    ctx: &Ctx,
+    sel: &crate::args::Selection,
+) -> Result<(SetComparison, Vec<String>), CliError> {
     let mut store = ctx.open()?;
     let l = select::load(ctx, &mut store, sel)?;
-    Ok(compare_sets(
+    let advisories = [
+        l.baseline_facts.advisory_line("baseline"),
+        l.candidate_facts.advisory_line("candidate"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let cmp = compare_sets(
         (l.baseline.side, &l.baseline_samples),
         (l.candidate.side, &l.candidate_samples),
         &l.options,
-    ))
+    );
+    Ok((cmp, advisories))
 }
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<i32, CliError> {
-    let cmp = comparison(ctx, &a.sel)?;
+    let (cmp, advisories) = comparison_and_advisories(ctx, &a.sel)?;
+    // Runs whose figures are probably not the storage's: one line per side
+    // on stderr (the formats on stdout stay as they are).
+    for line in advisories {
+        ctx.warn(&line);
+    }
     let text = match a.format {
         CompareFormat::Table => render_table(&cmp, use_color(a.color)),
         CompareFormat::Markdown => render_markdown(&cmp),

@@ -1,12 +1,16 @@
 //! `pario export`: the kept results for pandas and spreadsheets. CSV and
 //! JSON give one row per phase (operation × iteration) with the run's
-//! start, tool, exit status, workload and one `tag.KEY` column per label
-//! found; `records` gives each full run record as one line of JSON.
+//! start, tool, exit status, figures (the merged latency percentiles
+//! p50/p90/p99/p99.9/max from the run's record included), workload and one
+//! `tag.KEY` column per label found; `records` gives each full run record
+//! as one line of JSON.
 
 use crate::args::{ExportArgs, ExportFormat};
+use crate::insight::RecordFacts;
 use crate::select::{resolve_ids, run_filter, workload_matches};
 use crate::time::format_utc;
 use crate::{emit, CliError, Ctx, EXIT_OK};
+use pario_results::render::latency;
 use pario_results::MEBIBYTE;
 use pario_store::{ResultRow, RunSummary, Store};
 use serde_json::{json, Map, Value};
@@ -21,7 +25,7 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
-const COLUMNS: [&str; 25] = [
+const COLUMNS: [&str; 30] = [
     "run_id",
     "began_utc",
     "began",
@@ -34,6 +38,11 @@ const COLUMNS: [&str; 25] = [
     "bandwidth_mib_s",
     "iops",
     "latency_s",
+    "latency_p50_s",
+    "latency_p90_s",
+    "latency_p99_s",
+    "latency_p999_s",
+    "latency_max_s",
     "total_time_s",
     "bytes",
     "ops",
@@ -57,9 +66,13 @@ fn finite(v: f64) -> Value {
     }
 }
 
-/// One phase as (column, value) pairs, in [`COLUMNS`] order.
-fn values(run: &RunSummary, r: &ResultRow) -> Vec<Value> {
+/// One phase as (column, value) pairs, in [`COLUMNS`] order; the latency
+/// percentiles come from the run's record (empty when it kept none).
+fn values(run: &RunSummary, r: &ResultRow, facts: &RecordFacts) -> Vec<Value> {
     let w = &r.workload;
+    let pct = facts
+        .latency_of(&r.run_id, r.test_id, r.phase_index)
+        .map_or([f64::NAN; 5], latency::figures);
     vec![
         json!(r.run_id),
         json!(format_utc(run.began)),
@@ -73,6 +86,11 @@ fn values(run: &RunSummary, r: &ResultRow) -> Vec<Value> {
         finite(r.bandwidth / MEBIBYTE),
         finite(r.iops),
         finite(r.latency),
+        finite(pct[0]),
+        finite(pct[1]),
+        finite(pct[2]),
+        finite(pct[3]),
+        finite(pct[4]),
         finite(r.total_time),
         json!(r.bytes),
         json!(r.ops),
@@ -126,6 +144,7 @@ pub fn run(ctx: &Ctx, a: &ExportArgs) -> Result<i32, CliError> {
                 .into_iter()
                 .filter(|r| workload_matches(&f.workload, &r.workload))
                 .collect();
+            let facts = crate::insight::load(&mut store, &ids)?;
             let keys: BTreeSet<&String> = runs.iter().flat_map(|r| r.tags.keys()).collect();
             if a.format == ExportFormat::Csv {
                 let mut head: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
@@ -134,7 +153,7 @@ pub fn run(ctx: &Ctx, a: &ExportArgs) -> Result<i32, CliError> {
                 out.push('\n');
                 for r in &rows {
                     let run = by_id[r.run_id.as_str()];
-                    let mut cells: Vec<String> = values(run, r).iter().map(cell).collect();
+                    let mut cells: Vec<String> = values(run, r, &facts).iter().map(cell).collect();
                     cells.extend(
                         keys.iter()
                             .map(|k| csv_field(run.tags.get(*k).map_or("", String::as_str))),
@@ -148,7 +167,7 @@ pub fn run(ctx: &Ctx, a: &ExportArgs) -> Result<i32, CliError> {
                     .map(|r| {
                         let run = by_id[r.run_id.as_str()];
                         let mut m = Map::new();
-                        for (c, v) in COLUMNS.iter().zip(values(run, r)) {
+                        for (c, v) in COLUMNS.iter().zip(values(run, r, &facts)) {
                             m.insert(c.to_string(), v);
                         }
                         m.insert("tags".into(), json!(run.tags));

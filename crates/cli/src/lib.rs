@@ -3,7 +3,8 @@
 //!
 //! - [`args`]: the command line (clap derive);
 //! - [`select`]: filters, run ids, the two sides of a comparison;
-//! - [`runs`], [`show`], [`export`]: looking at kept runs;
+//! - [`runs`], [`show`], [`export`]: looking at kept runs; [`insight`]:
+//!   latency percentiles and advisories read from the kept records;
 //! - [`import`] (parsers) and [`import_cmd`]: upstream output made comparable;
 //! - [`compare`]: `pario compare` and its four output formats;
 //! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
@@ -20,6 +21,7 @@ pub mod db;
 pub mod export;
 pub mod import;
 pub mod import_cmd;
+pub mod insight;
 pub mod report;
 pub mod runs;
 pub mod select;

@@ -3,6 +3,7 @@
 //! a comparison; then loading their per-phase results as samples.
 
 use crate::args::{Filter, MethodArg, PerArg, Selection, ToolArg};
+use crate::insight::{self, RecordFacts};
 use crate::{CliError, Ctx};
 use pario_report::analysis::{Metric, Sample, SetOptions, Side, UnitChoice};
 use pario_results::{Operation, Tool, Workload};
@@ -188,6 +189,16 @@ pub fn samples(
     runs: &[RunSummary],
     wf: &WorkloadFilter,
 ) -> Result<Vec<Sample>, CliError> {
+    samples_with(store, runs, wf, None)
+}
+
+/// [`samples`], with the latency summaries of `facts` (from the records).
+pub fn samples_with(
+    store: &mut DbStore,
+    runs: &[RunSummary],
+    wf: &WorkloadFilter,
+    facts: Option<&RecordFacts>,
+) -> Result<Vec<Sample>, CliError> {
     let tools: BTreeMap<&str, Option<Tool>> =
         runs.iter().map(|r| (r.run_id.as_str(), r.tool)).collect();
     let ids: Vec<String> = runs.iter().map(|r| r.run_id.clone()).collect();
@@ -199,12 +210,15 @@ pub fn samples(
             let op = r.operation?;
             Some(Sample {
                 tool: tools.get(r.run_id.as_str()).copied().flatten(),
-                run_id: r.run_id,
                 workload: r.workload,
                 operation: op,
                 iteration: r.iteration,
                 bandwidth: r.bandwidth,
                 iops: r.iops,
+                latency: facts
+                    .and_then(|f| f.latency_of(&r.run_id, r.test_id, r.phase_index))
+                    .cloned(),
+                run_id: r.run_id,
             })
         })
         .collect())
@@ -284,10 +298,14 @@ pub fn set_options(sel: &Selection) -> Result<SetOptions, CliError> {
         .metrics
         .iter()
         .map(|m| {
-            Metric::parse(m)
-                .ok_or_else(|| CliError::Usage(format!("--metric {m}: expected bw, iops or rate")))
+            Metric::parse_list(m).ok_or_else(|| {
+                CliError::Usage(format!(
+                    "--metric {m}: expected bw, iops, rate, latency, p50, p90, p99, p99.9 or max-latency"
+                ))
+            })
         })
-        .collect::<Result<_, _>>()?;
+        .collect::<Result<Vec<Vec<Metric>>, _>>()?
+        .concat();
     let operations = sel
         .ops
         .iter()
@@ -312,6 +330,9 @@ pub struct Loaded {
     pub baseline_samples: Vec<Sample>,
     pub candidate_samples: Vec<Sample>,
     pub options: SetOptions,
+    /// What each side's records hold beyond the rows (advisories, latency).
+    pub baseline_facts: RecordFacts,
+    pub candidate_facts: RecordFacts,
 }
 
 pub fn load(ctx: &Ctx, store: &mut DbStore, sel: &Selection) -> Result<Loaded, CliError> {
@@ -344,14 +365,19 @@ pub fn load(ctx: &Ctx, store: &mut DbStore, sel: &Selection) -> Result<Loaded, C
             both[0]
         ));
     }
-    let baseline_samples = samples(store, &baseline.runs, &common.workload)?;
-    let candidate_samples = samples(store, &candidate.runs, &common.workload)?;
+    let baseline_facts = insight::load(store, &baseline.side.run_ids)?;
+    let candidate_facts = insight::load(store, &candidate.side.run_ids)?;
+    let wf = &common.workload;
+    let baseline_samples = samples_with(store, &baseline.runs, wf, Some(&baseline_facts))?;
+    let candidate_samples = samples_with(store, &candidate.runs, wf, Some(&candidate_facts))?;
     Ok(Loaded {
         baseline,
         candidate,
         baseline_samples,
         candidate_samples,
         options,
+        baseline_facts,
+        candidate_facts,
     })
 }
 

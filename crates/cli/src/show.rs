@@ -1,6 +1,6 @@
 //! `pario show RUN`: one run in full, as text (what ran where, its labels,
-//! parameters, per-iteration results and their summary) or as its JSON
-//! record.
+//! advisories, parameters, per-iteration results, their summary and the
+//! latency percentiles of each phase) or as its JSON record.
 
 use crate::args::{ShowArgs, ShowFormat};
 use crate::select::resolve_ids;
@@ -75,6 +75,13 @@ pub fn text(r: &RunRecord) -> String {
     }
     for e in &r.errors {
         let _ = writeln!(s, "error      {e}");
+    }
+    for a in &r.advisories {
+        let _ = writeln!(
+            s,
+            "advisory   {}: {} (remedy: {})",
+            a.kind, a.reason, a.remedy
+        );
     }
     for t in &r.tests {
         let key = WorkloadKey {
@@ -191,6 +198,8 @@ pub fn text(r: &RunRecord) -> String {
             s.push('\n');
             s.push_str(&summary.render("  "));
         }
+        // The merged latency percentiles of each phase that kept them.
+        s.push_str(&pario_results::render::latency::latency_block(t));
         let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
         if ranks > 0 {
             let _ = writeln!(s, "  per-rank timers kept for {ranks} rank(s) per phase");

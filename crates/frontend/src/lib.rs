@@ -19,6 +19,7 @@
 //!
 //! [`RunRecord`]: pario_results::RunRecord
 
+pub mod advisor;
 pub mod backend;
 pub mod console;
 pub mod context;

@@ -804,8 +804,8 @@ fn run_one(
     }
 }
 
-/// Rank 0, after a test: the Max lines, the wear-out count and, with
-/// `summaryAlways`, the test's summary.
+/// Rank 0, after a test: the Max lines, the wear-out count, at -v the
+/// latency percentiles, and with `summaryAlways` the test's summary.
 fn test_end_lines(
     console: &Console<'_>,
     params: &IorParams,
@@ -818,6 +818,10 @@ fn test_end_lines(
     }
     if let Some(p) = pairs {
         console.out(&ior_text::pairs_line(p));
+    }
+    // pario's addition at -v: the merged latency percentiles of each phase.
+    if params.verbose >= 1 {
+        console.out(&pario_results::render::latency::latency_block(test));
     }
     if params.summary_always {
         console.out(&format!(

@@ -8,7 +8,9 @@
 //! is listed in [`SetComparison::unmatched`], never dropped silently.
 //!
 //! Metrics ([`Metric`]): for ior, bandwidth (MiB/s) and IOPS of `write` and
-//! `read`; for mdtest, the rate (ops/s) of every operation.
+//! `read`; for mdtest, the rate (ops/s) of every operation. On request
+//! (`--metric latency`, `p99`, ...), ior's merged latency percentiles in
+//! microseconds, where lower is better ([`Metric::direction`]).
 //!
 //! The unit of a sample ([`SampleUnit`]): iterations of one job share its
 //! node allocation and file-system state, so they vary less than separate
@@ -18,8 +20,8 @@
 //! of the workload, and falls back to the individual iterations otherwise
 //! (say, one run of `-i 5` per side). Each row says which unit it used.
 
-use pario_results::{Operation, RunRecord, Tool, Workload, MEBIBYTE};
-use pario_stats::{compare, CompareOptions, Comparison, Verdict};
+use pario_results::{LatencySummary, Operation, RunRecord, Tool, Workload, MEBIBYTE};
+use pario_stats::{compare, CompareOptions, Comparison, Direction, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,6 +37,9 @@ pub struct Sample {
     pub bandwidth: f64,
     /// Operations per second (NaN when unknown).
     pub iops: f64,
+    /// Merged per-operation latency, when the run's record kept it.
+    #[serde(default)]
+    pub latency: Option<LatencySummary>,
 }
 
 /// Every phase of `record` with an operation, as samples.
@@ -51,6 +56,7 @@ pub fn samples_of(record: &RunRecord) -> Vec<Sample> {
                     iteration: p.iteration,
                     bandwidth: p.bandwidth,
                     iops: p.iops,
+                    latency: p.latency_detail.clone(),
                 });
             }
         }
@@ -68,39 +74,92 @@ pub enum Metric {
     Iops,
     /// mdtest operations per second.
     Rate,
+    /// ior merged per-transfer latency percentiles and maximum, in
+    /// microseconds (lower is better); compared only when asked for.
+    LatencyP50,
+    LatencyP90,
+    LatencyP99,
+    LatencyP999,
+    LatencyMax,
 }
 
 impl Metric {
     pub const ALL: [Metric; 3] = [Metric::Bandwidth, Metric::Iops, Metric::Rate];
+    /// The latency metrics, in percentile order.
+    pub const LATENCY: [Metric; 5] = [
+        Metric::LatencyP50,
+        Metric::LatencyP90,
+        Metric::LatencyP99,
+        Metric::LatencyP999,
+        Metric::LatencyMax,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Metric::Bandwidth => "bandwidth",
             Metric::Iops => "IOPS",
             Metric::Rate => "rate",
+            Metric::LatencyP50 => "latency p50",
+            Metric::LatencyP90 => "latency p90",
+            Metric::LatencyP99 => "latency p99",
+            Metric::LatencyP999 => "latency p99.9",
+            Metric::LatencyMax => "latency max",
         }
     }
     pub fn unit(self) -> &'static str {
         match self {
             Metric::Bandwidth => "MiB/s",
             Metric::Iops | Metric::Rate => "ops/s",
+            _ => "us",
         }
     }
-    /// The sample's value in this metric's unit.
+    /// Whether a larger value is better (throughput) or worse (latency).
+    pub fn direction(self) -> Direction {
+        if Metric::LATENCY.contains(&self) {
+            Direction::LowerIsBetter
+        } else {
+            Direction::HigherIsBetter
+        }
+    }
+    /// The sample's value in this metric's unit (NaN when unknown).
     pub fn value(self, s: &Sample) -> f64 {
+        let lat =
+            |f: fn(&LatencySummary) -> f64| s.latency.as_ref().map_or(f64::NAN, |l| f(l) * 1e6);
         match self {
             Metric::Bandwidth => s.bandwidth / MEBIBYTE,
             Metric::Iops | Metric::Rate => s.iops,
+            Metric::LatencyP50 => lat(|l| l.p50),
+            Metric::LatencyP90 => lat(|l| l.p90),
+            Metric::LatencyP99 => lat(|l| l.p99),
+            Metric::LatencyP999 => lat(|l| l.p999),
+            Metric::LatencyMax => lat(|l| l.max),
         }
     }
-    /// `bw`/`bandwidth`, `iops`, `rate`.
+    /// `bw`/`bandwidth`, `iops`, `rate`, `p50`, `p90`, `p99`, `p99.9`,
+    /// `max-latency`.
     pub fn parse(s: &str) -> Option<Metric> {
         match s.to_ascii_lowercase().as_str() {
             "bw" | "bandwidth" => Some(Metric::Bandwidth),
             "iops" | "ops" => Some(Metric::Iops),
             "rate" => Some(Metric::Rate),
+            "p50" | "latency-p50" => Some(Metric::LatencyP50),
+            "p90" | "latency-p90" => Some(Metric::LatencyP90),
+            "p99" | "latency-p99" => Some(Metric::LatencyP99),
+            "p99.9" | "p999" | "latency-p99.9" => Some(Metric::LatencyP999),
+            "max-latency" | "latency-max" => Some(Metric::LatencyMax),
             _ => None,
         }
+    }
+    /// Like [`Metric::parse`], and `latency` for p50, p99 and p99.9.
+    pub fn parse_list(s: &str) -> Option<Vec<Metric>> {
+        if s.eq_ignore_ascii_case("latency") {
+            return Some(vec![
+                Metric::LatencyP50,
+                Metric::LatencyP99,
+                Metric::LatencyP999,
+            ]);
+        }
+        Metric::parse(s).map(|m| vec![m])
     }
 }
 
@@ -124,6 +183,22 @@ pub fn metrics_for(tool: Option<Tool>, op: Operation) -> &'static [Metric] {
         (_, op) if is_metadata_op(op) => &[Metric::Rate],
         _ => &[],
     }
+}
+
+/// The metrics to compare for an operation: those of [`metrics_for`] when
+/// `chosen` is empty, else the chosen ones that apply (the latency metrics
+/// apply to ior's write and read, and are compared only when chosen).
+pub fn selected_metrics(tool: Option<Tool>, op: Operation, chosen: &[Metric]) -> Vec<Metric> {
+    let base = metrics_for(tool, op);
+    if chosen.is_empty() {
+        return base.to_vec();
+    }
+    let latency = base.contains(&Metric::Bandwidth);
+    base.iter()
+        .chain(Metric::LATENCY.iter().filter(|_| latency))
+        .copied()
+        .filter(|m| chosen.contains(m))
+        .collect()
 }
 
 /// What makes two measurements comparable: the tool and the workload
@@ -409,10 +484,7 @@ pub fn compare_sets(
             });
             continue;
         }
-        for &metric in metrics_for(key.tool, op) {
-            if !opts.metrics.is_empty() && !opts.metrics.contains(&metric) {
-                continue;
-            }
+        for metric in selected_metrics(key.tool, op, &opts.metrics) {
             let (pb, pc) = (per_run(&b, metric), per_run(&c, metric));
             let runs = |p: &[(String, Vec<f64>)]| p.iter().filter(|(_, v)| !v.is_empty()).count();
             let unit = match opts.unit {
@@ -422,7 +494,11 @@ pub fn compare_sets(
                 UnitChoice::Auto => SampleUnit::Iteration,
             };
             let (bv, cv) = (side_values(pb, unit), side_values(pc, unit));
-            let (comparison, error) = match compare(&bv.values, &cv.values, &opts.stats) {
+            let stats = CompareOptions {
+                direction: metric.direction(),
+                ..opts.stats
+            };
+            let (comparison, error) = match compare(&bv.values, &cv.values, &stats) {
                 Ok(c) => (Some(c), None),
                 Err(e) => (None, Some(e.to_string())),
             };
@@ -617,6 +693,7 @@ mod tests {
             iteration: it,
             bandwidth: mib * MEBIBYTE,
             iops: mib * MEBIBYTE / transfer as f64,
+            latency: None,
         }
     }
 
@@ -702,6 +779,67 @@ mod tests {
         let cmp = compare_sets((side("a"), &zero), (side("b"), &cand), &opts);
         assert!(cmp.rows[0].comparison.is_none());
         assert!(cmp.rows[0].detail().contains("not compared"));
+    }
+
+    #[test]
+    fn latency_is_compared_on_request_and_lower_is_better() {
+        use Operation::*;
+        let with = |run: &str, it: u32, p50: f64| {
+            let mut x = s(run, Write, it, 100.0, 1 << 20);
+            x.latency = Some(LatencySummary {
+                count: 10,
+                p50,
+                p90: p50 * 2.0,
+                p99: p50 * 3.0,
+                p999: p50 * 4.0,
+                max: p50 * 5.0,
+                ..Default::default()
+            });
+            x
+        };
+        let base: Vec<Sample> = (0..6)
+            .map(|i| with("b", i, 1e-3 * (1.0 + 0.01 * i as f64)))
+            .collect();
+        let cand: Vec<Sample> = (0..6)
+            .map(|i| with("c", i, 2e-3 * (1.0 + 0.01 * i as f64)))
+            .collect();
+        // Not by default.
+        let cmp = compare_sets(
+            (side("a"), &base),
+            (side("b"), &cand),
+            &SetOptions::default(),
+        );
+        assert!(cmp
+            .rows
+            .iter()
+            .all(|r| !Metric::LATENCY.contains(&r.metric)));
+        let latency = Metric::parse_list("latency").unwrap();
+        assert_eq!(latency.len(), 3);
+        let opts = SetOptions {
+            metrics: latency,
+            ..Default::default()
+        };
+        let cmp = compare_sets((side("a"), &base), (side("b"), &cand), &opts);
+        assert_eq!(cmp.rows.len(), 3);
+        let p50 = &cmp.rows[0];
+        assert_eq!(p50.metric, Metric::LatencyP50);
+        assert!(
+            (p50.baseline.values[0] - 1000.0).abs() < 1e-9,
+            "microseconds"
+        );
+        // Twice the latency is a regression.
+        assert!(cmp
+            .rows
+            .iter()
+            .all(|r| r.verdict() == Some(Verdict::Slower)));
+        let cmp = compare_sets((side("a"), &cand), (side("b"), &base), &opts);
+        assert!(cmp
+            .rows
+            .iter()
+            .all(|r| r.verdict() == Some(Verdict::Faster)));
+        assert_eq!(Metric::parse("p99.9"), Some(Metric::LatencyP999));
+        assert_eq!(Metric::LatencyMax.direction(), Direction::LowerIsBetter);
+        assert_eq!(Metric::Bandwidth.direction(), Direction::HigherIsBetter);
     }
 
     #[test]

@@ -43,6 +43,7 @@ fn samples(run: &str, w: &Workload, op: Operation, mib: f64, noise: f64, k: usiz
                 iteration: it as u32,
                 bandwidth: v * MEBIBYTE,
                 iops: v * MEBIBYTE / w.transfer_size as f64,
+                latency: None,
             }
         })
         .collect()

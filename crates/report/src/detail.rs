@@ -1,10 +1,11 @@
 //! One run in detail, as plot data: the latency percentiles of each phase,
 //! each phase's rate over time (with its warm-up, stonewall, wear-out tail
 //! and stalls), and per-rank times and work with the stragglers of
-//! [`crate::stragglers`].
+//! `pario_results::stragglers` (the rule every front end warns with).
 
 use crate::analysis::is_metadata_op;
 use crate::charts::{LatencyLine, RankBar, SeriesData};
+use pario_results::stragglers::{phase_stragglers, Straggler, StragglerRule};
 use pario_results::{Operation, PhaseResult, RunRecord, TestResult, MEBIBYTE};
 
 /// The operation's name as its tool prints it.
@@ -129,6 +130,11 @@ pub fn stalls(rates: &[f64]) -> Vec<(usize, usize)> {
     out
 }
 
+/// The stragglers of a phase, by the default rule.
+pub fn stragglers(p: &PhaseResult) -> Vec<Straggler> {
+    phase_stragglers(p, StragglerRule::default())
+}
+
 /// Per-rank bars of a phase (seconds from its first open), stragglers
 /// marked.
 pub fn rank_bars(p: &PhaseResult) -> Vec<RankBar> {
@@ -137,7 +143,7 @@ pub fn rank_bars(p: &PhaseResult) -> Vec<RankBar> {
         .iter()
         .map(|r| r.open_start)
         .fold(f64::INFINITY, f64::min);
-    let slow = crate::stragglers::slow_ranks(p);
+    let slow: Vec<u32> = stragglers(p).iter().map(|s| s.rank).collect();
     p.ranks
         .iter()
         .map(|r| RankBar {
@@ -198,5 +204,27 @@ mod tests {
         assert!(s.stalls.is_empty());
         assert_eq!((s.stonewall, s.wear_out), (Some(3.0), true));
         assert!(series_of(&PhaseResult::default()).is_none());
+    }
+
+    #[test]
+    fn the_slow_rank_of_two_is_marked_with_its_work() {
+        let r = |rank, end: f64, ops| pario_results::RankTimes {
+            rank,
+            host: format!("n{rank}"),
+            open_start: 5.0,
+            xfer_end: 5.0 + end,
+            close_end: 5.0 + end,
+            ops,
+            ..Default::default()
+        };
+        let p = PhaseResult {
+            operation: Some(Operation::Write),
+            ranks: vec![r(0, 17.3, 100), r(1, 0.3, 100)],
+            ..Default::default()
+        };
+        let bars = rank_bars(&p);
+        assert!(bars[0].straggler && !bars[1].straggler);
+        assert_eq!((bars[0].work, bars[0].close.1), (100, 17.3));
+        assert_eq!(bars[1].open.0, 0.0, "seconds from the first open");
     }
 }

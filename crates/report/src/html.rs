@@ -141,7 +141,7 @@ const SECTIONS: [(&str, &str, &str); 6] = [
     ("history", "History over labelled runs", "Each dot is one run (the mean of its iterations); the line joins the means of each label; the grey band is the first label's mean ± 2 pooled run-to-run standard deviations (or ± the tolerance when no label has two runs)."),
     ("latency", "Latency percentiles", "Per phase, the latency of single operations merged over all ranks: median (p50), p90, p99, p99.9 and the slowest, on a logarithmic axis; one line per iteration."),
     ("series", "Rate over time", "The aggregate rate of all ranks in each interval of the phase; grey: warm-up left out of the figures; black line: the stonewall; orange: the wear-out tail after it; red: stalls (intervals below a tenth of the median rate that recover)."),
-    ("ranks", "Per-rank time and work", "Left: open (grey), transfer (blue) and close (orange) of every rank in the first iteration; right: the transfers or items each rank did. Stragglers, ranks slower than the rest, are red and named."),
+    ("ranks", "Per-rank time and work", "Left: open (grey), transfer (blue) and close (orange) of every rank in the first iteration; right: the transfers or items each rank did. Stragglers are red and named: ranks that took more than 1.5 times (and 0.1 s more than) what the fastest half of the ranks needed for the same work."),
 ];
 
 /// Render the report (plots as inline SVG).
@@ -398,20 +398,12 @@ fn detail_header(h: &mut String, run: &RunRecord) {
     for (test, phases) in crate::detail::measured(run) {
         let first = phases.iter().map(|(_, p)| p.iteration).min().unwrap_or(0);
         for (op, p) in phases.iter().filter(|(_, p)| p.iteration == first) {
-            for b in crate::detail::rank_bars(p).iter().filter(|b| b.straggler) {
-                let host = if b.host.is_empty() {
-                    String::new()
-                } else {
-                    format!(" on {}", b.host)
-                };
+            for s in crate::detail::stragglers(p) {
                 items.push(format!(
-                    "<li class=\"straggler\">test {}, {}: rank {}{} took {:.3} s ({} done)</li>",
+                    "<li class=\"straggler\">test {}, {}: {}</li>",
                     test.test_id,
                     op_name(*op),
-                    b.rank,
-                    escape(&host),
-                    b.close.1,
-                    b.work
+                    escape(&s.describe())
                 ));
             }
         }
@@ -489,7 +481,7 @@ mod tests {
         assert!(at(h, "id=\"comparison-table\"") < at(h, "id=\"detail\""));
         // Ranks 2 and 3 of node2 straggle in the write phase, not in read.
         assert_eq!(h.matches("<li class=\"straggler\">").count(), 2);
-        assert!(h.contains("write: rank 2 on node2 took 15.600 s (2200 done)"));
+        assert!(h.contains("write: straggler: rank 2 on node2 took 15.600 s for 2200 operations"));
         let ranks = r
             .plots
             .iter()

@@ -10,7 +10,8 @@
 //! - [`text`]: the plots' text, measured and drawn by pario (even letter
 //!   spacing in PNG files);
 //! - [`detail`]: one run in detail (latency percentiles, rate over time,
-//!   per-rank time and work) as plot data, with [`stragglers`];
+//!   per-rank time and work) as plot data, stragglers marked by
+//!   `pario_results::stragglers`;
 //! - [`plots`]: the plots of a report in page order, with file names that
 //!   say the workload, operation and metric;
 //! - [`html`]: the self-contained HTML report (inline CSS and SVG, no
@@ -37,6 +38,5 @@ pub mod demo;
 pub mod detail;
 pub mod html;
 pub mod plots;
-pub mod stragglers;
 pub mod table;
 pub mod text;

@@ -35,6 +35,32 @@ pub fn table_cell(value: f64, append: &str) -> String {
     format!("{value:<10.precision$}{append}")
 }
 
+/// A duration with an SI prefix and three significant digits: "850 ns",
+/// "12.3 us", "4.56 ms", "1.20 s" (ASCII "us", for logs and parsers); a
+/// non-finite or negative value prints as "-".
+pub fn si_seconds(secs: f64) -> String {
+    if !secs.is_finite() || secs < 0.0 {
+        return "-".to_string();
+    }
+    let (v, unit) = if secs >= 1.0 || secs == 0.0 {
+        (secs, "s")
+    } else if secs >= 1e-3 {
+        (secs * 1e3, "ms")
+    } else if secs >= 1e-6 {
+        (secs * 1e6, "us")
+    } else {
+        (secs * 1e9, "ns")
+    };
+    let precision = if v >= 100.0 || v == 0.0 {
+        0
+    } else if v >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{v:.precision$} {unit}")
+}
+
 /// IOR's base-two human-readable size: "4 MiB", "1.50 GiB", "262144 bytes".
 /// Whole multiples of TiB/GiB/MiB print as integers, other values of at
 /// least 1 MiB with two decimals in the largest unit not above them, and
@@ -233,6 +259,18 @@ pub fn ctime_utc(epoch: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn si_seconds_picks_the_prefix_and_three_digits() {
+        assert_eq!(si_seconds(8.5e-7), "850 ns");
+        assert_eq!(si_seconds(1.234e-5), "12.3 us");
+        assert_eq!(si_seconds(0.004561), "4.56 ms");
+        assert_eq!(si_seconds(1.2), "1.20 s");
+        assert_eq!(si_seconds(250.0), "250 s");
+        assert_eq!(si_seconds(0.0), "0 s");
+        assert_eq!(si_seconds(f64::NAN), "-");
+        assert_eq!(si_seconds(-1.0), "-");
+    }
 
     #[test]
     fn table_cells_follow_the_magnitude_rule() {

@@ -69,6 +69,7 @@ pub mod format;
 pub mod ior_csv;
 pub mod ior_json;
 pub mod ior_text;
+pub mod latency;
 pub mod mdtest_text;
 
 use crate::model::{Operation, SystemInfo, TestResult};
