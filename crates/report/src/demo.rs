@@ -180,7 +180,10 @@ fn read_phase(iteration: u32) -> PhaseResult {
 /// The run shown in detail.
 pub fn detail_run() -> RunRecord {
     RunRecord {
+        schema_version: pario_results::RECORD_SCHEMA_VERSION,
         run_id: "1764000000000-00c0ffee00c0ffee".into(),
+        began: 1_764_000_000.0,
+        finished: 1_764_000_040.0,
         tool: Some(Tool::Ior),
         command_line: "ior -w -r -F -t 1m -b 64m -D 12 -O stoneWallingWearOut=1"
             .split(' ')

@@ -125,7 +125,7 @@ tr.noisy td.verdict,tr.nochange td.verdict{background:#f5e9b8}
 tr.error td.verdict{background:#eee;color:#777}
 td.why{text-align:left;max-width:26em}
 td.why summary{cursor:pointer;color:#1f77b4;white-space:nowrap}
-.plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(540px,1fr));gap:0 1em}
+.plots{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 1em}
 figure.plot{margin:1em 0;border:1px solid #eee;padding:.5em}
 figure.plot svg{max-width:100%;height:auto;display:block}
 figcaption{color:#555;font-size:.9em}

@@ -40,9 +40,19 @@ impl Ranged for Ticked {
     }
 }
 
-/// `v` with an SI prefix and at most three significant digits:
-/// 12000 → "12k", 0.00025 → "250µ", 1.5 → "1.5", 0 → "0".
+/// A tick label: SI prefixes for large and small values (12000 → "12k",
+/// 0.00025 → "250µ"), plain numbers from 0.01 to 999 (0.5 → "0.5", not
+/// "500m"); at most three significant digits.
 pub fn si(v: f64) -> String {
+    let a = v.abs();
+    if (0.00995..999.5).contains(&a) {
+        return three_digits(v);
+    }
+    si_prefixed(v)
+}
+
+/// `v` with an SI prefix whatever its size (0.5 → "500m").
+pub fn si_prefixed(v: f64) -> String {
     if !v.is_finite() {
         return String::new();
     }
@@ -71,7 +81,7 @@ pub fn si(v: f64) -> String {
 
 /// `v` with an SI prefix before `unit`: (0.00025, "s") → "250 µs".
 pub fn si_unit(v: f64, unit: &str) -> String {
-    let s = si(v);
+    let s = si_prefixed(v);
     let split = s
         .char_indices()
         .find(|(_, c)| c.is_alphabetic() || *c == 'µ')
@@ -188,7 +198,10 @@ mod tests {
         assert_eq!(si(-4000.0), "-4k");
         assert_eq!(si(0.0), "0");
         assert_eq!(si(1.0), "1");
-        assert_eq!(si(0.30000000000000004), "300m");
+        assert_eq!(si(0.30000000000000004), "0.3");
+        assert_eq!(si(0.5), "0.5");
+        assert_eq!(si_prefixed(0.5), "500m");
+        assert_eq!(si_unit(0.5, "s"), "500 ms");
         assert_eq!(si(f64::NAN), "");
         assert_eq!(si_unit(0.00025, "s"), "250 µs");
         assert_eq!(si_unit(2.0, "s"), "2 s");

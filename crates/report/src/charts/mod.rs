@@ -212,6 +212,20 @@ fn legend_layout(items: &[(String, Mark)], width: i32) -> Vec<(i32, i32)> {
         .collect()
 }
 
+/// `text` clipped (with an ellipsis) to `width` pixels at `size`.
+fn fit(text: &str, size: f64, width: i32) -> String {
+    let Ok(f) = ab_glyph::FontRef::try_from_slice(FONT) else {
+        return text.to_string();
+    };
+    let mut n = text.chars().count();
+    let mut t = text.to_string();
+    while n > 8 && measure(&f, size, &t).0 as i32 > width {
+        n -= 1;
+        t = clip(text, n);
+    }
+    t
+}
+
 /// Draw the title and the legend strip at the top of `root`; returns the
 /// area left for the plot.
 pub(crate) fn frame<DB: DrawingBackend>(
@@ -225,7 +239,7 @@ pub(crate) fn frame<DB: DrawingBackend>(
     let top = 34 + rows * LEGEND_ROW;
     let (head, body) = root.split_vertically(top);
     head.draw(&Text::new(
-        title.to_string(),
+        fit(title, TITLE_SIZE, w as i32 - 20),
         (w as i32 / 2, 8),
         ("sans-serif", TITLE_SIZE)
             .into_font()
@@ -282,6 +296,9 @@ impl Chart {
                 1000,
                 (150 + 18 * ranks.len().max(1) as u32).clamp(320, 1100),
             ),
+            // Drawn two abreast on wide windows: smaller, so that their
+            // text keeps its size.
+            Chart::Iterations { .. } | Chart::History { .. } => (660, 400),
             _ => (1000, 420),
         }
     }
@@ -415,6 +432,10 @@ mod tests {
         assert!(pos.windows(2).all(|w| w[1].1 > w[0].1 || w[1].0 > w[0].0));
         assert_eq!(clip("abcdef", 4), "abc…");
         assert_eq!(clip("abc", 4), "abc");
+        let long = "a title much too long for a small plot ".repeat(4);
+        let t = fit(&long, TITLE_SIZE, 400);
+        assert!(t.ends_with('…') && t.chars().count() < long.chars().count());
+        assert_eq!(fit("short", TITLE_SIZE, 400), "short");
         let (lo, hi) = span([5.0, 10.0].into_iter(), true);
         assert_eq!(lo, 0.0);
         assert!(hi > 10.0);
