@@ -107,6 +107,7 @@ h1{margin-bottom:.2em}h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin
 .meta{color:#555}
 .banner{padding:.6em 1em;border-radius:4px;font-weight:600;font-size:1.1em}
 .banner.regression{background:#fde2e2;color:#8a1010;border:1px solid #d62728}
+.banner .sub{font-weight:400;font-size:.9em}
 .banner.ok{background:#e3f3e3;color:#1d5e1d;border:1px solid #2ca02c}
 #advisories{background:#fff7e0;border:1px solid #e0b64a;border-radius:4px;padding:.4em 1em;margin:.8em 0}
 #advisories h3{margin:.3em 0;font-size:1em}
@@ -238,9 +239,27 @@ fn verdict(h: &mut String, cmp: &SetComparison) {
             "no significant regression beyond the tolerance".to_string(),
         )
     };
+    // Name what regressed, so the verdict is complete without the table.
+    let slower: Vec<String> = table::rows(cmp)
+        .iter()
+        .zip(&cmp.rows)
+        .filter(|(_, m)| m.is_regression())
+        .map(|(r, _)| {
+            let pct = opt(r.percent, percent);
+            format!("{} {} {} ({pct})", r.id, r.operation, r.metric)
+        })
+        .collect();
+    let named = if slower.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "<br><span class=\"sub\">slower: {}</span>",
+            escape(&slower.join(", "))
+        )
+    };
     let _ = writeln!(
         h,
-        "<p class=\"banner {class}\" id=\"verdict\">{}: {}</p>",
+        "<p class=\"banner {class}\" id=\"verdict\">{}: {}{named}</p>",
         escape(&text),
         escape(&counts.join(", "))
     );
@@ -451,6 +470,7 @@ mod tests {
         assert!(at(h, "id=\"verdict\"") < at(h, "id=\"advisories\""));
         assert!(at(h, "id=\"advisories\"") < at(h, "id=\"comparison-table\""));
         assert!(h.contains("banner regression"));
+        assert!(h.contains("slower: W3 write bandwidth (85.3%), W3 write IOPS (85.3%)"));
         // The advisory is listed once, with both of its runs and its remedy.
         assert_eq!(h.matches("data-kind=\"page-cache-read\"").count(), 1);
         assert!(h.contains("2 run(s): c1, c3") && h.contains("Remedy: reorder tasks with -C"));
