@@ -422,7 +422,7 @@ fn detail_header(h: &mut String, run: &RunRecord) {
                     "<li class=\"straggler\">test {}, {}: {}</li>",
                     test.test_id,
                     op_name(*op),
-                    escape(&s.describe())
+                    escape(s.describe().trim_start_matches("straggler: "))
                 ));
             }
         }
@@ -501,7 +501,7 @@ mod tests {
         assert!(at(h, "id=\"comparison-table\"") < at(h, "id=\"detail\""));
         // Ranks 2 and 3 of node2 straggle in the write phase, not in read.
         assert_eq!(h.matches("<li class=\"straggler\">").count(), 2);
-        assert!(h.contains("write: straggler: rank 2 on node2 took 15.600 s for 2200 operations"));
+        assert!(h.contains("write: rank 2 on node2 took 15.600 s for 2200 operations"));
         let ranks = r
             .plots
             .iter()
