@@ -3,16 +3,19 @@
 #
 #   scripts/setup.sh            build + run requirements (Open MPI, compilers, libclang, a font)
 #   scripts/setup.sh --test     also what the test suite needs (servers, browser)
+#   scripts/setup.sh --report-check   also Chromium, for scripts/report-screenshots.sh
 #
 # Runs as root, or through sudo when it is available. Packages that are
 # already installed are skipped, so a second run does nothing.
 set -euo pipefail
 
 want_test=0
+want_report_check=0
 for arg in "$@"; do
   case "$arg" in
     --test) want_test=1 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --report-check) want_report_check=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -41,6 +44,10 @@ if [ "$want_test" = 1 ]; then
   # run time, not linked), curl for the gateway's credentials check.
   pkgs+=(ceph-mon ceph-mgr ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
   # --- end ceph
+fi
+# --- report check (h/report): a headless browser to shoot the HTML report.
+if [ "$want_report_check" = 1 ]; then
+  pkgs+=(chromium)
 fi
 
 # shellcheck source=scripts/lib/packages.sh

@@ -324,8 +324,9 @@ pub struct ReportArgs {
     /// among the runs the filters select
     #[arg(long, value_name = "KEY")]
     pub history: Option<String>,
-    /// Draw per-rank phase times of this run (default: the candidate's slowest run)
-    #[arg(long, value_name = "RUN")]
+    /// Show this run in detail: latency percentiles, rate over time, per-rank time and work
+    /// with stragglers (default: the candidate's slowest run); alone, a report of that run
+    #[arg(long, visible_alias = "run", value_name = "RUN")]
     pub ranks_of: Option<String>,
     /// Title of the page
     #[arg(long)]

@@ -1,15 +1,19 @@
 //! `pario report`: the comparison of `pario compare` (when both sides are
-//! given), the history of every metric over runs labelled with a tag key
-//! (`--history release`), and per-rank phase times of one run, as one
-//! self-contained HTML file ([`pario_report::html`]); with `--plots-dir`
-//! every plot also as SVG and PNG files. Exit status as for `compare`.
+//! given) with the advisories of the compared runs under its verdict, the
+//! history of every metric over runs labelled with a tag key
+//! (`--history release`), and one run in detail (`--run`, by default the
+//! candidate's slowest: latency percentiles, rate over time, per-rank time
+//! and work with stragglers), as one self-contained HTML file
+//! ([`pario_report::html`]); with `--plots-dir` every plot also as SVG and
+//! PNG files named by workload, operation and metric. Exit status as for
+//! `compare`.
 
 use crate::args::ReportArgs;
 use crate::select::{self, resolve_ids, run_filter};
 use crate::time::{format_utc, now};
 use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
 use pario_report::analysis::{compare_sets, histories, History, SetComparison};
-use pario_report::html::{render, ReportInput};
+use pario_report::html::{render, ReportInput, RunAdvisory};
 use pario_results::RunRecord;
 use pario_store::{DbStore, Store};
 use std::collections::BTreeMap;
@@ -56,15 +60,70 @@ fn history(
     Ok(h)
 }
 
+/// The run shown in detail: `--run`, else the candidate's slowest.
+fn detail_run(
+    store: &mut DbStore,
+    a: &ReportArgs,
+    cmp: Option<&SetComparison>,
+) -> Result<Option<RunRecord>, CliError> {
+    let id = match &a.ranks_of {
+        Some(r) => resolve_ids(store, std::slice::from_ref(r))?
+            .into_iter()
+            .next(),
+        None => cmp.and_then(slowest_candidate),
+    };
+    Ok(match id {
+        Some(id) => store.get_run(&id)?,
+        None => None,
+    })
+}
+
+/// The advisories kept with the compared runs (each side's) and with the
+/// run shown in detail.
+fn advisories(
+    store: &mut DbStore,
+    cmp: Option<&SetComparison>,
+    detail: Option<&RunRecord>,
+) -> Result<Vec<RunAdvisory>, CliError> {
+    let mut out = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    if let Some(c) = cmp {
+        for (side, ids) in [
+            ("baseline", &c.baseline.run_ids),
+            ("candidate", &c.candidate.run_ids),
+        ] {
+            for id in ids {
+                seen.push(id);
+                let Some(rec) = store.get_run(id)? else {
+                    continue;
+                };
+                out.extend(rec.advisories.into_iter().map(|advisory| RunAdvisory {
+                    run_id: id.clone(),
+                    side: side.to_string(),
+                    advisory,
+                }));
+            }
+        }
+    }
+    if let Some(r) = detail.filter(|r| !seen.contains(&r.run_id.as_str())) {
+        out.extend(r.advisories.iter().map(|a| RunAdvisory {
+            run_id: r.run_id.clone(),
+            side: String::new(),
+            advisory: a.clone(),
+        }));
+    }
+    Ok(out)
+}
+
 pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
     let sel = &a.sel;
     let has_sides = sel.baseline.is_some()
         || sel.candidate.is_some()
         || !sel.baseline_ids.is_empty()
         || !sel.candidate_ids.is_empty();
-    if !has_sides && a.history.is_none() {
+    if !has_sides && a.history.is_none() && a.ranks_of.is_none() {
         return Err(CliError::Usage(
-            "nothing to report: give BASELINE and CANDIDATE, or --history KEY".into(),
+            "nothing to report: give BASELINE and CANDIDATE, --history KEY or --run RUN".into(),
         ));
     }
     let mut store = ctx.open()?;
@@ -79,38 +138,34 @@ pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
     } else {
         None
     };
-    let rank_id = match &a.ranks_of {
-        Some(r) => resolve_ids(&mut store, std::slice::from_ref(r))?
-            .into_iter()
-            .next(),
-        None => cmp.as_ref().and_then(slowest_candidate),
-    };
-    let rank_run: Option<RunRecord> = match rank_id {
-        Some(id) => store.get_run(&id)?,
-        None => None,
-    };
+    let rank_run = detail_run(&mut store, a, cmp.as_ref())?;
     let hist = match &a.history {
         Some(key) => history(&mut store, a, key, &options)?,
         None => Vec::new(),
     };
-    if let Some(key) = &a.history {
-        if hist.is_empty() {
-            ctx.warn(&format!(
-                "--history {key}: no metric was measured under two or more values of '{key}'"
-            ));
-        }
+    if let (Some(key), true) = (&a.history, hist.is_empty()) {
+        ctx.warn(&format!(
+            "--history {key}: no metric was measured under two or more values of '{key}'"
+        ));
     }
-    let title = a.title.clone().unwrap_or_else(|| match &cmp {
-        Some(c) => format!("pario: {} against {}", c.candidate.label, c.baseline.label),
-        None => format!("pario: history by {}", a.history.as_deref().unwrap_or("")),
-    });
+    let advisories = advisories(&mut store, cmp.as_ref(), rank_run.as_ref())?;
+    let title = a
+        .title
+        .clone()
+        .unwrap_or_else(|| match (&cmp, &a.history, &rank_run) {
+            (Some(c), _, _) => format!("pario: {} against {}", c.candidate.label, c.baseline.label),
+            (None, Some(h), _) => format!("pario: history by {h}"),
+            (None, None, Some(r)) => format!("pario: run {}", r.run_id),
+            (None, None, None) => "pario report".to_string(),
+        });
     let report = render(&ReportInput {
         title,
         generated: format!("{} UTC", format_utc(now())),
         comparison: cmp.as_ref(),
-        rank_run: rank_run.as_ref(),
+        detail_run: rank_run.as_ref(),
         histories: &hist,
         max_iteration_plots: 24,
+        advisories: &advisories,
     })?;
     pario_results::record_io::write_atomically(&a.output, report.html.as_bytes())
         .map_err(|e| CliError::Failed(format!("{}: {e}", a.output.display())))?;

@@ -5,9 +5,18 @@
 //!   `pario_stats::compare` per metric, unmatched workloads listed) and the
 //!   history of a metric over labelled runs with its noise band;
 //! - [`table`]: the comparison as rows of cells, shared by every rendering;
-//! - [`charts`]: the plots (plotters), as SVG strings and PNG files;
+//! - [`charts`]: the plots (plotters), as SVG strings and PNG files, with
+//!   their axes ([`charts::axis`]: SI prefixes, logarithmic ratio axis);
+//! - [`text`]: the plots' text, measured and drawn by pario (even letter
+//!   spacing in PNG files);
+//! - [`detail`]: one run in detail (latency percentiles, rate over time,
+//!   per-rank time and work) as plot data, stragglers marked by
+//!   `pario_results::stragglers`;
+//! - [`plots`]: the plots of a report in page order, with file names that
+//!   say the workload, operation and metric;
 //! - [`html`]: the self-contained HTML report (inline CSS and SVG, no
-//!   script, nothing fetched from a network).
+//!   script, nothing fetched from a network);
+//! - [`demo`]: synthetic inputs that exercise every part of a report.
 //!
 //! ```no_run
 //! use pario_report::analysis::{compare_sets, samples_of, SetOptions, Side};
@@ -25,5 +34,9 @@
 
 pub mod analysis;
 pub mod charts;
+pub mod demo;
+pub mod detail;
 pub mod html;
+pub mod plots;
 pub mod table;
+pub mod text;
