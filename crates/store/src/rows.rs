@@ -179,7 +179,7 @@ pub(crate) fn tool_to_str(t: Tool) -> &'static str {
 }
 
 pub(crate) fn tool_from_str(s: &str) -> Result<Tool, StoreError> {
-    [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest]
+    [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest, Tool::MdWorkbench]
         .into_iter()
         .find(|t| t.name() == s)
         .ok_or_else(|| StoreError::Decode {
