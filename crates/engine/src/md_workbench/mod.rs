@@ -37,7 +37,7 @@
 mod ops;
 mod report;
 
-pub use report::{Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
+pub use report::{c_exp, Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
 
 use crate::{EngineError, Env};
 use pario_signature::Pattern;
