@@ -31,7 +31,6 @@ fn spec(prefix: &str) -> MdwSpec {
         latency_prefix: None,
         ignore_precreate_errors: false,
         pattern: Pattern::new(PacketType::Timestamp, 7, 7),
-        verbose: 0,
     }
 }
 

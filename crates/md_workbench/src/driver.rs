@@ -171,7 +171,6 @@ fn spec(o: &Options, seed: i64) -> MdwSpec {
         latency_prefix: o.latency_prefix.clone(),
         ignore_precreate_errors: o.ignore_precreate_errors,
         pattern: Pattern::new(o.packet, seed as u32, seed as u32),
-        verbose: o.verbose,
     }
 }
 
@@ -294,6 +293,16 @@ fn header(o: &Options, size: u32, run: &RunContext<'_>, out: &dyn Fn(&str)) {
 /// Rank 0: a phase's lines as it ends.
 fn print_phase(o: &Options, ctx: &LineCtx, p: &PhaseOutcome, out: &dyn Fn(&str)) {
     let name = p.phase.map(|ph| ph.name()).unwrap_or("unknown");
+    if o.verbose >= 1 {
+        for (rank, r) in p.ranks.iter().enumerate() {
+            if r.stonewall_iterations > 0 {
+                out(&format!(
+                    "{rank}: stonewall runtime {:.6}s ({}s)",
+                    r.stonewall_runtime, o.stonewall_seconds
+                ));
+            }
+        }
+    }
     if let Some(w) = p.wear_out.filter(|_| o.wear_out) {
         out(&format!(
             "stonewall wear out {:.6}s ({} iter)",

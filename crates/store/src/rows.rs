@@ -433,6 +433,7 @@ mod tests {
         assert_eq!(op_to_string(Operation::FileCreate), "file_create");
         assert!(op_from_str("nope").is_err());
         assert_eq!(tool_from_str("mdtest").unwrap(), Tool::Mdtest);
+        assert_eq!(tool_from_str("md-workbench").unwrap(), Tool::MdWorkbench);
     }
 
     #[test]

@@ -96,8 +96,6 @@ pub struct MdwSpec {
     pub ignore_precreate_errors: bool,
     /// Object contents: writer = owning rank, number = index * D + set.
     pub pattern: Pattern,
-    /// `-v`: at 1, the stonewall line of every rank.
-    pub verbose: u8,
 }
 
 /// What a run did: the phases (complete on rank 0) and the object index

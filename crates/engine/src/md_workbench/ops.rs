@@ -226,11 +226,8 @@ fn benchmark(
         return (f, None, 0.0);
     }
     let runtime = env.clock.now() - local.t0;
-    if stopped > 0 && spec.verbose >= 1 {
-        eprintln!(
-            "{rank}: stonewall runtime {runtime:.6}s ({}s)",
-            spec.stonewall_seconds
-        );
+    if stopped > 0 {
+        local.stats.stonewall_runtime = runtime;
     }
     // Every rank makes this one reduction, at the wall or at the end.
     let before = env.clock.now();

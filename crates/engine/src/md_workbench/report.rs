@@ -64,6 +64,8 @@ pub struct PhaseStats {
     pub max_op_time: f64,
     /// Steps done when the stonewall stopped this rank (0: not stopped).
     pub stonewall_iterations: u64,
+    /// Seconds into the phase when the stonewall stopped this rank.
+    pub stonewall_runtime: f64,
     /// Bytes written and read.
     pub bytes: u64,
     /// Objects whose data differed from what was written (`-X`).
