@@ -31,6 +31,7 @@ fn spec(prefix: &str) -> MdwSpec {
         latency_prefix: None,
         ignore_precreate_errors: false,
         pattern: Pattern::new(PacketType::Timestamp, 7, 7),
+        stop: None,
     }
 }
 
@@ -141,4 +142,19 @@ fn the_stonewall_stops_every_rank_and_wear_out_evens_them() {
     // With wear-out every rank did the agreed number of steps.
     assert!(runs.iter().all(|r| r.next_index == w.iterations));
     assert_eq!(b.global.obj_read.suc, 2 * w.iterations);
+}
+
+#[test]
+fn a_stop_request_ends_the_loops_but_not_the_collectives() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("mdw").display().to_string();
+    let mut s = spec(&prefix);
+    let stop = pario_engine::ior::StopFlag::new();
+    stop.request();
+    s.stop = Some(stop);
+    let runs = run_on(2, &s, 0);
+    assert_eq!(runs[0].phases.len(), 4);
+    let b = &runs[0].phases[1].global;
+    assert_eq!((b.obj_read.suc, b.error_count()), (0, 0));
+    assert_eq!(runs[0].phases[0].global.obj_create.suc, 0);
 }

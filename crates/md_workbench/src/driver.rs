@@ -78,7 +78,7 @@ pub fn run_with(
     } else {
         o.seed
     };
-    let spec = spec(o, seed);
+    let spec = spec(o, seed, settings);
     let out = |s: &str| {
         if root {
             console.out(&format!("{s}\n"));
@@ -150,7 +150,7 @@ pub fn run_with(
 }
 
 /// The engine's spec from the options.
-fn spec(o: &Options, seed: i64) -> MdwSpec {
+fn spec(o: &Options, seed: i64, settings: &Settings) -> MdwSpec {
     MdwSpec {
         prefix: o.prefix.clone(),
         dsets: o.dsets,
@@ -171,6 +171,7 @@ fn spec(o: &Options, seed: i64) -> MdwSpec {
         latency_prefix: o.latency_prefix.clone(),
         ignore_precreate_errors: o.ignore_precreate_errors,
         pattern: Pattern::new(o.packet, seed as u32, seed as u32),
+        stop: Some(settings.interrupt.stop_flag()),
     }
 }
 

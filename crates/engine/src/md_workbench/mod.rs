@@ -39,6 +39,7 @@ mod report;
 
 pub use report::{c_exp, Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
 
+use crate::ior::StopFlag;
 use crate::{EngineError, Env};
 use pario_signature::Pattern;
 use std::path::Path;
@@ -96,6 +97,9 @@ pub struct MdwSpec {
     pub ignore_precreate_errors: bool,
     /// Object contents: writer = owning rank, number = index * D + set.
     pub pattern: Pattern,
+    /// Set by SIGINT/SIGTERM: each rank ends the phase's loop at its next
+    /// step (the phase still ends with its collectives).
+    pub stop: Option<StopFlag>,
 }
 
 /// What a run did: the phases (complete on rank 0) and the object index

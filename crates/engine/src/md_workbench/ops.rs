@@ -138,6 +138,11 @@ impl Local {
     }
 }
 
+/// Whether a signal asked the run to stop.
+fn stopping(spec: &MdwSpec) -> bool {
+    spec.stop.as_ref().is_some_and(|s| s.is_requested())
+}
+
 /// Wait `seconds`: spinning below 10 ms, sleeping above.
 fn wait(seconds: f64) {
     if seconds < 0.01 {
@@ -163,6 +168,9 @@ fn precreate(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64) {
         }
     }
     for f in start..start + spec.precreate {
+        if stopping(spec) {
+            break;
+        }
         for d in 0..spec.dsets {
             let t = env.clock.now();
             let r = create_object(env, spec, local, (rank, d, f));
@@ -212,7 +220,7 @@ fn benchmark(
     let rank = env.comm.rank();
     let armed = spec.stonewall_seconds > 0;
     let (mut f, mut stopped) = (0, 0);
-    while f < spec.per_iteration {
+    while f < spec.per_iteration && !stopping(spec) {
         for d in 0..spec.dsets {
             step(env, spec, local, geo.step(rank, d, f, start));
         }
@@ -234,7 +242,7 @@ fn benchmark(
     let wall = env.comm.all_reduce_u64(&[stopped, f], ReduceOp::Max);
     let excluded = env.clock.now() - before;
     if spec.wear_out {
-        while f < wall[1] {
+        while f < wall[1] && !stopping(spec) {
             for d in 0..spec.dsets {
                 step(env, spec, local, geo.step(rank, d, f, start));
             }
