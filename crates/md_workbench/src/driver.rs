@@ -52,22 +52,9 @@ pub fn run_with(
     console: &Console<'_>,
 ) -> i32 {
     let root = comm.rank() == 0;
-    let created = match create_agreed(comm, &o.api, &o.module_options, comm.rank()) {
-        Ok(c) => c,
-        Err(e) => return fail(comm, console, &e, EXIT_USAGE),
-    };
-    let backend = settings.interrupt.wrap(created.backend);
-    let checked = if root {
-        check_paths(backend.as_ref(), o)
-    } else {
-        None
-    };
-    if let Err(e) = agree_on_first_error(comm, checked) {
-        return fail(comm, console, &e, EXIT_USAGE);
-    }
-    let start = match start_index(comm, o) {
-        Ok(s) => s,
-        Err(e) => return fail(comm, console, &e, EXIT_FAILED),
+    let (backend, start) = match prepare(comm, o, settings, console) {
+        Ok(p) => p,
+        Err(status) => return status,
     };
     let run = RunContext::start(comm, settings, &o.tags, None);
     let mut rec = run.record(Tool::MdWorkbench, VERSION, argv, Vec::new());
@@ -84,19 +71,10 @@ pub fn run_with(
             console.out(&format!("{s}\n"));
         }
     };
-    if root {
-        for w in &run.tag_warnings {
-            console.warning(w);
-        }
+    for w in run.tag_warnings.iter().filter(|_| root) {
+        console.warning(w);
     }
-    if !o.quiet {
-        out(&output::args_line(argv));
-    }
-    out(&format!("Nodemap: {nodemap}"));
-    if o.start_item > 0 {
-        out(&format!("Using start position {}", o.start_item));
-    }
-    header(o, comm.size(), &run, &out);
+    preamble(o, argv, comm.size(), &run, &nodemap, &out);
     let env = Env {
         comm,
         clock: run.clock(),
@@ -104,12 +82,7 @@ pub fn run_with(
         topology: topology(&run.layout, comm.size(), None, None),
         host: run.layout.host.clone(),
     };
-    let ctx = LineCtx {
-        object_size: o.object_size,
-        read_only: o.read_only,
-        quiet: o.quiet,
-        waiting_factor: 0.0,
-    };
+    let ctx = LineCtx::of(o);
     let mut sink = |p: &PhaseOutcome| print_phase(o, &ctx, p, &out);
     let result = run_md_workbench(&env, &spec, start, &mut sink);
     let mut status = match result {
@@ -147,6 +120,46 @@ pub fn run_with(
         keep(&rec, settings, console);
     }
     status
+}
+
+/// Collective: the backend (stopped by signals), the checks before
+/// anything is created, and the first object's number; or the exit status.
+fn prepare(
+    comm: &dyn Comm,
+    o: &Options,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> Result<(Box<dyn Backend>, u64), i32> {
+    let created = create_agreed(comm, &o.api, &o.module_options, comm.rank())
+        .map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
+    let backend = settings.interrupt.wrap(created.backend);
+    let checked = if comm.rank() == 0 {
+        check_paths(backend.as_ref(), o)
+    } else {
+        None
+    };
+    agree_on_first_error(comm, checked).map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
+    let start = start_index(comm, o).map_err(|e| fail(comm, console, &e, EXIT_FAILED))?;
+    Ok((backend, start))
+}
+
+/// The lines before the first phase.
+fn preamble(
+    o: &Options,
+    argv: &[String],
+    size: u32,
+    run: &RunContext<'_>,
+    nodemap: &str,
+    out: &dyn Fn(&str),
+) {
+    if !o.quiet {
+        out(&output::args_line(argv));
+    }
+    out(&format!("Nodemap: {nodemap}"));
+    if o.start_item > 0 {
+        out(&format!("Using start position {}", o.start_item));
+    }
+    header(o, size, run, out);
 }
 
 /// The engine's spec from the options.

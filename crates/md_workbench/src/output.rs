@@ -15,6 +15,18 @@ pub struct LineCtx {
     pub waiting_factor: f64,
 }
 
+impl LineCtx {
+    /// The context the options give (no waiting factor yet).
+    pub fn of(o: &crate::options::Options) -> LineCtx {
+        LineCtx {
+            object_size: o.object_size,
+            read_only: o.read_only,
+            quiet: o.quiet,
+            waiting_factor: 0.0,
+        }
+    }
+}
+
 /// C's `%.Nf`, with C's spelling of the non-finite values.
 pub fn c_f(x: f64, digits: usize) -> String {
     if x.is_nan() {
