@@ -153,16 +153,28 @@ fn one_rank_and_four_ranks_have_upstreams_shape_and_counts() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let o = prefix(d);
-    let out = run(
-        1,
-        d,
-        &[
-            "-o", &o, "-D", "2", "-I", "50", "-P", "10", "-R", "1", "-S", "10",
-        ],
-    );
+    let lat = d.join("lat").display().to_string();
+    let args = [
+        "-o", &o, "-D", "2", "-I", "50", "-P", "10", "-R", "1", "-S", "10", "-L", &lat,
+    ];
+    let out = run(1, d, &args);
     let (so, se) = text(&out);
     assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
     assert_same_shape(&so, "numgtpre.txt");
+    // -L: rank 0's operation times, one file per phase and operation.
+    for (name, rows) in [
+        ("0-precreate", 20),
+        ("0-read", 100),
+        ("0-stat", 100),
+        ("0-create", 100),
+        ("0-delete", 100),
+        ("1-cleanup", 20),
+    ] {
+        let f = d.join(format!("lat-0.00-{name}.csv"));
+        let csv = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(csv.starts_with("time,runtime\n"), "{csv}");
+        assert_eq!(csv.lines().count() - 1, rows, "{name}");
+    }
     let out = run(
         4,
         d,
