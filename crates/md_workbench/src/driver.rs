@@ -9,7 +9,7 @@ use pario_backends::Backend;
 use pario_comm::{Comm, ReduceOp};
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
 use pario_engine::interrupt::Interrupt;
-use pario_engine::md_workbench::{run_md_workbench, MdwSpec, PhaseOutcome};
+use pario_engine::md_workbench::{run_md_workbench, MdwSpec, PhaseOutcome, PhaseStats};
 use pario_engine::Env;
 use pario_frontend::backend::create_agreed;
 use pario_frontend::context::topology;
@@ -327,18 +327,18 @@ fn print_phase(o: &Options, ctx: &LineCtx, p: &PhaseOutcome, out: &dyn Fn(&str))
         waiting_factor: p.waiting_factor,
         ..*ctx
     };
-    if o.detailed {
-        out(&output::detailed_line(name, &p.global, o.object_size));
-        return;
-    }
+    let line = |s: &PhaseStats, times: Option<&[f64]>| {
+        if o.detailed {
+            output::detailed_line(name, s, o.object_size)
+        } else {
+            output::phase_line(name, s, times, &ctx)
+        }
+    };
     let times: Vec<f64> = p.ranks.iter().map(|r| r.time).collect();
-    out(&output::phase_line(name, &p.global, Some(&times), &ctx));
+    out(&line(&p.global, Some(&times)));
     if o.process_reports {
         for (rank, r) in p.ranks.iter().enumerate() {
-            out(&format!(
-                "{rank}: {}",
-                output::phase_line(name, r, None, &ctx)
-            ));
+            out(&format!("{rank}: {}", line(r, None)));
         }
     }
 }
