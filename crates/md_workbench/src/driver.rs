@@ -159,6 +159,13 @@ fn preamble(
     if o.start_item > 0 {
         out(&format!("Using start position {}", o.start_item));
     }
+    if !o.run_precreate && o.run_benchmark && o.stonewall_seconds > 0 && !o.wear_out {
+        out(
+            "WARNING: -2 with -w but without -W: each rank stops at its own step, so the \
+             objects left differ per rank, a later -3 misses some and further iterations \
+             read objects that do not exist",
+        );
+    }
     header(o, size, run, out);
 }
 
