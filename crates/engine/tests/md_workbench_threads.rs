@@ -158,3 +158,23 @@ fn a_stop_request_ends_the_loops_but_not_the_collectives() {
     assert_eq!((b.obj_read.suc, b.error_count()), (0, 0));
     assert_eq!(runs[0].phases[0].global.obj_create.suc, 0);
 }
+
+#[test]
+fn read_only_iterations_read_the_same_window_and_leave_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("mdw").display().to_string();
+    let mut s = spec(&prefix);
+    s.read_only = true;
+    let runs = run_on(2, &s, 0);
+    assert!(runs.iter().all(|r| r.next_index == 0));
+    for b in &runs[0].phases[1..3] {
+        let g = &b.global;
+        assert_eq!((g.obj_read.suc, g.obj_stat.suc), (24, 24));
+        assert_eq!(
+            (g.obj_create.suc, g.obj_delete.suc, g.error_count()),
+            (0, 0, 0)
+        );
+        assert!(g.latency[0].is_none() && g.latency[3].is_none());
+    }
+    assert_eq!(runs[0].phases[3].global.error_count(), 0);
+}

@@ -323,3 +323,14 @@ fn corrupted_objects_fail_verification_with_status_3() {
     assert!(so.contains("(1 errs!!!)"), "{so}");
     assert!(se.contains("0_0/file-1"), "{se}");
 }
+
+#[test]
+fn help_and_version_exit_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    for (arg, word) in [("-h", "Usage: md-workbench"), ("--version", "4.1.0+pario-")] {
+        let out = run(1, dir.path(), &[arg]);
+        let (so, se) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{se}");
+        assert!(so.contains(word), "{so}");
+    }
+}
