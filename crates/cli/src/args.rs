@@ -121,6 +121,7 @@ pub enum DbCommand {
 pub enum ToolArg {
     Ior,
     Mdtest,
+    MdWorkbench,
 }
 
 /// Which runs: every given filter must match.

@@ -28,6 +28,7 @@ fn tool_of(t: ToolArg) -> Tool {
     match t {
         ToolArg::Ior => Tool::Ior,
         ToolArg::Mdtest => Tool::Mdtest,
+        ToolArg::MdWorkbench => Tool::MdWorkbench,
     }
 }
 

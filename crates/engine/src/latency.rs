@@ -103,6 +103,14 @@ impl Histogram {
         self.max_ns as f64
     }
 
+    /// The `q` quantile (0..1) in seconds, or None when nothing was
+    /// recorded: the midpoint of the bucket holding it, kept within the
+    /// exact minimum and maximum.
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        let total = self.count();
+        (total > 0).then(|| self.quantile_ns(q, total) * 1e-9)
+    }
+
     /// Summary in seconds, or None when nothing was recorded.
     pub fn summary(&self) -> Option<LatencySummary> {
         let total = self.count();

@@ -16,6 +16,7 @@ pub mod collective;
 pub mod interrupt;
 pub mod ior;
 pub mod latency;
+pub mod md_workbench;
 pub mod mdtest;
 pub mod memcheck;
 pub mod mpi_io_test;

@@ -8,6 +8,7 @@
 //! bijection lives in [`perm`], the PRNG in [`rng`], read-back task reordering
 //! (`-C`, `-Z`) in [`reorder`].
 
+pub mod md_workbench;
 pub mod mdtest;
 pub mod mpi_io_test;
 pub mod perm;

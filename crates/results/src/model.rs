@@ -23,6 +23,9 @@ pub enum Tool {
     Ior,
     Mdtest,
     MpiIoTest,
+    /// md-workbench (its recorded name is the binary's: `md-workbench`).
+    #[serde(rename = "md-workbench")]
+    MdWorkbench,
 }
 
 impl Tool {
@@ -31,6 +34,7 @@ impl Tool {
             Tool::Ior => "ior",
             Tool::Mdtest => "mdtest",
             Tool::MpiIoTest => "mpi_io_test",
+            Tool::MdWorkbench => "md-workbench",
         }
     }
 }
@@ -58,6 +62,11 @@ pub enum Operation {
     FileRemove,
     TreeCreate,
     TreeRemove,
+    /// md-workbench's phases: precreation (data sets and objects), one
+    /// benchmark iteration (stat, read, remove, create per object), cleanup.
+    MdwPrecreate,
+    MdwBenchmark,
+    MdwCleanup,
 }
 
 impl Operation {
@@ -86,6 +95,9 @@ impl Operation {
             Operation::FileRemove => "File removal",
             Operation::TreeCreate => "Tree creation",
             Operation::TreeRemove => "Tree removal",
+            Operation::MdwPrecreate => "precreate",
+            Operation::MdwBenchmark => "benchmark",
+            Operation::MdwCleanup => "cleanup",
             Operation::Write => "write",
             Operation::Read => "read",
             Operation::CheckWrite => "check-write",

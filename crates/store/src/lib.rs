@@ -69,7 +69,9 @@ pub use schema::SCHEMA_VERSION;
 pub use sqlite::SqliteOptions;
 pub use sync::{sync, SyncFailure, SyncReport};
 pub use url::{default_sqlite_path, resolve_db_url, resolve_db_url_from, Backend, DbUrl, DB_ENV};
-pub use workload::{ior_workload, mdtest_workload, IorKey, MdtestKey};
+pub use workload::{
+    ior_workload, md_workbench_workload, mdtest_workload, IorKey, MdWorkbenchKey, MdtestKey,
+};
 
 /// Open the database named by `url` (a URL or a SQLite path; see [`url`]).
 pub fn open(url: &str) -> Result<DbStore, StoreError> {

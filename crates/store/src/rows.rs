@@ -179,7 +179,7 @@ pub(crate) fn tool_to_str(t: Tool) -> &'static str {
 }
 
 pub(crate) fn tool_from_str(s: &str) -> Result<Tool, StoreError> {
-    [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest]
+    [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest, Tool::MdWorkbench]
         .into_iter()
         .find(|t| t.name() == s)
         .ok_or_else(|| StoreError::Decode {
@@ -433,6 +433,7 @@ mod tests {
         assert_eq!(op_to_string(Operation::FileCreate), "file_create");
         assert!(op_from_str("nope").is_err());
         assert_eq!(tool_from_str("mdtest").unwrap(), Tool::Mdtest);
+        assert_eq!(tool_from_str("md-workbench").unwrap(), Tool::MdWorkbench);
     }
 
     #[test]

@@ -109,6 +109,52 @@ pub fn ior_workload(k: &IorKey) -> Workload {
     }
 }
 
+/// What of an md-workbench run identifies its workload.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MdWorkbenchKey {
+    /// Backend name as given (`-a`); stored upper-case.
+    pub api: String,
+    pub num_tasks: u32,
+    /// `-D`, `-P`, `-I`, `-S`, `-O`.
+    pub dsets: u32,
+    pub precreate: u64,
+    pub per_iteration: u64,
+    pub object_size: u64,
+    pub offset: u32,
+    /// Phases run (`-1`, `-2`, `-3`), as "123", "1", "2", ...
+    pub phases: String,
+    /// `--read-only`.
+    pub read_only: bool,
+    /// `-t` (waiting factor) and `-T` (adaptive waiting).
+    pub waiting: String,
+}
+
+/// The [`Workload`] of an md-workbench run: items are the objects a rank
+/// handles per data set and iteration (`-I`).
+pub fn md_workbench_workload(k: &MdWorkbenchKey) -> Workload {
+    Workload {
+        api: k.api.to_ascii_uppercase(),
+        num_tasks: k.num_tasks,
+        file_per_proc: true,
+        block_size: k.object_size,
+        transfer_size: k.object_size,
+        segment_count: 0,
+        ordering: "sequential".into(),
+        items: k.per_iteration,
+        extra: format!(
+            "md-workbench phases={} D={} P={} I={} S={} O={} read-only={} wait={}",
+            k.phases,
+            k.dsets,
+            k.precreate,
+            k.per_iteration,
+            k.object_size,
+            k.offset,
+            u8::from(k.read_only),
+            k.waiting
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,5 +186,22 @@ mod tests {
             ..Default::default()
         });
         assert_eq!((w.api.as_str(), w.extra.as_str()), ("MPIIO", "collective"));
+        let w = md_workbench_workload(&MdWorkbenchKey {
+            api: "posix".into(),
+            num_tasks: 2,
+            dsets: 10,
+            precreate: 20,
+            per_iteration: 20,
+            object_size: 3901,
+            offset: 1,
+            phases: "2".into(),
+            read_only: false,
+            waiting: "0".into(),
+        });
+        assert_eq!((w.api.as_str(), w.items, w.block_size), ("POSIX", 20, 3901));
+        assert_eq!(
+            w.extra,
+            "md-workbench phases=2 D=10 P=20 I=20 S=3901 O=1 read-only=0 wait=0"
+        );
     }
 }

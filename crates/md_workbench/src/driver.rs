@@ -1,0 +1,423 @@
+//! One md-workbench run: checks, the shared run context, the header, the
+//! engine with each phase's lines printed as it ends, the run-info file,
+//! the run record and the exit status.
+
+use crate::options::{Options, VERSION};
+use crate::output::{self, LineCtx};
+use crate::record;
+use pario_backends::Backend;
+use pario_comm::{Comm, ReduceOp};
+use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
+use pario_engine::interrupt::Interrupt;
+use pario_engine::md_workbench::{run_md_workbench, MdwSpec, PhaseOutcome, PhaseStats};
+use pario_engine::Env;
+use pario_frontend::backend::create_agreed;
+use pario_frontend::context::topology;
+use pario_frontend::{keep, Console, RunContext, Settings};
+use pario_results::Tool;
+use pario_signature::Pattern;
+use std::path::Path;
+
+/// Exit statuses: success, run-time failure, bad input, data verification.
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FAILED: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_VERIFY: i32 = 3;
+
+/// Run with the process's stdout/stderr and environment; SIGINT and
+/// SIGTERM stop the run at the next operation.
+pub fn run(comm: &dyn Comm, argv: &[String], o: &Options) -> i32 {
+    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
+    let console = Console::new("md-workbench", &mut out, &mut err);
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    run_with(comm, argv, o, &settings, &console)
+}
+
+fn fail(comm: &dyn Comm, console: &Console<'_>, msg: &str, status: i32) -> i32 {
+    if comm.rank() == 0 {
+        console.error(msg);
+    }
+    status
+}
+
+/// Collective: the whole run.
+pub fn run_with(
+    comm: &dyn Comm,
+    argv: &[String],
+    o: &Options,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> i32 {
+    let root = comm.rank() == 0;
+    let (backend, start) = match prepare(comm, o, settings, console) {
+        Ok(p) => p,
+        Err(status) => return status,
+    };
+    let run = RunContext::start(comm, settings, &o.tags, None);
+    let mut rec = run.record(Tool::MdWorkbench, VERSION, argv, Vec::new());
+    let nodemap = nodemap(comm, &run);
+    let hosts = gather_text(comm, &run.layout.host).unwrap_or_default();
+    let seed = if o.seed == -1 {
+        comm.broadcast_u64(0, run.began as u64) as i64
+    } else {
+        o.seed
+    };
+    let spec = spec(o, seed, settings);
+    let out = |s: &str| {
+        if root {
+            console.out(&format!("{s}\n"));
+        }
+    };
+    for w in run.tag_warnings.iter().filter(|_| root) {
+        console.warning(w);
+    }
+    preamble(o, argv, comm.size(), &run, &nodemap, &out);
+    let env = Env {
+        comm,
+        clock: run.clock(),
+        backend: backend.as_ref(),
+        topology: topology(&run.layout, comm.size(), None, None),
+        host: run.layout.host.clone(),
+    };
+    let ctx = LineCtx::of(o);
+    let mut sink = |p: &PhaseOutcome| print_phase(o, &ctx, p, &out);
+    let result = run_md_workbench(&env, &spec, start, &mut sink);
+    let mut status = match result {
+        Ok(r) => {
+            if let Some(e) = &r.prefix_left {
+                out(&format!("Unable to remove directory {} ({e})", o.prefix));
+            }
+            let saved = save_position(comm, o, r.next_index);
+            let status = finish_status(comm, console, o, &r.phases, saved, &mut rec);
+            rec.tests.push(record::test_result(
+                o,
+                &spec,
+                comm.size(),
+                &r.phases,
+                &hosts,
+            ));
+            status
+        }
+        Err(e) => {
+            rec.errors.push(e.message.clone());
+            fail(comm, console, &e.message, EXIT_FAILED)
+        }
+    };
+    if !o.quiet {
+        let took = run.now() - run.began;
+        out(&format!(
+            "Total runtime: {took:.0}s time: {}",
+            output::date(run.now())
+        ));
+    }
+    status = interrupted(comm, console, settings, status, &mut rec);
+    rec.finished = run.now();
+    rec.exit_status = status;
+    if root {
+        keep(&rec, settings, console);
+    }
+    status
+}
+
+/// Collective: the backend (stopped by signals), the checks before
+/// anything is created, and the first object's number; or the exit status.
+fn prepare(
+    comm: &dyn Comm,
+    o: &Options,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> Result<(Box<dyn Backend>, u64), i32> {
+    let created = create_agreed(comm, &o.api, &o.module_options, comm.rank())
+        .map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
+    let backend = settings.interrupt.wrap(created.backend);
+    let checked = if comm.rank() == 0 {
+        check_paths(backend.as_ref(), o)
+    } else {
+        None
+    };
+    agree_on_first_error(comm, checked).map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
+    let start = start_index(comm, o).map_err(|e| fail(comm, console, &e, EXIT_FAILED))?;
+    Ok((backend, start))
+}
+
+/// The lines before the first phase.
+fn preamble(
+    o: &Options,
+    argv: &[String],
+    size: u32,
+    run: &RunContext<'_>,
+    nodemap: &str,
+    out: &dyn Fn(&str),
+) {
+    if !o.quiet {
+        out(&output::args_line(argv));
+    }
+    out(&format!("Nodemap: {nodemap}"));
+    if o.start_item > 0 {
+        out(&format!("Using start position {}", o.start_item));
+    }
+    if !o.run_precreate && o.run_benchmark && o.stonewall_seconds > 0 && !o.wear_out {
+        out(
+            "WARNING: -2 with -w but without -W: each rank stops at its own step, so the \
+             objects left differ per rank, a later -3 misses some and further iterations \
+             read objects that do not exist",
+        );
+    }
+    header(o, size, run, out);
+}
+
+/// The engine's spec from the options.
+fn spec(o: &Options, seed: i64, settings: &Settings) -> MdwSpec {
+    MdwSpec {
+        prefix: o.prefix.clone(),
+        dsets: o.dsets,
+        precreate: o.precreate,
+        per_iteration: o.per_iteration,
+        iterations: o.iterations,
+        offset: o.offset,
+        object_size: o.object_size,
+        run_precreate: o.run_precreate,
+        run_benchmark: o.run_benchmark,
+        run_cleanup: o.run_cleanup,
+        read_only: o.read_only,
+        verify_read: o.verify_read,
+        stonewall_seconds: o.stonewall_seconds,
+        wear_out: o.wear_out,
+        waiting_factor: o.waiting_factor,
+        adaptive_waiting: o.adaptive_waiting,
+        latency_prefix: o.latency_prefix.clone(),
+        ignore_precreate_errors: o.ignore_precreate_errors,
+        pattern: Pattern::new(o.packet, seed as u32, seed as u32),
+        stop: Some(settings.interrupt.stop_flag()),
+    }
+}
+
+/// Rank 0: refusals before anything is created: the `-o` directory (or,
+/// when it is to be made, its parent) and the `-L` directory must exist.
+fn check_paths(backend: &dyn Backend, o: &Options) -> Option<String> {
+    let prefix = Path::new(&o.prefix);
+    let (needed, what) = if o.run_precreate {
+        let parent = match prefix.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => ".".into(),
+        };
+        (parent, "the directory it is created in")
+    } else {
+        (prefix.to_path_buf(), "the directory of an earlier -1 run")
+    };
+    if let Err(e) = backend.stat(&needed) {
+        return Some(format!(
+            "-o {}: {what} ({}) cannot be used: {}",
+            o.prefix,
+            needed.display(),
+            e.detail
+        ));
+    }
+    if let Some(l) = &o.latency_prefix {
+        let dir = pario_frontend::backend::parent_dir(l);
+        if !dir.is_dir() {
+            return Some(format!(
+                "-L {l}: directory {} does not exist",
+                dir.display()
+            ));
+        }
+    }
+    None
+}
+
+/// Collective: where the objects start: `--start-item`, else the position
+/// an earlier run left in the run-info file (when this run does not
+/// precreate), else 0.
+fn start_index(comm: &dyn Comm, o: &Options) -> Result<u64, String> {
+    if o.start_item > 0 {
+        return Ok(o.start_item);
+    }
+    if o.run_precreate || !(o.run_benchmark || o.run_cleanup) {
+        return Ok(0);
+    }
+    let mut text = String::new();
+    if comm.rank() == 0 {
+        text = match std::fs::read_to_string(&o.run_info_file) {
+            Ok(s) => match s
+                .trim()
+                .strip_prefix("pos:")
+                .map(|v| v.trim().parse::<u64>())
+            {
+                Some(Ok(v)) => format!("ok {v}"),
+                _ => format!(
+                    "--run-info-file {}: expected 'pos: N', found '{}'",
+                    o.run_info_file,
+                    s.trim()
+                ),
+            },
+            Err(e) => format!(
+                "--run-info-file {}: cannot read the position an earlier run left: {e}",
+                o.run_info_file
+            ),
+        };
+    }
+    let text = broadcast_text(comm, 0, text);
+    match text.strip_prefix("ok ").and_then(|v| v.parse().ok()) {
+        Some(v) => Ok(v),
+        None => Err(text),
+    }
+}
+
+/// Collective: rank 0 writes where the next run starts, unless this run
+/// cleaned up. Returns the error every rank agrees on.
+fn save_position(comm: &dyn Comm, o: &Options, next: u64) -> Option<String> {
+    if o.run_cleanup {
+        return None;
+    }
+    let mut e = None;
+    if comm.rank() == 0 {
+        if let Err(err) = std::fs::write(&o.run_info_file, format!("pos: {next}\n")) {
+            e = Some(format!("--run-info-file {}: {err}", o.run_info_file));
+        }
+    }
+    agree_on_first_error(comm, e).err()
+}
+
+/// Collective: "1" for each rank on rank 0's node, "0" for the others.
+fn nodemap(comm: &dyn Comm, run: &RunContext<'_>) -> String {
+    let bits = gather_text(comm, if run.layout.node_index == 0 { "1" } else { "0" });
+    broadcast_text(comm, 0, bits.map(|b| b.concat()).unwrap_or_default())
+}
+
+fn header(o: &Options, size: u32, run: &RunContext<'_>, out: &dyn Fn(&str)) {
+    if o.quiet {
+        return;
+    }
+    let geo = pario_plan::md_workbench::Geometry {
+        size,
+        dsets: o.dsets,
+        precreate: o.precreate,
+        per_iteration: o.per_iteration,
+        offset: o.offset,
+    };
+    out(&output::header_line(
+        geo.total_objects(o.iterations),
+        geo.working_set_mib(o.object_size),
+        &output::date(run.began),
+    ));
+    if o.per_iteration > o.precreate {
+        out("WARNING: num > precreate, this may cause the situation that no objects are available to read");
+    }
+    if o.detailed {
+        out(output::DETAILED_HEADER);
+    }
+}
+
+/// Rank 0: a phase's lines as it ends.
+fn print_phase(o: &Options, ctx: &LineCtx, p: &PhaseOutcome, out: &dyn Fn(&str)) {
+    let name = p.phase.map(|ph| ph.name()).unwrap_or("unknown");
+    if o.verbose >= 1 {
+        for (rank, r) in p.ranks.iter().enumerate() {
+            if r.stonewall_iterations > 0 {
+                out(&format!(
+                    "{rank}: stonewall runtime {:.6}s ({}s)",
+                    r.stonewall_runtime, o.stonewall_seconds
+                ));
+            }
+        }
+    }
+    if let Some(w) = p.wear_out.filter(|_| o.wear_out) {
+        out(&format!(
+            "stonewall wear out {:.6}s ({} iter)",
+            w.runtime, w.iterations
+        ));
+    }
+    let ctx = LineCtx {
+        waiting_factor: p.waiting_factor,
+        ..*ctx
+    };
+    let line = |s: &PhaseStats, times: Option<&[f64]>| {
+        if o.detailed {
+            output::detailed_line(name, s, o.object_size)
+        } else {
+            output::phase_line(name, s, times, &ctx)
+        }
+    };
+    let times: Vec<f64> = p.ranks.iter().map(|r| r.time).collect();
+    out(&line(&p.global, Some(&times)));
+    if o.process_reports {
+        for (rank, r) in p.ranks.iter().enumerate() {
+            out(&format!("{rank}: {}", line(r, None)));
+        }
+    }
+}
+
+/// Collective: the exit status from the phases' errors (agreed on rank 0's
+/// view), with the first messages on stderr and in the record.
+fn finish_status(
+    comm: &dyn Comm,
+    console: &Console<'_>,
+    o: &Options,
+    phases: &[PhaseOutcome],
+    saved: Option<String>,
+    rec: &mut pario_results::RunRecord,
+) -> i32 {
+    let mut status = EXIT_OK;
+    let mut lines = Vec::new();
+    for p in phases {
+        let g = &p.global;
+        let name = p.phase.map(|ph| ph.name()).unwrap_or("unknown");
+        let ignored = o.ignore_precreate_errors && name == "precreate";
+        if g.verify_errors > 0 {
+            status = EXIT_VERIFY;
+        } else if g.error_count() > 0 && !ignored && status == EXIT_OK {
+            status = EXIT_FAILED;
+        }
+        if g.error_count() > 0 {
+            lines.push(format!(
+                "{name}: {} failed operation(s){}",
+                g.error_count(),
+                if ignored {
+                    " (ignored: --ignore-precreate-errors)"
+                } else {
+                    ""
+                }
+            ));
+            lines.extend(g.errors.iter().take(4).map(|e| format!("{name}: {e}")));
+        }
+    }
+    if let Some(e) = saved {
+        lines.push(e);
+        status = status.max(EXIT_FAILED);
+    }
+    if comm.rank() == 0 {
+        for l in &lines {
+            console.error(l);
+        }
+    }
+    rec.errors.extend(lines);
+    comm.broadcast_u64(0, status as u64) as i32
+}
+
+/// Collective: 130/143 on every rank when any rank caught SIGINT/SIGTERM.
+fn interrupted(
+    comm: &dyn Comm,
+    console: &Console<'_>,
+    settings: &Settings,
+    status: i32,
+    rec: &mut pario_results::RunRecord,
+) -> i32 {
+    let caught = settings.interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught == 0 {
+        return status;
+    }
+    rec.interrupted = true;
+    let text = format!(
+        "interrupted by {}: stopped at the next operation; the record is kept, marked interrupted",
+        Interrupt::name(caught)
+    );
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    rec.errors.push(text);
+    caught
+}

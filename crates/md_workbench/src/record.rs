@@ -1,0 +1,114 @@
+//! The run record's test: md-workbench's phases as [`PhaseResult`]s with
+//! their parameters and workload key, so runs are kept and compared like
+//! ior's and mdtest's.
+
+use crate::options::Options;
+use crate::output::{rate_ops, throughput};
+use pario_engine::md_workbench::{MdwSpec, Phase, PhaseOutcome};
+use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult, MEBIBYTE};
+use pario_store::{md_workbench_workload, MdWorkbenchKey};
+use serde_json::json;
+
+/// The one test of a run.
+pub fn test_result(
+    o: &Options,
+    spec: &MdwSpec,
+    size: u32,
+    phases: &[PhaseOutcome],
+    hosts: &[String],
+) -> TestResult {
+    let workload = md_workbench_workload(&MdWorkbenchKey {
+        api: o.api.clone(),
+        num_tasks: size,
+        dsets: o.dsets,
+        precreate: o.precreate,
+        per_iteration: o.per_iteration,
+        object_size: o.object_size,
+        offset: o.offset,
+        phases: o.phases(),
+        read_only: o.read_only,
+        waiting: if o.adaptive_waiting {
+            "adaptive".into()
+        } else {
+            format!("{}", o.waiting_factor)
+        },
+    });
+    let parameters = [
+        ("api", json!(o.api)),
+        ("dataSets", json!(o.dsets)),
+        ("precreatePerSet", json!(o.precreate)),
+        ("objPerProc", json!(o.per_iteration)),
+        ("iterations", json!(o.iterations)),
+        ("objectSize", json!(o.object_size)),
+        ("offset", json!(o.offset)),
+        ("phases", json!(o.phases())),
+        ("readOnly", json!(o.read_only)),
+        ("verifyRead", json!(o.verify_read)),
+        ("stonewallTimer", json!(o.stonewall_seconds)),
+        ("stonewallWearOut", json!(o.wear_out)),
+        ("waitingTime", json!(o.waiting_factor)),
+        ("adaptiveWaiting", json!(o.adaptive_waiting)),
+        ("dataPacketType", json!(o.packet.name())),
+        ("signature", json!(spec.pattern.signature)),
+        ("outputDirectory", json!(o.prefix)),
+        ("numTasks", json!(size)),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    TestResult {
+        test_id: 0,
+        parameters,
+        workload,
+        phases: phases.iter().map(|p| phase(o, p, hosts)).collect(),
+        verification_errors: phases.iter().map(|p| p.global.verify_errors).sum(),
+        ..TestResult::default()
+    }
+}
+
+fn phase(o: &Options, p: &PhaseOutcome, hosts: &[String]) -> PhaseResult {
+    let g = &p.global;
+    let (op, name) = match p.phase {
+        Some(Phase::Precreate) => (Operation::MdwPrecreate, "precreate"),
+        Some(Phase::Benchmark) => (Operation::MdwBenchmark, "benchmark"),
+        _ => (Operation::MdwCleanup, "cleanup"),
+    };
+    let ops = rate_ops(name, g, o.read_only);
+    let ranks = p
+        .ranks
+        .iter()
+        .enumerate()
+        .map(|(r, s)| RankTimes {
+            rank: r as u32,
+            host: hosts.get(r).cloned().unwrap_or_default(),
+            xfer_end: s.time,
+            bytes: s.bytes,
+            ops: rate_ops(name, s, o.read_only),
+            ..RankTimes::default()
+        })
+        .collect();
+    PhaseResult {
+        operation: Some(op),
+        iteration: p.iteration,
+        bytes: g.bytes,
+        ops,
+        xfer_time: g.time,
+        total_time: g.time,
+        bandwidth: throughput(g, o.object_size, g.time) * MEBIBYTE,
+        iops: ops as f64 / g.time,
+        latency: p.latency.as_ref().map(|l| l.mean).unwrap_or(f64::NAN),
+        latency_detail: p.latency.clone(),
+        stonewall: p.wear_out.map(|w| Stonewall {
+            deadline: o.stonewall_seconds as f64,
+            time: w.runtime,
+            min_ops: w.iterations,
+            max_ops: w.iterations,
+            wear_out: o.wear_out,
+            ..Stonewall::default()
+        }),
+        ranks,
+        verification_errors: g.verify_errors,
+        time_series: None,
+        ..PhaseResult::default()
+    }
+}

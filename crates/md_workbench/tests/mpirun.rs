@@ -1,0 +1,336 @@
+//! `md-workbench` under mpirun with 1, 2 and 4 ranks against temporary
+//! directories: the lines have the shape of upstream's recorded output
+//! (tests/fixtures/upstream/md-workbench, numbers aside), the IO500's three
+//! invocations run unchanged and leave nothing, the run is kept, the
+//! stonewall ends, and bad input gets one line and the right status.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
+
+fn fixture(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/upstream/md-workbench")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn run(np: u32, dir: &Path, args: &[&str]) -> Output {
+    let mut c = pario_testkit::mpirun(120, np);
+    c.arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("PARIO_RESULTS_DIR", dir.join("results"))
+        .env("PARIO_DB", dir.join("runs.sqlite"))
+        .env_remove("PARIO_TAGS");
+    c.output().expect("mpirun starts")
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A line with every number (and C's "-nan") replaced by '#', the version
+/// and the date dropped.
+fn shape(line: &str) -> String {
+    let line = match line.find("(version: ") {
+        Some(i) => &line[..i],
+        None => line,
+    };
+    let line = line.replace("-nan", "#");
+    let b = line.as_bytes();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_digit() {
+            while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+                i += 1;
+            }
+            if i + 1 < b.len() && b[i] == b'e' && (b[i + 1] == b'-' || b[i + 1] == b'+') {
+                i += 2;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+            }
+            out.push('#');
+        } else {
+            out.push(b[i] as char);
+            i += 1;
+        }
+    }
+    out
+}
+
+fn shapes(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with("Args:") && !l.starts_with("Total runtime"))
+        .map(shape)
+        .collect()
+}
+
+fn assert_same_shape(ours: &str, fixture_name: &str) {
+    let theirs = fixture(fixture_name);
+    assert_eq!(
+        shapes(ours),
+        shapes(&theirs),
+        "{ours}\n--- upstream:\n{theirs}"
+    );
+    assert!(
+        ours.lines().any(|l| l.starts_with("Total runtime: ")),
+        "{ours}"
+    );
+}
+
+fn prefix(dir: &Path) -> String {
+    dir.join("mdw").display().to_string()
+}
+
+#[test]
+fn the_io500_invocations_run_unchanged_with_upstreams_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = format!("-o={}", prefix(d));
+    let info = format!("--run-info-file={}", d.join("mdworkbench.status").display());
+    let base = [
+        "--dataPacketType=t",
+        "--process-reports",
+        "-a",
+        "POSIX",
+        o.as_str(),
+        "-t=0.000000",
+        "-O=1",
+        info.as_str(),
+        "-D=10",
+        "-G=12345",
+        "-P=20",
+        "-I=20",
+    ];
+    for (extra, fixture_name, pos) in [
+        (&["-1"][..], "io500-create.txt", "pos: 0"),
+        (&["-2", "-R=2", "-X"][..], "io500-bench.txt", "pos: 40"),
+        (&["-3"][..], "io500-delete.txt", "pos: 40"),
+    ] {
+        let mut args = base.to_vec();
+        args.extend(extra);
+        let out = run(2, d, &args);
+        let (so, se) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{extra:?}\n{so}\n{se}");
+        assert_same_shape(&so, fixture_name);
+        let status = std::fs::read_to_string(d.join("mdworkbench.status")).unwrap();
+        assert_eq!(status.trim(), pos, "{extra:?}");
+    }
+    assert!(so_objects_left(d).is_empty(), "{:?}", so_objects_left(d));
+    // Three runs kept, tool md-workbench.
+    let kept: Vec<PathBuf> = std::fs::read_dir(d.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 3);
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    assert_eq!(rec["tool"], "md-workbench");
+    let op = &rec["tests"][0]["phases"][0]["operation"];
+    assert!(op.as_str().unwrap().starts_with("mdw_"), "{op}");
+}
+
+fn so_objects_left(d: &Path) -> Vec<PathBuf> {
+    let p = d.join("mdw");
+    if !p.exists() {
+        return Vec::new();
+    }
+    std::fs::read_dir(p)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
+}
+
+#[test]
+fn one_rank_and_four_ranks_have_upstreams_shape_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = prefix(d);
+    let lat = d.join("lat").display().to_string();
+    let args = [
+        "-o", &o, "-D", "2", "-I", "50", "-P", "10", "-R", "1", "-S", "10", "-L", &lat,
+    ];
+    let out = run(1, d, &args);
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert_same_shape(&so, "numgtpre.txt");
+    // -L: rank 0's operation times, one file per phase and operation.
+    for (name, rows) in [
+        ("0-precreate", 20),
+        ("0-read", 100),
+        ("0-stat", 100),
+        ("0-create", 100),
+        ("0-delete", 100),
+        ("1-cleanup", 20),
+    ] {
+        let f = d.join(format!("lat-0.00-{name}.csv"));
+        let csv = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        assert!(csv.starts_with("time,runtime\n"), "{csv}");
+        assert_eq!(csv.lines().count() - 1, rows, "{name}");
+    }
+    let out = run(
+        4,
+        d,
+        &[
+            "-o", &o, "-D", "2", "-I", "5", "-P", "10", "-R", "1", "-S", "100", "-G", "7", "-q",
+        ],
+    );
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert_same_shape(&format!("{so}Total runtime: \n"), "quiet.txt");
+    assert!(
+        so.contains("benchmark process") && so.contains("objects:40 rate:"),
+        "{so}"
+    );
+    assert!(so.contains("dsets: 8 objects:80 "), "{so}");
+    assert!(!d.join("mdw").exists());
+}
+
+#[test]
+fn detailed_stats_and_the_stonewall_with_wear_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = prefix(d);
+    let out = run(
+        2,
+        d,
+        &[
+            "-o",
+            &o,
+            "-D",
+            "2",
+            "-I",
+            "5",
+            "-P",
+            "10",
+            "-R",
+            "1",
+            "-S",
+            "100",
+            "-G",
+            "7",
+            "--print-detailed-stats",
+        ],
+    );
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert_same_shape(&so, "detailed.txt");
+    let out = run(
+        2,
+        d,
+        &[
+            "-o",
+            &o,
+            "-D",
+            "1",
+            "-I",
+            "100000000",
+            "-P",
+            "100",
+            "-R",
+            "1",
+            "-S",
+            "0",
+            "-G",
+            "7",
+            "-w",
+            "1",
+            "-W",
+        ],
+    );
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    assert_same_shape(&so, "stonewall-wearout.txt");
+    assert!(!d.join("mdw").exists());
+}
+
+#[test]
+fn bad_input_is_one_line_and_a_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let missing = d.join("no/such/dir").display().to_string();
+    let info = format!("--run-info-file={}", d.join("none.status").display());
+    let o = prefix(d);
+    let cases: Vec<(Vec<&str>, i32, &[&str])> = vec![
+        (vec!["-Z"], 2, &["-Z: unknown option"]),
+        (vec!["-S", "3x"], 2, &["-S 3x"]),
+        (vec!["-D", "0"], 2, &["-D 0"]),
+        (vec!["-o", &missing], 2, &["-o", "no/such"]),
+        (vec!["-o", &o, "-2", &info], 2, &["-o", "earlier -1 run"]),
+        (vec!["-a", "NOSUCH"], 2, &["NOSUCH"]),
+    ];
+    for (args, status, words) in cases {
+        let out = run(1, d, &args);
+        let (so, se) = text(&out);
+        assert_eq!(out.status.code(), Some(status), "{args:?}\n{so}\n{se}");
+        let first = se.lines().next().unwrap_or_default();
+        assert!(first.starts_with("md-workbench: "), "{args:?}: {se}");
+        for w in words {
+            assert!(first.contains(w), "{args:?}: {w} in {se}");
+        }
+        assert!(!se.contains("panicked"), "{se}");
+    }
+    // An existing directory but no run-info file: a run-time failure.
+    std::fs::create_dir(d.join("mdw")).unwrap();
+    let out = run(1, d, &["-o", &o, "-2", &info]);
+    let (_, se) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{se}");
+    assert!(se.contains("none.status"), "{se}");
+    std::fs::remove_dir(d.join("mdw")).unwrap();
+    let left: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "results" && n != "runs.sqlite")
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn corrupted_objects_fail_verification_with_status_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = prefix(d);
+    let common = [
+        "-o",
+        o.as_str(),
+        "-D",
+        "1",
+        "-I",
+        "3",
+        "-P",
+        "3",
+        "-S",
+        "64",
+        "-G",
+        "5",
+    ];
+    let mut a = common.to_vec();
+    a.push("-1");
+    assert_eq!(run(2, d, &a).status.code(), Some(0));
+    std::fs::write(d.join("mdw/0_0/file-1"), [7u8; 64]).unwrap();
+    let mut a = common.to_vec();
+    a.extend(["-2", "-R", "1", "-X"]);
+    let out = run(2, d, &a);
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{so}\n{se}");
+    assert!(so.contains("(1 errs!!!)"), "{so}");
+    assert!(se.contains("0_0/file-1"), "{se}");
+}
+
+#[test]
+fn help_and_version_exit_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    for (arg, word) in [("-h", "Usage: md-workbench"), ("--version", "4.1.0+pario-")] {
+        let out = run(1, dir.path(), &[arg]);
+        let (so, se) = text(&out);
+        assert_eq!(out.status.code(), Some(0), "{se}");
+        assert!(so.contains(word), "{so}");
+    }
+}

@@ -1,0 +1,85 @@
+//! SIGTERM in the middle of an md-workbench run (a singleton): the
+//! precreation stops at the next object, the cleanup still removes what was
+//! made, the record is kept marked interrupted and the exit status is 143.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
+
+fn entries(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten() {
+            let p = e.unwrap().path();
+            n += 1;
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn sigterm_stops_at_the_next_object_and_cleans_up() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let o = dir.path().join("mdw");
+    let mut child = Command::new(BIN)
+        .args([
+            "-D", "1", "-P", "1000000", "-I", "1", "-R", "1", "-S", "0", "-o",
+        ])
+        .arg(&o)
+        .current_dir(keep.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_FAULTS")
+        .env_remove("PARIO_TAGS")
+        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
+        .env("PARIO_DB", keep.path().join("results.sqlite"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("md-workbench starts");
+    let start = Instant::now();
+    while entries(dir.path()) < 200 {
+        assert!(start.elapsed() < Duration::from_secs(60), "no objects made");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let ok = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("md-workbench did not stop after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    use std::io::Read;
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    assert_eq!(status, Some(143), "{err}");
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+    assert_eq!(entries(dir.path()), 0, "what the run made is removed");
+    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+}
