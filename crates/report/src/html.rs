@@ -238,7 +238,7 @@ td.text{text-align:left}
 td:not(.text){white-space:nowrap}
 tr.slower td.verdict{background:#d62728;color:#fff;font-weight:700}
 tr.faster td.verdict{background:#2ca02c;color:#fff}
-tr.noisy td.verdict,tr.nochange td.verdict{background:#f5e9b8}
+tr.noisy td.verdict,tr.nochange td.verdict,tr.undecided td.verdict{background:#f5e9b8}
 tr.error td.verdict{background:#eee;color:#777}
 figure.plot{margin:1em 0;border:1px solid #eee;padding:.5em;overflow-x:auto}
 figure.plot svg{max-width:100%;height:auto}
