@@ -40,6 +40,15 @@ pub enum Command {
     /// Import upstream IOR (3.x, 4.x text; JSON; CSV) and mdtest (1.8 to 4.x) output
     Import(ImportArgs),
     /// Compare a candidate set of runs against a baseline set
+    #[command(
+        after_help = "One compared value is one run (a separate job): with fewer than 2 runs \
+                            of a workload on a side the verdict is \"cannot decide\".\n\
+                            Exit status: 0 pass; 1 a regression (slower beyond the tolerance); \
+                            2 bad input or nothing compared; 3 (--gate strict, the default) no \
+                            regression, but a metric is undecided (cannot decide, too noisy, or \
+                            a regression beyond the tolerance not excluded). --gate regressions: \
+                            0 or 1 only; --gate none: always 0."
+    )]
     Compare(CompareArgs),
     /// Write a self-contained HTML report (comparison, plots), plus SVG/PNG plot files
     Report(ReportArgs),
@@ -246,7 +255,7 @@ pub enum GateArg {
     /// a regression exits 1, "cannot decide", "too noisy" or a regression not excluded exits 3
     #[default]
     Strict,
-    /// Fail (1) on a regression only; undecided metrics pass with a warning
+    /// Fail (1) on a regression only; undecided metrics pass (named in the output)
     Regressions,
     /// Always 0 once something was compared (report only)
     None,

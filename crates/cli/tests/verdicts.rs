@@ -270,6 +270,21 @@ fn per_iteration_comparisons_carry_a_warning_everywhere() {
         "{}",
         md.stdout
     );
+    let html = site.dir.path().join("r.html");
+    let rep = site.pario(&[
+        "report",
+        &a,
+        &b,
+        "--per-iteration",
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(rep.status, 1, "{}", rep.both());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<p class=\"warning\">warning: iterations compared"),
+        "the report carries the warning"
+    );
     // Without the option the same runs are one value a side.
     let r = site.pario(&["compare", &a, &b, "--format", "json"]);
     assert_eq!(r.status, 3, "{}", r.both());
@@ -368,4 +383,28 @@ fn history_lists_the_change_points() {
     let r = site.pario(&["compare", "--history", "release=r1"]);
     assert_eq!(r.status, 2, "{}", r.both());
     assert!(r.stderr.contains("--history"), "{}", r.stderr);
+}
+
+/// The gates and exit statuses are in `pario compare --help`.
+#[test]
+fn help_documents_the_gates_and_exit_statuses() {
+    let site = Site::new();
+    let r = site.pario(&["compare", "--help"]);
+    assert_eq!(r.status, 0, "{}", r.both());
+    for needle in [
+        "--gate",
+        "strict",
+        "regressions",
+        "--per-iteration",
+        "--wide",
+        "--history",
+        "1 a regression",
+        "3 (--gate strict, the default)",
+        "cannot decide",
+    ] {
+        assert!(r.stdout.contains(needle), "{needle}\n{}", r.stdout);
+    }
+    let r = site.pario(&["compare", "a=1", "b=2", "--gate", "lenient"]);
+    assert_eq!(r.status, 2, "{}", r.both());
+    assert!(r.stderr.contains("--gate"), "{}", r.stderr);
 }

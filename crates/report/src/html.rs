@@ -238,7 +238,7 @@ td.text{text-align:left}
 td:not(.text){white-space:nowrap}
 tr.slower td.verdict{background:#d62728;color:#fff;font-weight:700}
 tr.faster td.verdict{background:#2ca02c;color:#fff}
-tr.noisy td.verdict,tr.nochange td.verdict,tr.undecided td.verdict{background:#f5e9b8}
+tr.noisy td.verdict,tr.nochange td.verdict,tr.undecided td.verdict,p.warning{background:#f5e9b8}
 tr.error td.verdict{background:#eee;color:#777}
 figure.plot{margin:1em 0;border:1px solid #eee;padding:.5em;overflow-x:auto}
 figure.plot svg{max-width:100%;height:auto}
@@ -327,6 +327,9 @@ fn comparison_section(h: &mut String, cmp: &SetComparison) {
         100.0 * stats.tolerance,
         100.0 * stats.confidence
     );
+    for w in &cmp.warnings {
+        let _ = writeln!(h, "<p class=\"warning\">warning: {}</p>", escape(w));
+    }
     let counts: Vec<String> = cmp
         .verdict_counts()
         .iter()
@@ -350,8 +353,8 @@ fn comparison_section(h: &mut String, cmp: &SetComparison) {
         escape(&counts.join(", "))
     );
     h.push_str("<table id=\"comparison-table\">\n<thead><tr><th>W</th><th>operation</th><th>metric</th><th>unit</th><th>per</th>\
-<th>n base</th><th>base mean</th><th>base sd</th><th>base CV</th>\
-<th>n cand</th><th>cand mean</th><th>cand sd</th><th>cand CV</th>\
+<th>n base</th><th>base mean</th><th>base sd (n-1)</th><th>base CV</th>\
+<th>n cand</th><th>cand mean</th><th>cand sd (n-1)</th><th>cand CV</th>\
 <th>cand/base</th><th>CI</th><th>verdict</th><th>detail</th></tr></thead>\n<tbody>\n");
     for r in &rows {
         let _ = writeln!(
