@@ -325,7 +325,7 @@ mod tests {
 
     #[test]
     fn wrapping_keeps_lines_within_width() {
-        let text = "cannot decide: 1 on a side, at least 2 are needed (about 12 per side would detect a 5% change)";
+        let text = "cannot decide: 1 run on a side, at least 2 are needed (about 12 per side would detect a 5% change)";
         let w = wrap(text, 40, "  W1 read: ", "      ");
         assert!(w.lines().all(|l| l.chars().count() <= 40), "{w}");
         assert!(w.starts_with("  W1 read: cannot"), "{w}");

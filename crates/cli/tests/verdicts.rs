@@ -173,7 +173,8 @@ fn twenty_five_pairs_of_single_runs_never_say_slower() {
         assert_eq!(doc["outcome"]["verdict"], "cannot decide");
         let detail = doc["rows"][0]["detail"].as_str().unwrap();
         assert!(
-            detail.contains("at least 2 are needed") && detail.contains("per side would"),
+            detail.starts_with("cannot decide: 1 run on a side, at least 2 are needed")
+                && detail.contains("per side would"),
             "{detail}"
         );
         let text = site.pario(&["compare", a, b]);
@@ -193,9 +194,16 @@ fn five_runs_a_side_and_a_real_ten_percent_shift_say_slower() {
     let mut site = Site::new();
     let mut noise = Noise(10);
     let s = Setup::default();
-    for (build, level) in [("1.0", 1000.0), ("1.1", 900.0), ("1.0b", 1000.0)] {
+    let builds = [
+        ("1.0", 1000.0, 0.02),
+        ("1.1", 900.0, 0.02),
+        ("1.0b", 1000.0, 0.02),
+        ("quiet", 1000.0, 0.005),
+        ("quiet2", 1001.0, 0.005),
+    ];
+    for (build, level, cv) in builds {
         for _ in 0..5 {
-            let run_level = noise.normal(level, 0.02 * level);
+            let run_level = noise.normal(level, cv * level);
             let its: Vec<f64> = (0..3).map(|_| noise.normal(run_level, 5.0)).collect();
             site.run(&[("build", build)], &its, &s);
         }
@@ -235,6 +243,15 @@ fn five_runs_a_side_and_a_real_ten_percent_shift_say_slower() {
     assert!(verdicts(&same.json())
         .iter()
         .all(|v| v != "slower" && v != "faster"));
+    // Quiet runs at the same level: the interval lies inside the band, a
+    // pass under the strict gate.
+    let pass = site.pario(&["compare", "build=quiet", "build=quiet2"]);
+    assert_eq!(pass.status, 0, "{}", pass.both());
+    assert!(
+        pass.stdout.starts_with("PASS: no regression"),
+        "{}",
+        pass.stdout
+    );
 }
 
 /// Per-iteration comparison only when asked for, with its warning in the

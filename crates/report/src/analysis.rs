@@ -279,7 +279,10 @@ impl MetricRow {
     /// The detail sentence, or the error.
     pub fn detail(&self) -> String {
         match (&self.comparison, &self.error) {
-            (Some(c), _) => c.detail(),
+            (Some(c), _) => c.detail_for(match self.unit {
+                SampleUnit::Run => "run",
+                SampleUnit::Iteration => "iteration",
+            }),
             (None, Some(e)) => format!("not compared: {e}"),
             (None, None) => String::new(),
         }

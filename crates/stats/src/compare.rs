@@ -374,6 +374,12 @@ impl Comparison {
     /// reports: the significance, the tolerance and, when the data cannot
     /// decide, how many runs per side would.
     pub fn detail(&self) -> String {
+        self.detail_for("value")
+    }
+
+    /// [`Comparison::detail`], naming one compared value `what` ("run")
+    /// where the sample is too small.
+    pub fn detail_for(&self, what: &str) -> String {
         let tol = pct(self.tolerance);
         let need = match self.runs_needed {
             Some(n) => format!("about {n} runs per side would detect a {tol} change"),
@@ -389,9 +395,10 @@ impl Comparison {
                     Some(n) => format!("about {n} per side would detect a {tol} change"),
                     None => "more when they vary".to_string(),
                 };
+                let n = self.baseline.n.min(self.candidate.n);
                 format!(
-                    "cannot decide: {} on a side, at least 2 are needed ({need})",
-                    self.baseline.n.min(self.candidate.n)
+                    "cannot decide: {n} {what}{} on a side, at least 2 are needed ({need})",
+                    if n == 1 { "" } else { "s" }
                 )
             }
             (Basis::NoVariance, v) => format!(
@@ -601,7 +608,9 @@ mod tests {
         let single = compare(&[100.0], &[90.0], &o).unwrap();
         assert_eq!(single.verdict, Verdict::CannotDecide);
         assert!(
-            single.detail().starts_with("cannot decide: 1 on a side"),
+            single
+                .detail()
+                .starts_with("cannot decide: 1 value on a side"),
             "{}",
             single.detail()
         );
