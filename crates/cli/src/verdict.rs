@@ -94,16 +94,14 @@ pub fn headline(o: &Outcome, tolerance: f64) -> String {
             "SLOWER: {} slower beyond the {tol} tolerance",
             of(o.regressions)
         ),
-        "cannot decide" => format!(
-            "CANNOT DECIDE: {} undecided, no regression found",
-            of(o.undecided)
-        ),
+        "cannot decide" => format!("CANNOT DECIDE: {} undecided", of(o.undecided)),
         _ => format!(
             "PASS: no regression beyond the {tol} tolerance in {}",
             plural(o.compared, "metric")
         ),
     };
-    format!("{text} (exit {}, --gate {})", o.exit_status, o.gate)
+    let line = format!("{text} (exit {}, --gate {})", o.exit_status, o.gate);
+    wrap(&line, 80, "", "  ").trim_end().to_string()
 }
 
 /// Short verdict labels for the compact table (at most 14 characters).
