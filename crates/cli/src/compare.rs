@@ -213,14 +213,15 @@ fn md(s: &str) -> String {
 }
 
 /// Markdown (GitHub flavour).
-pub fn render_markdown(cmp: &SetComparison) -> String {
+pub fn render_markdown(cmp: &SetComparison, o: &Outcome) -> String {
     let rows = table::rows(cmp);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "## pario compare: `{}` against `{}`\n\nBaseline `{}` ({}), candidate `{}` ({}); {}.\n",
+        "## pario compare: `{}` against `{}`\n\n**{}**\n\nBaseline `{}` ({}), candidate `{}` ({}); {}; sd is sd (n-1).\n",
         md(&cmp.candidate.label),
         md(&cmp.baseline.label),
+        md(&crate::verdict::headline(o, cmp.options.stats.tolerance).replace('\n', " ")),
         md(&cmp.baseline.label),
         plural(cmp.baseline.run_ids.len(), "run"),
         md(&cmp.candidate.label),
@@ -425,7 +426,7 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<i32, CliError> {
             t.push_str(&render_table(&cmp, use_color(a.color)));
             t
         }
-        (CompareFormat::Markdown, _) => render_markdown(&cmp),
+        (CompareFormat::Markdown, _) => render_markdown(&cmp, &o),
         (CompareFormat::Csv, _) => render_csv(&cmp),
         (CompareFormat::Json, _) => render_json(&cmp, &o, &diffs)?,
     };

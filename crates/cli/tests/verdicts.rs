@@ -287,6 +287,11 @@ fn per_iteration_comparisons_carry_a_warning_everywhere() {
         "{}",
         md.stdout
     );
+    assert!(
+        md.stdout.contains("\n**SLOWER: 2 of 2 metrics"),
+        "verdict first: {}",
+        md.stdout
+    );
     let html = site.dir.path().join("r.html");
     let rep = site.pario(&[
         "report",
