@@ -56,6 +56,7 @@
 //! | contains 1, 1 - tol ≤ lo and hi ≤ 1 + tol          | `WithinTolerance`     |
 //! | contains 1, lo < 1 - tol and hi > 1 + tol          | `TooNoisy`            |
 //! | otherwise: contains 1, leaves the band on one side | `NoSignificantChange` |
+//! | no interval: fewer than 2 values on a side          | `CannotDecide`        |
 //!
 //! So `Slower` means "a real decrease, and our best estimate of it is larger
 //! than the tolerance": the two conditions a release check asks for. A real
