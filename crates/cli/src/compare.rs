@@ -374,6 +374,20 @@ pub fn use_color(c: ColorArg) -> bool {
     }
 }
 
+/// Runs per side whose full records are read to find differences: a side
+/// of thousands of runs must not cost thousands of record reads.
+pub const DIFF_RECORDS: usize = 32;
+
+/// At most `n` of `ids`, evenly spread (first and last included).
+pub fn spread(ids: &[String], n: usize) -> Vec<String> {
+    if ids.len() <= n || n < 2 {
+        return ids.iter().take(n).cloned().collect();
+    }
+    (0..n)
+        .map(|i| ids[i * (ids.len() - 1) / (n - 1)].clone())
+        .collect()
+}
+
 /// Build the comparison of the selection, and the differences between
 /// its sides (each also one warning in the comparison).
 pub fn comparison(
@@ -389,8 +403,8 @@ pub fn comparison(
         }
         Ok(out)
     };
-    let b = records(&l.baseline.side.run_ids)?;
-    let c = records(&l.candidate.side.run_ids)?;
+    let b = records(&spread(&l.baseline.side.run_ids, DIFF_RECORDS))?;
+    let c = records(&spread(&l.candidate.side.run_ids, DIFF_RECORDS))?;
     let mut cmp = compare_sets(
         (l.baseline.side, &l.baseline_samples),
         (l.candidate.side, &l.candidate_samples),
@@ -441,4 +455,18 @@ pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<i32, CliError> {
         return Ok(EXIT_ERROR);
     }
     Ok(o.exit_status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn spread_keeps_ends_and_bounds_the_count() {
+        let ids: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        let s = spread(&ids, 5);
+        assert_eq!(s, ["0", "24", "49", "74", "99"]);
+        assert_eq!(spread(&ids[..3], 5).len(), 3);
+        assert_eq!(spread(&ids, 1), ["0"]);
+    }
 }
