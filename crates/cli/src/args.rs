@@ -14,7 +14,8 @@ use std::path::PathBuf;
     about = "List, show, export, import and compare kept benchmark runs; write HTML reports; run suites.",
     after_help = "Every ior and mdtest run is kept as JSON in the results directory and in the \
                   database. Exit status: 0 fine, 1 a comparison found a regression (or an import \
-                  failed), 2 an error."
+                  failed), 2 an error or bad input, 3 a comparison could not decide (too few runs, \
+                  too noisy) under `--gate strict` (the default of `pario compare`)."
 )]
 pub struct Cli {
     /// Database: a URL (sqlite:///path, postgres://..., mysql://...) or a SQLite file
@@ -39,6 +40,15 @@ pub enum Command {
     /// Import upstream IOR (3.x, 4.x text; JSON; CSV) and mdtest (1.8 to 4.x) output
     Import(ImportArgs),
     /// Compare a candidate set of runs against a baseline set
+    #[command(
+        after_help = "One compared value is one run (a separate job): with fewer than 2 runs \
+                            of a workload on a side the verdict is \"cannot decide\".\n\
+                            Exit status: 0 pass; 1 a regression (slower beyond the tolerance); \
+                            2 bad input or nothing compared; 3 (--gate strict, the default) no \
+                            regression, but a metric is undecided (cannot decide, too noisy, or \
+                            a regression beyond the tolerance not excluded). --gate regressions: \
+                            0 or 1 only; --gate none: always 0."
+    )]
     Compare(CompareArgs),
     /// Write a self-contained HTML report (comparison, plots), plus SVG/PNG plot files
     Report(ReportArgs),
@@ -228,10 +238,10 @@ pub enum MethodArg {
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
 pub enum PerArg {
-    /// Per-run means when both sides have 2+ runs of a workload, else iterations
+    /// One value per run: the mean of its iterations (fewer than 2 runs on a side: cannot decide)
     #[default]
-    Auto,
     Run,
+    /// One value per iteration, as if iterations were independent (warned about in every output)
     Iteration,
 }
 
@@ -270,9 +280,12 @@ pub struct Selection {
     pub confidence: String,
     #[arg(long, value_enum, default_value = "welch")]
     pub method: MethodArg,
-    /// What one compared value is
-    #[arg(long, value_enum, default_value = "auto")]
+    /// What one compared value is: the run (a separate job) is the unit of replication
+    #[arg(long, value_enum, default_value = "run")]
     pub per: PerArg,
+    /// The same as --per iteration: compare the iterations of runs, with a warning
+    #[arg(long)]
+    pub per_iteration: bool,
     /// Only these metrics (repeatable): bw, iops, rate; latency (p50, p99 and p99.9 of ior
     /// transfers, lower is better), p50, p90, p99, p99.9, max-latency
     #[arg(long = "metric", value_name = "METRIC")]
@@ -297,12 +310,36 @@ pub enum ColorArg {
     Never,
 }
 
+/// Which verdicts fail `pario compare` (its exit status).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum GateArg {
+    /// Pass (0) only when every compared metric shows no regression beyond the tolerance;
+    /// a regression exits 1, "cannot decide", "too noisy" or a regression not excluded exits 3
+    #[default]
+    Strict,
+    /// Fail (1) on a regression only; undecided metrics pass (named in the output)
+    Regressions,
+    /// Always 0 once something was compared (report only)
+    None,
+}
+
 #[derive(Args, Debug)]
 pub struct CompareArgs {
     #[command(flatten)]
     pub sel: Selection,
+    /// Text (compact: verdict first, one line per metric), markdown, csv or json
     #[arg(long, value_enum, default_value = "table")]
     pub format: CompareFormat,
+    /// The wide text table: n, mean ± sd (n-1) and CV of both sides, interval, verdict
+    #[arg(long)]
+    pub wide: bool,
+    /// Which verdicts fail the command: strict (default), regressions, none
+    #[arg(long, value_enum, default_value = "strict")]
+    pub gate: GateArg,
+    /// Instead of two sides: the runs the filters select, labelled by this tag key (e.g.
+    /// release), in time order; list the points where each metric's level shifts
+    #[arg(long, value_name = "KEY")]
+    pub history: Option<String>,
     /// Colour slower rows red (auto: when standard output is a terminal and NO_COLOR is unset)
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorArg,

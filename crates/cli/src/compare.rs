@@ -1,18 +1,27 @@
 //! `pario compare BASELINE CANDIDATE`: choose both sides, compare every
 //! metric of every workload measured on both ([`pario_report::analysis`]),
-//! and print a terminal table (slower rows red on a terminal), Markdown,
-//! CSV or JSON. Exit status 1 when any metric is a significant regression
-//! beyond the tolerance, so CI pipelines can gate on it; 2 when nothing
-//! could be compared.
+//! one value per run, and print the compact view ([`crate::verdict`]:
+//! verdict first, one line per metric), the wide table (`--wide`),
+//! Markdown, CSV or JSON. Warnings (iterations compared with
+//! `--per-iteration`; the sides differing in anything but their tags, see
+//! [`crate::differ`]) go to stderr, one line each, and into every format.
+//! The exit status follows `--gate` ([`crate::verdict`]): 0 pass,
+//! 1 regression, 3 undecided under the strict gate, 2 bad input or nothing
+//! compared. `--history KEY` is [`crate::history`].
 
 use crate::args::{ColorArg, CompareArgs, CompareFormat};
+use crate::differ::{differences, Difference};
 use crate::export::csv_field;
 use crate::textable::{Align, Table, GREEN, RED};
-use crate::{emit, select, CliError, Ctx, EXIT_ERROR, EXIT_OK, EXIT_REGRESSION};
-use pario_report::analysis::{compare_sets, SetComparison};
+use crate::verdict::{outcome, render_compact, Outcome};
+use crate::{emit, select, CliError, Ctx, EXIT_ERROR};
+use pario_report::analysis::{compare_sets, SetComparison, WorkloadKey};
 use pario_report::table::{self, ci, frac_pct, num, opt, percent, workload_ids, Row};
+use pario_results::{RunRecord, TestResult};
 use pario_stats::{Method, Verdict};
+use pario_store::Store;
 use serde_json::json;
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 
@@ -64,19 +73,23 @@ fn result_line(cmp: &SetComparison) -> String {
     format!("{head} ({})", counts.join(", "))
 }
 
-/// The terminal table.
+/// The wide terminal table (`--wide`).
 pub fn render_table(cmp: &SetComparison, color: bool) -> String {
     let rows = table::rows(cmp);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "baseline   {} ({})\ncandidate  {} ({})\n{}\n",
+        "baseline   {} ({})\ncandidate  {} ({})\n{}; sd is the sample standard deviation, sd (n-1)",
         cmp.baseline.label,
         plural(cmp.baseline.run_ids.len(), "run"),
         cmp.candidate.label,
         plural(cmp.candidate.run_ids.len(), "run"),
         method_text(cmp)
     );
+    for w in &cmp.warnings {
+        let _ = writeln!(s, "warning: {w}");
+    }
+    s.push('\n');
     for (_, id, label) in workload_ids(cmp) {
         let _ = writeln!(s, "{id:<4}{label}");
     }
@@ -88,8 +101,8 @@ pub fn render_table(cmp: &SetComparison, color: bool) -> String {
         ("METRIC", Align::Left),
         ("PER", Align::Left),
         ("N", Align::Right),
-        ("BASELINE (MEAN ± SD, CV)", Align::Right),
-        ("CANDIDATE (MEAN ± SD, CV)", Align::Right),
+        ("BASELINE (MEAN ± SD (N-1), CV)", Align::Right),
+        ("CANDIDATE (MEAN ± SD (N-1), CV)", Align::Right),
         ("CAND/BASE", Align::Right),
         (conf.as_str(), Align::Right),
         ("VERDICT", Align::Left),
@@ -141,11 +154,20 @@ pub fn render_table(cmp: &SetComparison, color: bool) -> String {
 }
 
 fn unmatched_lines(s: &mut String, cmp: &SetComparison, bullet: &str) {
-    if cmp.unmatched.is_empty() {
+    let lines = unmatched(cmp);
+    if lines.is_empty() {
         return;
     }
+    s.push_str("\nmeasured on one side only (not compared):\n");
+    for l in lines {
+        let _ = writeln!(s, "{bullet}  {l}");
+    }
+}
+
+/// One line per side and workload measured on that side only, its
+/// operations listed: "baseline only, W2 (2 runs): write, read; LABEL".
+pub fn unmatched(cmp: &SetComparison) -> Vec<String> {
     let ids = workload_ids(cmp);
-    // One line per side and workload, its operations listed.
     let mut groups: Vec<(&str, &str, usize, Vec<&str>, &str)> = Vec::new();
     for u in &cmp.unmatched {
         let id = table::id_of(&ids, &u.key);
@@ -165,15 +187,16 @@ fn unmatched_lines(s: &mut String, cmp: &SetComparison, bullet: &str) {
             None => groups.push((&u.side, id, u.runs, vec![op], &u.workload)),
         }
     }
-    s.push_str("\nmeasured on one side only (not compared):\n");
-    for (side, id, runs, ops, label) in groups {
-        let _ = writeln!(
-            s,
-            "{bullet}  {side} only, {id} ({}): {}; {label}",
-            plural(runs, "run"),
-            ops.join(", ")
-        );
-    }
+    groups
+        .into_iter()
+        .map(|(side, id, runs, ops, label)| {
+            format!(
+                "{side} only, {id} ({}): {}; {label}",
+                plural(runs, "run"),
+                ops.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// "1 run", "3 runs".
@@ -190,21 +213,25 @@ fn md(s: &str) -> String {
 }
 
 /// Markdown (GitHub flavour).
-pub fn render_markdown(cmp: &SetComparison) -> String {
+pub fn render_markdown(cmp: &SetComparison, o: &Outcome) -> String {
     let rows = table::rows(cmp);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "## pario compare: `{}` against `{}`\n\nBaseline `{}` ({}), candidate `{}` ({}); {}.\n",
+        "## pario compare: `{}` against `{}`\n\n**{}**\n\nBaseline `{}` ({}), candidate `{}` ({}); {}; sd is sd (n-1).\n",
         md(&cmp.candidate.label),
         md(&cmp.baseline.label),
+        md(&crate::verdict::headline(o, cmp.options.stats.tolerance).replace('\n', " ")),
         md(&cmp.baseline.label),
         plural(cmp.baseline.run_ids.len(), "run"),
         md(&cmp.candidate.label),
         plural(cmp.candidate.run_ids.len(), "run"),
         method_text(cmp)
     );
-    s.push_str("| W | operation | metric | unit | per | n base | base mean | base sd | base CV | n cand | cand mean | cand sd | cand CV | cand/base | CI | verdict | detail |\n");
+    for w in &cmp.warnings {
+        let _ = writeln!(s, "> **Warning:** {}\n", md(w));
+    }
+    s.push_str("| W | operation | metric | unit | per | n base | base mean | base sd (n-1) | base CV | n cand | cand mean | cand sd (n-1) | cand CV | cand/base | CI | verdict | detail |\n");
     s.push_str("|---|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
     for r in &rows {
         let verdict = if r.regression {
@@ -259,8 +286,9 @@ pub fn render_csv(cmp: &SetComparison) -> String {
     let mut s = String::from(
         "workload_id,workload,operation,metric,unit,per,n_baseline,runs_baseline,baseline_mean,baseline_sd,baseline_cv,\
 n_candidate,runs_candidate,candidate_mean,candidate_sd,candidate_cv,percent_of_baseline,ci_low_percent,ci_high_percent,\
-confidence,verdict,regression,detail\n",
+confidence,verdict,regression,detail,warning\n",
     );
+    let warning = csv_field(&cmp.warnings.join("; "));
     for r in table::rows(cmp) {
         let cells = [
             r.id.clone(),
@@ -286,6 +314,7 @@ confidence,verdict,regression,detail\n",
             csv_field(&r.verdict),
             r.regression.to_string(),
             csv_field(&r.detail),
+            warning.clone(),
         ];
         s.push_str(&cells.join(","));
         s.push('\n');
@@ -294,7 +323,7 @@ confidence,verdict,regression,detail\n",
     for u in &cmp.unmatched {
         let _ = writeln!(
             s,
-            "{},{},{},,,,,,,,,,,,,,,,,,{},false,",
+            "{},{},{},,,,,,,,,,,,,,,,,,{},false,,{warning}",
             table::id_of(&ids, &u.key),
             csv_field(&u.workload),
             u.operation.ior_name(),
@@ -304,14 +333,24 @@ confidence,verdict,regression,detail\n",
     s
 }
 
-/// JSON: the summary, the table rows and the full comparison.
-pub fn render_json(cmp: &SetComparison) -> Result<String, CliError> {
+/// JSON: the outcome, warnings, differences, the table rows and the full
+/// comparison.
+pub fn render_json(
+    cmp: &SetComparison,
+    o: &Outcome,
+    diffs: &[Difference],
+) -> Result<String, CliError> {
     let counts: serde_json::Map<String, serde_json::Value> = cmp
         .verdict_counts()
         .into_iter()
         .map(|(k, v)| (k.to_string(), json!(v)))
         .collect();
     let doc = json!({
+        "outcome": o,
+        "sd": "sample standard deviation, divisor n - 1",
+        "warnings": cmp.warnings,
+        "differences": diffs,
+        "geomean_ratio": crate::verdict::geomean_ratio(cmp),
         "regressions": cmp.regressions(),
         "verdicts": counts,
         "rows": table::rows(cmp),
@@ -335,16 +374,35 @@ pub fn use_color(c: ColorArg) -> bool {
     }
 }
 
-/// Build the comparison of `a`'s selection.
-pub fn comparison(ctx: &Ctx, sel: &crate::args::Selection) -> Result<SetComparison, CliError> {
-    Ok(comparison_and_advisories(ctx, sel)?.0)
+/// Runs per side whose full records are read to find differences: a side
+/// of thousands of runs must not cost thousands of record reads.
+pub const DIFF_RECORDS: usize = 32;
+
+/// At most `n` of `ids`, evenly spread (first and last included).
+pub fn spread(ids: &[String], n: usize) -> Vec<String> {
+    if ids.len() <= n || n < 2 {
+        return ids.iter().take(n).cloned().collect();
+    }
+    (0..n)
+        .map(|i| ids[i * (ids.len() - 1) / (n - 1)].clone())
+        .collect()
 }
 
-/// The comparison, and a line per side whose runs carry advisories.
+/// Build the comparison of the selection, and the differences between
+/// its sides (each also one warning in the comparison).
+pub fn comparison(
+    ctx: &Ctx,
+    sel: &crate::args::Selection,
+) -> Result<(SetComparison, Vec<Difference>), CliError> {
+    let (cmp, diffs, _) = comparison_and_advisories(ctx, sel)?;
+    Ok((cmp, diffs))
+}
+
+/// [`comparison`], and a line per side whose runs carry advisories.
 pub fn comparison_and_advisories(
     ctx: &Ctx,
     sel: &crate::args::Selection,
-) -> Result<(SetComparison, Vec<String>), CliError> {
+) -> Result<(SetComparison, Vec<Difference>, Vec<String>), CliError> {
     let mut store = ctx.open()?;
     let l = select::load(ctx, &mut store, sel)?;
     let advisories = [
@@ -354,35 +412,82 @@ pub fn comparison_and_advisories(
     .into_iter()
     .flatten()
     .collect();
-    let cmp = compare_sets(
+    let mut records = |ids: &[String]| -> Result<Vec<_>, CliError> {
+        let mut out = Vec::new();
+        for id in ids {
+            out.extend(store.get_run(id)?);
+        }
+        Ok(out)
+    };
+    let b = records(&spread(&l.baseline.side.run_ids, DIFF_RECORDS))?;
+    let c = records(&spread(&l.candidate.side.run_ids, DIFF_RECORDS))?;
+    let mut cmp = compare_sets(
         (l.baseline.side, &l.baseline_samples),
         (l.candidate.side, &l.candidate_samples),
         &l.options,
     );
-    Ok((cmp, advisories))
+    let compared: BTreeSet<WorkloadKey> = cmp.rows.iter().map(|r| r.key.clone()).collect();
+    let keep = |r: &RunRecord, t: &TestResult| {
+        compared.contains(&WorkloadKey {
+            tool: r.tool,
+            workload: t.workload.clone(),
+        })
+    };
+    let diffs = differences(&b, &c, &keep);
+    cmp.warnings.extend(
+        diffs
+            .iter()
+            .map(|d| format!("the sides differ: {}", d.line())),
+    );
+    Ok((cmp, diffs, advisories))
 }
 
 pub fn run(ctx: &Ctx, a: &CompareArgs) -> Result<i32, CliError> {
-    let (cmp, advisories) = comparison_and_advisories(ctx, &a.sel)?;
+    if let Some(key) = &a.history {
+        return crate::history::run(ctx, a, key);
+    }
+    let (cmp, diffs, advisories) = comparison_and_advisories(ctx, &a.sel)?;
     // Runs whose figures are probably not the storage's: one line per side
     // on stderr (the formats on stdout stay as they are).
     for line in advisories {
         ctx.warn(&line);
     }
-    let text = match a.format {
-        CompareFormat::Table => render_table(&cmp, use_color(a.color)),
-        CompareFormat::Markdown => render_markdown(&cmp),
-        CompareFormat::Csv => render_csv(&cmp),
-        CompareFormat::Json => render_json(&cmp)?,
+    let o = outcome(&cmp, a.gate);
+    let text = match (a.format, a.wide) {
+        (CompareFormat::Table, false) => render_compact(&cmp, &o, use_color(a.color), &[]),
+        (CompareFormat::Table, true) => {
+            let mut t = crate::verdict::headline(&o, cmp.options.stats.tolerance);
+            t.push('\n');
+            t.push_str(&render_table(&cmp, use_color(a.color)));
+            t
+        }
+        (CompareFormat::Markdown, _) => render_markdown(&cmp, &o),
+        (CompareFormat::Csv, _) => render_csv(&cmp),
+        (CompareFormat::Json, _) => render_json(&cmp, &o, &diffs)?,
     };
+    if a.format != CompareFormat::Table {
+        for w in &cmp.warnings {
+            ctx.warn(w);
+        }
+    }
     emit(&text)?;
     if cmp.rows.is_empty() {
         ctx.warn("no workload was measured on both sides: nothing compared");
         return Ok(EXIT_ERROR);
     }
-    Ok(if cmp.regressions() > 0 {
-        EXIT_REGRESSION
-    } else {
-        EXIT_OK
-    })
+    Ok(o.exit_status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spread;
+
+    #[test]
+    fn spread_keeps_ends_and_bounds_the_count() {
+        let ids: Vec<String> = (0..100).map(|i| i.to_string()).collect();
+        let s = spread(&ids, 5);
+        assert_eq!(s, ["0", "24", "49", "74", "99"]);
+        assert_eq!(spread(&ids[..3], 5).len(), 3);
+        assert_eq!(spread(&ids, 1), ["0"]);
+    }
 }

@@ -6,7 +6,9 @@
 //! - [`runs`], [`show`], [`export`]: looking at kept runs; [`insight`]:
 //!   latency percentiles and advisories read from the kept records;
 //! - [`import`] (parsers) and [`import_cmd`]: upstream output made comparable;
-//! - [`compare`]: `pario compare` and its four output formats;
+//! - [`compare`]: `pario compare` and its output formats; [`verdict`]: its
+//!   gate, exit status and compact view; [`differ`]: what the sides differ
+//!   in besides tags; [`history`]: `pario compare --history` (change points);
 //! - [`report`]: `pario report` (HTML, SVG, PNG through `pario-report`);
 //! - [`manage`]: `retag`, `untag`, `annotate`, `delete`, `tags`;
 //! - [`suite`]: `pario suite list|show|run` (the `pario-suite` crate);
@@ -15,12 +17,15 @@
 //!
 //! Exit status: [`EXIT_OK`], [`EXIT_REGRESSION`] (a comparison found a
 //! significant regression beyond the tolerance, or an import failed),
-//! [`EXIT_ERROR`] (bad usage, unreachable database, ...).
+//! [`EXIT_ERROR`] (bad usage, unreachable database, ...), [`EXIT_UNDECIDED`]
+//! (`pario compare` under a strict gate could not decide).
 
 pub mod args;
 pub mod compare;
 pub mod db;
+pub mod differ;
 pub mod export;
+pub mod history;
 pub mod import;
 pub mod import_cmd;
 pub mod insight;
@@ -32,6 +37,7 @@ pub mod show;
 pub mod suite;
 pub mod textable;
 pub mod time;
+pub mod verdict;
 
 use pario_store::{DbStore, OpenOptions, StoreError};
 use std::io::Write;
@@ -40,6 +46,10 @@ use std::path::PathBuf;
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_REGRESSION: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
+/// `pario compare --gate strict`: a metric could not be decided (fewer than
+/// two runs on a side, too noisy, a regression beyond the tolerance not
+/// excluded) and none is a regression.
+pub const EXIT_UNDECIDED: i32 = 3;
 
 /// Why a command failed (exit status [`EXIT_ERROR`]).
 #[derive(Debug, thiserror::Error)]

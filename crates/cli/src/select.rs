@@ -348,10 +348,9 @@ pub fn set_options(sel: &Selection) -> Result<SetOptions, CliError> {
         .collect::<Result<_, _>>()?;
     Ok(SetOptions {
         stats,
-        unit: match sel.per {
-            PerArg::Auto => UnitChoice::Auto,
-            PerArg::Run => UnitChoice::Run,
-            PerArg::Iteration => UnitChoice::Iteration,
+        unit: match (sel.per, sel.per_iteration) {
+            (PerArg::Iteration, _) | (_, true) => UnitChoice::Iteration,
+            (PerArg::Run, false) => UnitChoice::Run,
         },
         metrics,
         operations,

@@ -154,7 +154,7 @@ pub fn text(r: &RunRecord) -> String {
             ("summary", Align::Left),
             ("n", Align::Right),
             ("mean", Align::Right),
-            ("sd", Align::Right),
+            ("sd (n-1)", Align::Right),
             ("min", Align::Right),
             ("max", Align::Right),
         ]);

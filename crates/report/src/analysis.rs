@@ -12,16 +12,18 @@
 //! (`--metric latency`, `p99`, ...), ior's merged latency percentiles in
 //! microseconds, where lower is better ([`Metric::direction`]).
 //!
-//! The unit of a sample ([`SampleUnit`]): iterations of one job share its
-//! node allocation and file-system state, so they vary less than separate
-//! jobs do; treating them as independent would understate the noise.
-//! `UnitChoice::Auto` (the default) therefore compares per-run means (the
-//! mean over a run's iterations) whenever both sides have at least two runs
-//! of the workload, and falls back to the individual iterations otherwise
-//! (say, one run of `-i 5` per side). Each row says which unit it used.
+//! The unit of a sample ([`SampleUnit`]): the run. Iterations of one job
+//! share its node allocation and file-system state, so they vary less than
+//! separate jobs do; treating them as independent understates the noise
+//! and raises false alarms. `UnitChoice::Run` (the default) compares
+//! per-run means (the mean over a run's iterations); with fewer than two
+//! runs of a workload on a side the verdict is "cannot decide", and the
+//! iterations' spread only gives a lower bound of the runs needed.
+//! `UnitChoice::Iteration` must be asked for; it puts a warning into
+//! [`SetComparison::warnings`], which every rendering shows.
 
 use pario_results::{LatencySummary, Operation, RunRecord, Tool, Workload, MEBIBYTE};
-use pario_stats::{compare, CompareOptions, Comparison, Direction, Verdict};
+use pario_stats::{compare, Basis, CompareOptions, Comparison, Direction, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -276,11 +278,17 @@ pub enum SampleUnit {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UnitChoice {
+    /// One value per run (default).
     #[default]
-    Auto,
     Run,
+    /// One value per iteration, as if iterations were independent runs.
     Iteration,
 }
+
+/// The warning every rendering of a per-iteration comparison carries.
+pub const PER_ITERATION_WARNING: &str = "iterations compared as if independent (--per-iteration): \
+iterations of one run share its nodes and caches, so the intervals are too narrow and \
+'slower'/'faster' may be false alarms; compare separate runs instead";
 
 /// Settings of [`compare_sets`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -346,7 +354,10 @@ impl MetricRow {
     /// The detail sentence, or the error.
     pub fn detail(&self) -> String {
         match (&self.comparison, &self.error) {
-            (Some(c), _) => c.detail(),
+            (Some(c), _) => c.detail_for(match self.unit {
+                SampleUnit::Run => "run",
+                SampleUnit::Iteration => "iteration",
+            }),
             (None, Some(e)) => format!("not compared: {e}"),
             (None, None) => String::new(),
         }
@@ -372,6 +383,9 @@ pub struct SetComparison {
     pub options: SetOptions,
     pub rows: Vec<MetricRow>,
     pub unmatched: Vec<Unmatched>,
+    /// Warnings every rendering shows (e.g. [`PER_ITERATION_WARNING`]).
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 impl SetComparison {
@@ -388,6 +402,7 @@ impl SetComparison {
             Some(Verdict::WithinTolerance),
             Some(Verdict::NoSignificantChange),
             Some(Verdict::TooNoisy),
+            Some(Verdict::CannotDecide),
             None,
         ];
         order
@@ -486,12 +501,9 @@ pub fn compare_sets(
         }
         for metric in selected_metrics(key.tool, op, &opts.metrics) {
             let (pb, pc) = (per_run(&b, metric), per_run(&c, metric));
-            let runs = |p: &[(String, Vec<f64>)]| p.iter().filter(|(_, v)| !v.is_empty()).count();
             let unit = match opts.unit {
                 UnitChoice::Run => SampleUnit::Run,
                 UnitChoice::Iteration => SampleUnit::Iteration,
-                UnitChoice::Auto if runs(&pb) >= 2 && runs(&pc) >= 2 => SampleUnit::Run,
-                UnitChoice::Auto => SampleUnit::Iteration,
             };
             let (bv, cv) = (side_values(pb, unit), side_values(pc, unit));
             let stats = CompareOptions {
@@ -499,7 +511,12 @@ pub fn compare_sets(
                 ..opts.stats
             };
             let (comparison, error) = match compare(&bv.values, &cv.values, &stats) {
-                Ok(c) => (Some(c), None),
+                Ok(mut c) => {
+                    if c.basis == Basis::InsufficientData && c.runs_needed.is_none() {
+                        c.runs_needed = runs_lower_bound(&bv, &cv, &stats);
+                    }
+                    (Some(c), None)
+                }
                 Err(e) => (None, Some(e.to_string())),
             };
             rows.push(MetricRow {
@@ -515,13 +532,37 @@ pub fn compare_sets(
             });
         }
     }
+    let warnings = match opts.unit {
+        UnitChoice::Iteration => vec![PER_ITERATION_WARNING.to_string()],
+        UnitChoice::Run => Vec::new(),
+    };
     SetComparison {
         baseline: baseline.0,
         candidate: candidate.0,
         options: opts.clone(),
         rows,
         unmatched,
+        warnings,
     }
+}
+
+/// With fewer than two runs on a side, the spread of the iterations within
+/// runs (pooled over both sides) gives a lower bound of the runs per side
+/// needed: separate runs vary at least as much as iterations of one run.
+fn runs_lower_bound(b: &SideValues, c: &SideValues, o: &CompareOptions) -> Option<u64> {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (_, v) in b.per_run.iter().chain(&c.per_run) {
+        if let Ok(d) = pario_stats::describe(v) {
+            if let Some(cv) = d.cv {
+                num += (d.n as f64 - 1.0) * cv * cv;
+                den += d.n as f64 - 1.0;
+            }
+        }
+    }
+    if den <= 0.0 {
+        return None;
+    }
+    pario_stats::runs_needed((num / den).sqrt(), o.tolerance, 1.0 - o.confidence, o.power).ok()
 }
 
 /// One run in a history: its label (the tag value), start and value (the
@@ -565,6 +606,11 @@ pub struct History {
     pub band: (f64, f64),
     /// "2 sd" or "tolerance": what the band's half-width is.
     pub band_basis: String,
+    /// Where the level of `points` (in time order) shifts: E-divisive with
+    /// a permutation test ([`pario_stats::change_points`]); an index is the
+    /// first point at the new level.
+    #[serde(default)]
+    pub change_points: Vec<pario_stats::ChangePoint>,
 }
 
 /// Histories of every workload, operation and metric that appear under at
@@ -608,6 +654,10 @@ pub fn histories(
                 continue;
             }
             let (band, band_basis) = noise_band(&labels, tolerance);
+            let values: Vec<f64> = points.iter().map(|p| p.value).collect();
+            let change_points =
+                pario_stats::change_points(&values, &pario_stats::ChangePointOptions::default())
+                    .unwrap_or_default();
             out.push(History {
                 tag: tag.to_string(),
                 workload: key.label(),
@@ -618,6 +668,7 @@ pub fn histories(
                 labels,
                 band,
                 band_basis,
+                change_points,
             });
         }
     }
@@ -740,8 +791,9 @@ mod tests {
         assert_eq!(cmp.regressions(), 2, "bandwidth and IOPS of write");
         let r = &cmp.rows[2];
         assert_eq!(r.operation, Read);
-        assert_eq!(r.unit, SampleUnit::Iteration, "one run per side");
-        assert_eq!(r.verdict(), Some(Verdict::TooNoisy));
+        assert_eq!(r.unit, SampleUnit::Run, "always runs unless asked");
+        assert_eq!(r.verdict(), Some(Verdict::CannotDecide));
+        assert!(cmp.warnings.is_empty());
         // The 4 KiB and 64 KiB workloads exist on one side each.
         assert_eq!(cmp.unmatched.len(), 2);
         assert!(cmp.unmatched.iter().any(|u| u.side == "baseline"
@@ -773,7 +825,15 @@ mod tests {
         let cmp = compare_sets((side("a"), &base), (side("b"), &cand), &opts);
         assert_eq!(cmp.rows.len(), 1);
         assert_eq!(cmp.rows[0].baseline.values, vec![100.0]);
-        assert_eq!(cmp.rows[0].verdict(), Some(Verdict::TooNoisy));
+        assert_eq!(cmp.rows[0].verdict(), Some(Verdict::CannotDecide));
+        // Per iteration, when asked: compared, with the warning.
+        let it = SetOptions {
+            unit: UnitChoice::Iteration,
+            ..opts.clone()
+        };
+        let cmp = compare_sets((side("a"), &base), (side("b"), &cand), &it);
+        assert_eq!(cmp.rows[0].baseline.values, vec![100.0, 100.0]);
+        assert_eq!(cmp.warnings, vec![PER_ITERATION_WARNING.to_string()]);
         // Non-finite and zero values: no comparison, an error instead.
         let zero = vec![s("z", Write, 0, 0.0, 1 << 20)];
         let cmp = compare_sets((side("a"), &zero), (side("b"), &cand), &opts);

@@ -122,7 +122,7 @@ td small,td .sub{color:#666;font-size:.85em}
 td.verdict{font-weight:600;white-space:nowrap;text-align:left}
 tr.slower td.verdict{background:#d62728;color:#fff;font-weight:700}
 tr.faster td.verdict{background:#2ca02c;color:#fff}
-tr.noisy td.verdict,tr.nochange td.verdict{background:#f5e9b8}
+tr.noisy td.verdict,tr.nochange td.verdict,tr.undecided td.verdict,p.warning{background:#f5e9b8}
 tr.error td.verdict{background:#eee;color:#777}
 td.why{text-align:left;max-width:26em}
 td.why summary{cursor:pointer;color:#1f77b4;white-space:nowrap}
@@ -263,6 +263,11 @@ fn verdict(h: &mut String, cmp: &SetComparison) {
         escape(&text),
         escape(&counts.join(", "))
     );
+    // What makes the verdict weaker (iterations compared, sides that
+    // differ in more than their tags), right under it.
+    for w in &cmp.warnings {
+        let _ = writeln!(h, "<p class=\"warning\">warning: {}</p>", escape(w));
+    }
 }
 
 /// The advisories, grouped: one item per distinct warning, with its runs.
@@ -308,10 +313,11 @@ fn advisories(h: &mut String, list: &[RunAdvisory]) {
     h.push_str("</ul></div>\n");
 }
 
-/// One side's cell: mean ± sd, then CV and how many runs or iterations.
+/// One side's cell: mean ± sd (sample, n-1), then CV and how many runs or
+/// iterations.
 fn side_cell(s: &SideStats, unit: &str, per: &str) -> String {
     format!(
-        "{} ± {} <small>{}</small><br><span class=\"sub\">CV {} · {} {per}{}</span>",
+        "{} ± {} <small>{}</small><br><span class=\"sub\">± sd (n-1) · CV {} · {} {per}{}</span>",
         opt(s.mean, num),
         opt(s.sd, num),
         escape(unit),

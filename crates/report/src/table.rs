@@ -35,7 +35,7 @@ pub struct Row {
     pub ci_percent: Option<(f64, f64)>,
     pub confidence: f64,
     pub verdict: String,
-    /// CSS class / short key: slower, faster, within, nochange, noisy, error.
+    /// CSS class / short key: slower, faster, within, nochange, noisy, undecided, error.
     pub class: String,
     pub regression: bool,
     pub detail: String,
@@ -73,6 +73,7 @@ fn class_of(v: Option<Verdict>) -> &'static str {
         Some(Verdict::WithinTolerance) => "within",
         Some(Verdict::NoSignificantChange) => "nochange",
         Some(Verdict::TooNoisy) => "noisy",
+        Some(Verdict::CannotDecide) => "undecided",
         None => "error",
     }
 }

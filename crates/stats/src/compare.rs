@@ -49,6 +49,9 @@ pub enum Verdict {
     WithinTolerance,
     NoSignificantChange,
     TooNoisy,
+    /// Fewer than two values on a side: no spread is known, so no interval
+    /// and no decision (never `Slower` or `Faster`, whatever the ratio).
+    CannotDecide,
 }
 
 impl Verdict {
@@ -59,6 +62,7 @@ impl Verdict {
             Verdict::WithinTolerance => "within tolerance",
             Verdict::NoSignificantChange => "no significant change",
             Verdict::TooNoisy => "too noisy",
+            Verdict::CannotDecide => "cannot decide",
         }
     }
 }
@@ -78,7 +82,8 @@ pub enum Basis {
     /// Both samples have n >= 2 and zero variance: the ratio is exact and the
     /// interval is the single point [ratio, ratio].
     NoVariance,
-    /// A sample has a single value: no interval; the verdict is `TooNoisy`.
+    /// A sample has a single value: no interval; the verdict is
+    /// `CannotDecide`.
     InsufficientData,
 }
 
@@ -369,6 +374,12 @@ impl Comparison {
     /// reports: the significance, the tolerance and, when the data cannot
     /// decide, how many runs per side would.
     pub fn detail(&self) -> String {
+        self.detail_for("value")
+    }
+
+    /// [`Comparison::detail`], naming one compared value `what` ("run")
+    /// where the sample is too small.
+    pub fn detail_for(&self, what: &str) -> String {
         let tol = pct(self.tolerance);
         let need = match self.runs_needed {
             Some(n) => format!("about {n} runs per side would detect a {tol} change"),
@@ -380,7 +391,15 @@ impl Comparison {
             .unwrap_or_else(|| "CV unknown".into());
         match (self.basis, self.verdict) {
             (Basis::InsufficientData, _) => {
-                format!("only one value on a side: no confidence interval; {need}")
+                let need = match self.runs_needed {
+                    Some(n) => format!("about {n} per side would detect a {tol} change"),
+                    None => "more when they vary".to_string(),
+                };
+                let n = self.baseline.n.min(self.candidate.n);
+                format!(
+                    "cannot decide: {n} {what}{} on a side, at least 2 are needed ({need})",
+                    if n == 1 { "" } else { "s" }
+                )
             }
             (Basis::NoVariance, v) => format!(
                 "no variance on either side: the ratio is exact ({}), {}",
@@ -407,6 +426,7 @@ impl Comparison {
                 "no significant change, but one beyond {tol} is not excluded ({cv}); {need}"
             ),
             (_, Verdict::TooNoisy) => format!("too noisy to decide ({cv}): {need}"),
+            (_, Verdict::CannotDecide) => format!("cannot decide ({cv}): {need}"),
         }
     }
 }
@@ -414,8 +434,8 @@ impl Comparison {
 /// Compare `candidate` against `baseline` (see the crate docs for the rules).
 ///
 /// Errors: an empty sample, a NaN/infinite or negative value, a zero mean, or
-/// options out of range. A single value per side is not an error: the ratio
-/// is reported with `Basis::InsufficientData` and `Verdict::TooNoisy`.
+/// options out of range. A single value on a side is not an error: the ratio
+/// is reported with `Basis::InsufficientData` and `Verdict::CannotDecide`.
 pub fn compare(
     baseline: &[f64],
     candidate: &[f64],
@@ -467,7 +487,7 @@ pub fn compare(
             !ci.contains(1.0),
             ci.hi < 1.0 - opts.tolerance || ci.lo > 1.0 + opts.tolerance,
         ),
-        None => (Verdict::TooNoisy, false, false),
+        None => (Verdict::CannotDecide, false, false),
     };
     Ok(Comparison {
         baseline: b,
@@ -586,7 +606,14 @@ mod tests {
             "{d}"
         );
         let single = compare(&[100.0], &[90.0], &o).unwrap();
-        assert!(single.detail().contains("one value"), "{}", single.detail());
+        assert_eq!(single.verdict, Verdict::CannotDecide);
+        assert!(
+            single
+                .detail()
+                .starts_with("cannot decide: 1 value on a side"),
+            "{}",
+            single.detail()
+        );
         let exact = compare(&[100.0; 3], &[90.0; 3], &o).unwrap();
         assert!(exact.detail().contains("no variance"), "{}", exact.detail());
         assert!(exact.is_regression());

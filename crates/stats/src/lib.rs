@@ -56,6 +56,7 @@
 //! | contains 1, 1 - tol ≤ lo and hi ≤ 1 + tol          | `WithinTolerance`     |
 //! | contains 1, lo < 1 - tol and hi > 1 + tol          | `TooNoisy`            |
 //! | otherwise: contains 1, leaves the band on one side | `NoSignificantChange` |
+//! | no interval: fewer than 2 values on a side          | `CannotDecide`        |
 //!
 //! So `Slower` means "a real decrease, and our best estimate of it is larger
 //! than the tolerance": the two conditions a release check asks for. A real
@@ -77,7 +78,11 @@
 //! - n = 0 on either side, a NaN/infinite or negative value, or a zero mean:
 //!   an error ([`StatsError`]), never a panic.
 //! - n = 1 on either side: no variance, no interval. The ratio is still
-//!   reported; the verdict is `TooNoisy` with `Basis::InsufficientData`.
+//!   reported; the verdict is `CannotDecide` with `Basis::InsufficientData`,
+//!   never `Slower` or `Faster`, however large the ratio: one value says
+//!   nothing about how much the next one would differ. (The caller decides
+//!   what a value is; `pario compare` passes one value per run, so this is
+//!   "fewer than two runs on a side".)
 //! - n ≥ 2 on both sides and zero variance on both: the ratio is exact. The
 //!   interval is the single point [r, r] and the same table applies, so the
 //!   verdict is deterministic: `Slower` if r < 1 - tol, `Faster` if
@@ -87,8 +92,14 @@
 //!
 //! The verdict's "significant" is the interval's, on the log scale; the Welch
 //! p-value is on the raw scale. The two agree except, rarely, at p ≈ α.
+//!
+//! # History
+//!
+//! [`change_points`] finds where a metric's level shifts over a series of
+//! runs (E-divisive with a permutation test; see [`changepoint`]).
 
 pub mod bootstrap;
+pub mod changepoint;
 pub mod compare;
 pub mod descriptive;
 pub mod dist;
@@ -96,6 +107,7 @@ pub mod error;
 pub mod welch;
 
 pub use bootstrap::{BootstrapOptions, DEFAULT_RESAMPLES, DEFAULT_SEED};
+pub use changepoint::{change_points, ChangePoint, ChangePointOptions};
 pub use compare::{
     compare, pooled_cv, ratio_ci_bootstrap, ratio_ci_welch, runs_needed, verdict_from_interval,
     Basis, CompareOptions, Comparison, Direction, Interval, Method, RatioCi, Verdict,

@@ -284,7 +284,7 @@ fn one_value_per_side_reports_ratio_but_no_interval() {
     assert!((cmp.ratio - 0.9).abs() < 1e-15);
     assert_eq!(cmp.ci, None);
     assert_eq!(cmp.welch, None);
-    assert_eq!(cmp.verdict, Verdict::TooNoisy);
+    assert_eq!(cmp.verdict, Verdict::CannotDecide);
     assert_eq!(cmp.basis, Basis::InsufficientData);
     assert!(!cmp.significant);
     assert_eq!(cmp.runs_needed, None);
@@ -298,7 +298,7 @@ fn one_value_per_side_reports_ratio_but_no_interval() {
     .unwrap();
     assert_eq!(
         (cmp.verdict, cmp.basis),
-        (Verdict::TooNoisy, Basis::InsufficientData)
+        (Verdict::CannotDecide, Basis::InsufficientData)
     );
     let cv = describe(&[90.0, 110.0, 95.0, 105.0]).unwrap().cv.unwrap();
     assert_eq!(

@@ -135,7 +135,7 @@ pub(crate) fn verdict_color(v: Option<Verdict>) -> RGBColor {
     match v {
         Some(Verdict::Slower) => SLOWER,
         Some(Verdict::Faster) => FASTER,
-        Some(Verdict::TooNoisy) | Some(Verdict::NoSignificantChange) => NOISY,
+        Some(Verdict::TooNoisy | Verdict::NoSignificantChange | Verdict::CannotDecide) => NOISY,
         _ => NEUTRAL,
     }
 }
