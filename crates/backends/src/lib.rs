@@ -87,6 +87,11 @@ pub mod mpiio;
 pub mod ncmpi;
 pub mod posix;
 pub mod registry;
+pub mod s3;
+#[cfg(feature = "s3")]
+mod s3_client;
+#[cfg(feature = "s3")]
+mod s3_gather;
 pub mod uring;
 
 pub use buffer::{AlignedBuffer, BUFFER_ALIGN};

@@ -21,6 +21,8 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::mmap::DESCRIPTOR,
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
+    &crate::s3::DESCRIPTOR,
+    &crate::s3::EMC_DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -236,6 +238,9 @@ pub fn api_names(sep: &str) -> String {
 }
 
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
+    if let Some(why) = crate::s3::refusal(api) {
+        return Err(why);
+    }
     let d =
         find(api).ok_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))?;
     if !d.built {
@@ -263,10 +268,8 @@ pub fn check_options(
 ) -> Result<(), String> {
     match find(api) {
         Some(d) => (d.check)(&Setup { options, rank: 0 }),
-        None => Err(format!(
-            "-a {api}: unknown API (known: {})",
-            api_names(", ")
-        )),
+        None => Err(crate::s3::refusal(api)
+            .unwrap_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))),
     }
 }
 
@@ -323,9 +326,9 @@ mod tests {
 
     #[test]
     fn unknown_and_missing_backends_are_one_line_refusals() {
-        let e = create_backend("S3", &[], 0).err().unwrap();
+        let e = create_backend("GPFS_X", &[], 0).err().unwrap();
         assert!(
-            e.contains("-a S3: unknown API") && e.contains("POSIX"),
+            e.contains("-a GPFS_X: unknown API") && e.contains("POSIX"),
             "{e}"
         );
         for d in DESCRIPTORS.iter().filter(|d| !d.built) {
