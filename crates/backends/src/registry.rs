@@ -108,6 +108,12 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
+    /// Paths name files of the local file system, whose directories the
+    /// front ends may check before any I/O (false for object stores such
+    /// as S3, whose paths are `s3://bucket/key`).
+    pub local_namespace: bool,
+    /// Files and directories can be renamed (mdtest's rename phase).
+    pub rename: bool,
 }
 
 impl Features {
@@ -122,6 +128,8 @@ impl Features {
         min_transfer: 1,
         fake: false,
         needs_mpi: false,
+        local_namespace: true,
+        rename: true,
     };
 }
 
@@ -142,10 +150,13 @@ impl Setup<'_> {
     }
 }
 
-/// A created backend plus notes to report at -v (options accepted but not applied).
+/// A created backend plus notes to report at -v (options accepted but not
+/// applied) and warnings the front ends always print (S3_EMC's
+/// extensions that are not supported).
 pub struct Created {
     pub backend: Box<dyn Backend>,
     pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 impl Created {
@@ -153,7 +164,13 @@ impl Created {
         Created {
             backend: Box::new(backend),
             notes,
+            warnings: Vec::new(),
         }
+    }
+    /// The same, with warnings to print at any verbosity.
+    pub fn warn(mut self, warnings: Vec<String>) -> Created {
+        self.warnings = warnings;
+        self
     }
 }
 
@@ -237,8 +254,14 @@ pub fn api_names(sep: &str) -> String {
         .join(sep)
 }
 
+/// Why an API of IOR's list pario has no backend for (HDFS, IME) is
+/// refused, with what to use instead; `None` for other names.
+pub fn refusal(api: &str) -> Option<String> {
+    crate::s3::refusal(api)
+}
+
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
-    if let Some(why) = crate::s3::refusal(api) {
+    if let Some(why) = refusal(api) {
         return Err(why);
     }
     let d =
@@ -289,12 +312,20 @@ pub fn create_backend(
             d.name
         ));
     }
-    let Created { backend, notes } = (d.create)(&Setup { options, rank })?;
+    let Created {
+        backend,
+        notes,
+        warnings,
+    } = (d.create)(&Setup { options, rank })?;
     let backend = match FaultPlan::from_env(rank)? {
         Some(plan) => Box::new(FaultyBackend::new(backend, plan)) as Box<dyn Backend>,
         None => backend,
     };
-    Ok(Created { backend, notes })
+    Ok(Created {
+        backend,
+        notes,
+        warnings,
+    })
 }
 
 #[cfg(test)]

@@ -77,7 +77,7 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     built: cfg!(feature = "s3"),
     missing: "built without the s3 feature (cargo build --features s3)",
     check: |s| S3Options::parse(&s.module("s3")).map(drop),
-    create: |s| create(&s.module("s3"), Vec::new()),
+    create: |s| create(&s.module("s3")),
 };
 
 /// EMC's S3 extensions upstream's S3_EMC offers and pario does not.
@@ -97,10 +97,8 @@ pub const EMC_DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     missing: "built without the s3 feature (cargo build --features s3)",
     check: |s| S3Options::parse(&s.module("s3")).map(drop),
     create: |s| {
-        create(
-            &s.module("s3"),
-            vec![format!("-a S3_EMC: {EMC_UNSUPPORTED}")],
-        )
+        let c = create(&s.module("s3"))?;
+        Ok(c.warn(vec![format!("-a S3_EMC: {EMC_UNSUPPORTED}")]))
     },
 };
 
@@ -114,6 +112,8 @@ const FEATURES: Features = Features {
     min_transfer: 1,
     fake: false,
     needs_mpi: false,
+    local_namespace: false,
+    rename: false,
 };
 
 /// Why an API of IOR's list that pario has no backend for is refused, and
@@ -133,14 +133,14 @@ pub fn refusal(api: &str) -> Option<String> {
 }
 
 #[cfg(feature = "s3")]
-fn create(opts: &ModuleOptions, notes: Vec<String>) -> Result<Created, String> {
+fn create(opts: &ModuleOptions) -> Result<Created, String> {
     let options = S3Options::parse(opts)?;
     let backend = crate::s3_client::S3Backend::new(options)?;
-    Ok(Created::new(backend, notes))
+    Ok(Created::new(backend, Vec::new()))
 }
 
 #[cfg(not(feature = "s3"))]
-fn create(opts: &ModuleOptions, _notes: Vec<String>) -> Result<Created, String> {
+fn create(opts: &ModuleOptions) -> Result<Created, String> {
     S3Options::parse(opts)?;
     Err(format!("-a S3: {}", DESCRIPTOR.missing))
 }

@@ -858,6 +858,11 @@ fn run_on_ranks(
     };
     // Ctrl-C / SIGTERM: new operations fail from then on.
     let notes = created.notes;
+    if sub.rank() == 0 {
+        for w in &created.warnings {
+            ctx.console.warning(w);
+        }
+    }
     let backend = ctx.interrupt.wrap(created.backend);
     let mut spec = spec.clone();
     spec.fs = backend
@@ -959,7 +964,8 @@ fn preflight(
     let mut warnings = Vec::new();
     if comm.rank() == 0 {
         let mut problem = None;
-        if !p.api_kind.features().fake && !p.dry_run {
+        let features = p.api_kind.features();
+        if !features.fake && features.local_namespace && !p.dry_run {
             for target in p.test_file.split('@') {
                 let dir = parent_dir(target);
                 problem = if !dir.is_dir() {
