@@ -5,9 +5,8 @@
 //!
 //! The server comes from `PARIO_TEST_S3_ENDPOINT`, `PARIO_TEST_S3_ACCESS_KEY`
 //! and `PARIO_TEST_S3_SECRET_KEY` (scripts/test-object-servers.sh exports
-//! them); without them every test says it cannot run (a failure under CI).
-//! Each test makes its own bucket (a signed PUT by curl) and empties nothing:
-//! names are unique per process.
+//! them; see `pario_testkit::s3`); without them every test says it cannot
+//! run (a failure under CI). Each test makes its own bucket.
 #![cfg(feature = "s3")]
 
 use pario_backends::conformance::{self, Expect};
@@ -16,64 +15,38 @@ use pario_backends::{
     AlignedBuffer, Backend, Completion, ErrorKind, FileLayout, IoOp, OpenContext, OpenMode,
 };
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use pario_testkit::s3::S3Server;
 
 struct Server {
     endpoint: String,
     creds: Credentials,
+    kit: S3Server,
 }
 
 fn server(what: &str) -> Option<Server> {
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    match (
-        var("PARIO_TEST_S3_ENDPOINT"),
-        var("PARIO_TEST_S3_ACCESS_KEY"),
-        var("PARIO_TEST_S3_SECRET_KEY"),
-    ) {
-        (Some(endpoint), Some(key_id), Some(secret)) => Some(Server {
-            endpoint,
-            creds: Credentials {
-                key_id,
-                secret,
-                token: None,
-            },
-        }),
-        _ => {
-            pario_testkit::cannot_run(
-                "S3",
-                what,
-                "PARIO_TEST_S3_ENDPOINT/ACCESS_KEY/SECRET_KEY unset (run under scripts/test-object-servers.sh)",
-            );
-            None
-        }
+    let kit = S3Server::from_env(what)?;
+    Some(Server {
+        endpoint: kit.endpoint.clone(),
+        creds: Credentials {
+            key_id: kit.access_key.clone(),
+            secret: kit.secret_key.clone(),
+            token: None,
+        },
+        kit,
+    })
+}
+
+fn clone(s: &Server) -> Server {
+    Server {
+        endpoint: s.endpoint.clone(),
+        creds: s.creds.clone(),
+        kit: s.kit.clone(),
     }
 }
 
 /// A new bucket for one test.
 fn bucket(s: &Server, tag: &str) -> String {
-    let name = format!("pario-{tag}-{}", std::process::id());
-    let out = Command::new("curl")
-        .args([
-            "-s",
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{http_code}",
-            "--max-time",
-            "20",
-        ])
-        .args(["--aws-sigv4", "aws:amz:us-east-1:s3", "-X", "PUT"])
-        .args(["-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user"])
-        .arg(format!("{}:{}", s.creds.key_id, s.creds.secret))
-        .arg(format!("{}/{name}", s.endpoint))
-        .output()
-        .expect("curl runs");
-    let code = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        code == "200" || code == "409",
-        "creating bucket {name}: HTTP {code}"
-    );
-    name
+    s.kit.bucket(tag)
 }
 
 fn backend(s: &Server, extra: &[(&str, &str)]) -> S3Backend {
@@ -281,7 +254,7 @@ fn missing_bucket_and_unreachable_endpoint_fail_fast_naming_them() {
     // Nothing listens on port 9 of loopback: refused at once, no hang.
     let dead = Server {
         endpoint: "http://127.0.0.1:9".into(),
-        creds: s.creds.clone(),
+        ..clone(&s)
     };
     let b = backend(&dead, &[("timeout", "3")]);
     let t0 = std::time::Instant::now();
@@ -307,7 +280,7 @@ fn wrong_credentials_are_refused_without_printing_them() {
     let Some(s) = server("S3 wrong credentials") else {
         return;
     };
-    if std::env::var("PARIO_TEST_S3_NO_AUTH").is_ok_and(|v| v == "1") {
+    if !s.kit.checks_credentials() {
         pario_testkit::skip_unless_ci(
             "S3 wrong credentials",
             "this test server does not check signatures",
@@ -315,6 +288,7 @@ fn wrong_credentials_are_refused_without_printing_them() {
         return;
     }
     let bad = Server {
+        kit: s.kit.clone(),
         endpoint: s.endpoint.clone(),
         creds: Credentials {
             key_id: s.creds.key_id.clone(),
