@@ -10,7 +10,8 @@
 # its own). Prints each round and the median ratio pario/aws (>1: pario faster).
 #   PARIO_TEST_S3_ENDPOINT=... PARIO_TEST_S3_ACCESS_KEY=... PARIO_TEST_S3_SECRET_KEY=... \
 #     bench/s3_vs_reference.sh [SIZE_MIB] [PART_MIB] [ROUNDS]
-# (scripts/test-object-servers.sh bench/s3_vs_reference.sh starts a server).
+# (scripts/test-object-servers.sh bench/s3_vs_reference.sh starts a server;
+# IOR=/path/to/ior skips the release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZE=${1:-256}
@@ -20,8 +21,11 @@ ROUNDS=${3:-5}
 AWS=${AWS_CLI:-aws}
 command -v "$AWS" >/dev/null || { echo "no '$AWS': pip install awscli, or set AWS_CLI" >&2; exit 2; }
 TGT=${CARGO_TARGET_DIR:-target}
-cargo build --release -q -p pario-ior
-IOR=$TGT/release/ior
+# IOR=path/to/ior uses that binary (e.g. a debug build, opt-level 1) instead.
+if [ -z "${IOR:-}" ]; then
+  cargo build --release -q -p pario-ior
+  IOR=$TGT/release/ior
+fi
 T=$(mktemp -d)
 export AWS_ACCESS_KEY_ID=$PARIO_TEST_S3_ACCESS_KEY AWS_SECRET_ACCESS_KEY=$PARIO_TEST_S3_SECRET_KEY
 export AWS_DEFAULT_REGION=${PARIO_TEST_S3_REGION:-us-east-1} AWS_CONFIG_FILE=$T/aws.cfg

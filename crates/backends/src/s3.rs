@@ -70,7 +70,7 @@ const OPTIONS: &[O] = &[
 pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "S3",
     module: "s3",
-    summary: "objects in an S3 bucket (multipart writes, ranged reads)",
+    summary: "S3 objects: multipart writes, ranged GETs",
     options: OPTIONS,
     reads: &[],
     features: FEATURES,
@@ -89,7 +89,7 @@ pub const EMC_UNSUPPORTED: &str = "EMC extensions (byte-range appends and \
 pub const EMC_DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     name: "S3_EMC",
     module: "s3_emc",
-    summary: "S3 with plain S3 semantics (EMC extensions not supported)",
+    summary: "plain S3 (EMC extensions not supported)",
     options: &[],
     reads: &["s3"],
     features: FEATURES,

@@ -213,6 +213,30 @@ impl S3Backend {
 
 type BResult<T> = Result<T, BackendError>;
 
+impl S3Backend {
+    /// An object open for writing. The ranks of a shared object agree that
+    /// each could prepare it before the collective start, so that one
+    /// rank's refusal never leaves the others waiting.
+    fn open_writer(&self, name: &ObjectName, ctx: &OpenContext<'_>) -> BResult<Writer> {
+        let (part, timeout) = (self.options.part_size, self.options.timeout_s);
+        let planned = self
+            .conn(name)
+            .and_then(|c| Writer::open(c, name.clone(), ctx, part, timeout));
+        let Some(comm) = ctx.comm.filter(|c| ctx.shared && c.size() > 1) else {
+            return planned;
+        };
+        if !comm.all_true(planned.is_ok()) {
+            return Err(planned.err().unwrap_or_else(|| {
+                let e = "another rank could not open it";
+                BackendError::new(ErrorKind::Other, "open", Path::new(&name.to_string()), e)
+            }));
+        }
+        let mut w = planned?;
+        w.start_shared(comm)?;
+        Ok(w)
+    }
+}
+
 fn marker(key: &str) -> String {
     if key.is_empty() {
         DIR_MARKER.to_string()
@@ -244,16 +268,9 @@ impl Backend for S3Backend {
             let e = "names a bucket, not an object";
             return Err(BackendError::new(ErrorKind::InvalidInput, "open", path, e));
         }
-        let conn = self.conn(&name)?;
         let depth = self.options.queue_depth as usize;
         if mode.write {
-            let w = Writer::open(
-                conn,
-                name,
-                ctx,
-                self.options.part_size,
-                self.options.timeout_s,
-            )?;
+            let w = self.open_writer(&name, ctx)?;
             return Ok(Box::new(S3File::new(
                 w.conn.clone(),
                 w.name.clone(),
@@ -261,6 +278,7 @@ impl Backend for S3Backend {
                 Mode::Write(Box::new(w)),
             )));
         }
+        let conn = self.conn(&name)?;
         let size = self.head(&conn, &name, &name.key)?.ok_or_else(|| {
             BackendError::new(
                 ErrorKind::NotFound,
@@ -654,47 +672,52 @@ impl Writer {
                 }
             }
         };
-        let mut w = Writer {
+        Ok(Writer {
             conn,
             name,
             upload,
             extent: 0,
             failed: None,
             timeout_s,
+        })
+    }
+
+    /// Collective over the ranks writing a shared object: rank 0 starts the
+    /// multipart upload and broadcasts its id (empty: it failed).
+    fn start_shared(&mut self, comm: &dyn pario_comm::Comm) -> BResult<()> {
+        let Upload::Parts(p) = &mut self.upload else {
+            return Ok(());
         };
-        if let (Upload::Parts(p), Some(comm)) = (
-            &mut w.upload,
-            ctx.comm.filter(|c| ctx.shared && c.size() > 1),
-        ) {
-            // Rank 0 starts the upload for all; an empty id says it failed.
-            let mut id = Vec::new();
-            let mut err = None;
-            if comm.rank() == 0 {
-                match w.conn.rt.block_on(
-                    w.conn
-                        .store
-                        .create_multipart(&OPath::from(w.name.key.as_str())),
-                ) {
-                    Ok(i) => id = i.into_bytes(),
-                    Err(e) => err = Some(w.conn.err("open", &w.name, e)),
-                }
+        let mut id = Vec::new();
+        let mut err = None;
+        if comm.rank() == 0 {
+            let key = OPath::from(self.name.key.as_str());
+            match self
+                .conn
+                .rt
+                .block_on(self.conn.store.create_multipart(&key))
+            {
+                Ok(i) => id = i.into_bytes(),
+                Err(e) => err = Some(self.conn.err("open", &self.name, e)),
             }
-            comm.broadcast_bytes(0, &mut id);
-            if let Some(e) = err {
-                return Err(e);
-            }
-            if id.is_empty() {
-                return Err(BackendError::new(
-                    ErrorKind::Other,
-                    "open",
-                    Path::new(&w.name.to_string()),
-                    "rank 0 could not start the multipart upload",
-                ));
-            }
-            p.id = Some(String::from_utf8_lossy(&id).into_owned());
-            p.ranks = Some((comm.size(), comm.rank()));
         }
-        Ok(w)
+        comm.broadcast_bytes(0, &mut id);
+        if let Some(e) = err {
+            return Err(e);
+        }
+        if id.is_empty() {
+            let e = "rank 0 could not start the multipart upload";
+            let path = self.name.to_string();
+            return Err(BackendError::new(
+                ErrorKind::Other,
+                "open",
+                Path::new(&path),
+                e,
+            ));
+        }
+        p.id = Some(String::from_utf8_lossy(&id).into_owned());
+        p.ranks = Some((comm.size(), comm.rank()));
+        Ok(())
     }
 
     /// Take `buf` written at `offset`: into memory, or into chunks that are

@@ -14,8 +14,8 @@ use pario_backends::s3::{Credentials, S3Backend, S3Options};
 use pario_backends::{
     AlignedBuffer, Backend, Completion, ErrorKind, FileLayout, IoOp, OpenContext, OpenMode,
 };
-use std::path::{Path, PathBuf};
 use pario_testkit::s3::S3Server;
+use std::path::{Path, PathBuf};
 
 struct Server {
     endpoint: String,

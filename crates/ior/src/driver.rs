@@ -548,7 +548,13 @@ fn run_header(
     }
     if !machine_to_stdout {
         let env: Vec<(String, String)> = if verbose >= 3 {
-            std::env::vars().collect()
+            // IOR's environment listing, secrets (S3 keys...) masked.
+            std::env::vars()
+                .map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
+                    true => (k, "(hidden)".to_string()),
+                    false => (k, v),
+                })
+                .collect()
         } else {
             Vec::new()
         };

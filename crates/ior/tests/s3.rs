@@ -27,14 +27,34 @@ fn shared_and_per_process_objects_verify_on_2_and_4_ranks() {
     let bucket = s.bucket("ior");
     for np in [2, 4] {
         let shared = format!("s3://{bucket}/shared{np}");
-        let args = ["-o", &shared, "-b", "5m", "-t", "1m", "-s", "2", "-w", "-r", "-W", "-R"];
+        let args = [
+            "-o", &shared, "-b", "5m", "-t", "1m", "-s", "2", "-w", "-r", "-W", "-R",
+        ];
         let r = s3_ior(&s, np, &args, &[]);
         assert!(r.ok(), "{}", r.both());
-        assert!(r.stdout.contains("write") && r.stdout.contains("S3"), "{}", r.both());
+        assert!(
+            r.stdout.contains("write") && r.stdout.contains("S3"),
+            "{}",
+            r.both()
+        );
         let fpp = format!("s3://{bucket}/fpp{np}");
         let args = [
-            "-o", &fpp, "-F", "-b", "256k", "-t", "64k", "-s", "3", "-z", "-G", "9", "-w", "-r",
-            "-W", "-R", "--s3.queue-depth=8",
+            "-o",
+            &fpp,
+            "-F",
+            "-b",
+            "256k",
+            "-t",
+            "64k",
+            "-s",
+            "3",
+            "-z",
+            "--random-offset-seed=9",
+            "-w",
+            "-r",
+            "-W",
+            "-R",
+            "--s3.queue-depth=8",
         ];
         let r = s3_ior(&s, np, &args, &[]);
         assert!(r.ok(), "{}", r.both());
@@ -51,10 +71,19 @@ fn s3_emc_runs_as_plain_s3_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let env = s.env();
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let args = ["-a", "S3_EMC", "-o", &o, "-b", "64k", "-t", "16k", "-w", "-r", "-W"];
+    let args = [
+        "-a", "S3_EMC", "-o", &o, "-b", "64k", "-t", "16k", "-w", "-r", "-W", "-vvv",
+    ];
     let r = ior_env(1, dir.path(), &args, &pairs);
     assert!(r.ok(), "{}", r.both());
     assert!(r.both().contains("EMC extensions"), "{}", r.both());
+    // -vvv lists the environment, as IOR does, with secrets masked.
+    assert!(
+        r.stdout.contains("AWS_SECRET_ACCESS_KEY=(hidden)"),
+        "{}",
+        r.both()
+    );
+    assert!(!r.both().contains(&s.secret_key), "{}", r.both());
 }
 
 #[test]
@@ -64,7 +93,11 @@ fn hdfs_and_ime_are_refused_with_a_reason() {
         let r = ior(1, dir.path(), &["-a", api, "-o", "f"]);
         assert_eq!(r.status, Some(2), "{}", r.both());
         let line = r.stderr.lines().next().unwrap_or_default().to_string();
-        assert!(line.contains(&format!("-a {api}: pario has no")), "{}", r.both());
+        assert!(
+            line.contains(&format!("-a {api}: pario has no")),
+            "{}",
+            r.both()
+        );
         assert!(line.contains("POSIX") && line.contains("S3"), "{line}");
     }
 }
@@ -77,11 +110,20 @@ fn bad_geometry_bucket_endpoint_and_credentials_fail_naming_them() {
     let bucket = s.bucket("bad");
     let o = format!("s3://{bucket}/small");
     // Blocks of 1 MiB cannot be parts of 5 MiB of a shared object.
-    let r = s3_ior(&s, 2, &["-o", &o, "-b", "1m", "-t", "1m", "-s", "2", "-w"], &[]);
+    let r = s3_ior(
+        &s,
+        2,
+        &["-o", &o, "-b", "1m", "-t", "1m", "-s", "2", "-w"],
+        &[],
+    );
     assert!(!r.ok() && r.stderr.contains("-b 1048576"), "{}", r.both());
     let o = "s3://pario-no-such-bucket/x";
     let r = s3_ior(&s, 2, &["-o", o, "-b", "64k", "-t", "64k", "-w"], &[]);
-    assert!(!r.ok() && r.stderr.contains("pario-no-such-bucket"), "{}", r.both());
+    assert!(
+        !r.ok() && r.stderr.contains("pario-no-such-bucket"),
+        "{}",
+        r.both()
+    );
     assert!(r.stderr.contains(&s.endpoint), "{}", r.both());
     let o = format!("s3://{bucket}/x");
     let args = ["-o", &o, "-b", "64k", "-t", "64k", "-w", "--s3.timeout=3"];
@@ -89,11 +131,19 @@ fn bad_geometry_bucket_endpoint_and_credentials_fail_naming_them() {
     assert!(!r.ok() && r.stderr.contains("127.0.0.1:9"), "{}", r.both());
     if s.checks_credentials() {
         let wrong = "pario-wrong-secret-1234";
-        let r = s3_ior(&s, 1, &["-o", &o, "-b", "64k", "-t", "64k", "-w"], &[("AWS_SECRET_ACCESS_KEY", wrong)]);
+        let r = s3_ior(
+            &s,
+            1,
+            &["-o", &o, "-b", "64k", "-t", "64k", "-w"],
+            &[("AWS_SECRET_ACCESS_KEY", wrong)],
+        );
         assert!(!r.ok() && r.stderr.contains(&bucket), "{}", r.both());
         assert!(!r.both().contains(wrong), "{}", r.both());
     } else {
-        pario_testkit::skip_unless_ci("ior -a S3 wrong credentials", "the server checks no signatures");
+        pario_testkit::skip_unless_ci(
+            "ior -a S3 wrong credentials",
+            "the server checks no signatures",
+        );
     }
     assert!(!r.both().contains(&s.secret_key), "{}", r.both());
 }

@@ -32,7 +32,12 @@ fn mdtest_runs_its_phases_on_objects_and_skips_rename() {
     );
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("rename phase is skipped"), "{text}");
-    for phase in ["File creation", "File stat", "File read", "Directory removal"] {
+    for phase in [
+        "File creation",
+        "File stat",
+        "File read",
+        "Directory removal",
+    ] {
         let line = text.lines().find(|l| l.contains(phase)).unwrap_or_default();
         let rate: f64 = line
             .split_whitespace()

@@ -46,7 +46,15 @@ impl S3Server {
     pub fn bucket(&self, tag: &str) -> String {
         let name = format!("pario-{tag}-{}", std::process::id());
         let out = Command::new("curl")
-            .args(["-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "20"])
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "--max-time",
+                "20",
+            ])
             .args(["--aws-sigv4", "aws:amz:us-east-1:s3", "-X", "PUT"])
             .args(["-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "--user"])
             .arg(format!("{}:{}", self.access_key, self.secret_key))
