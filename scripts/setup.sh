@@ -36,6 +36,11 @@ if [ "$want_test" = 1 ]; then
   pkgs+=(postgresql mariadb-server)
   # A real browser for the HTML report test (pario-cli, headless).
   pkgs+=(chromium)
+  # --- ceph (issue 13): a single-node Ceph for the RADOS and S3 backends'
+  # tests (scripts/test-object-servers.sh), librados for -a RADOS (loaded at
+  # run time, not linked), curl for the gateway's credentials check.
+  pkgs+=(ceph-mon ceph-mgr ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
+  # --- end ceph
 fi
 
 # shellcheck source=scripts/lib/packages.sh

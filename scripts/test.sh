@@ -3,7 +3,8 @@
 # need, check formatting and lints, and run the whole test suite, including
 # the integration tests that start the binaries under mpirun with 1, 2 and 4
 # ranks; then build and test the second configuration, MPICH without any of
-# the optional I/O libraries (scripts/test-mpich-minimal.sh).
+# the optional I/O libraries (scripts/test-mpich-minimal.sh). Both run
+# beside a throwaway single-node Ceph on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test
@@ -18,8 +19,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 # No function over 80 lines in the engine, plan, comm and backends crates.
 python3 scripts/long-functions.py --check
 cargo build --workspace --bins
+# A throwaway single-node Ceph (RADOS and its S3 gateway) on loopback
+# serves the object-store backends' tests of both configurations below
+# (scripts/test-object-servers.sh exports PARIO_TEST_RADOS_*, PARIO_TEST_S3_*).
 # PostgreSQL and MariaDB run as throwaway servers on loopback for the
 # store's tests; the same test functions run against SQLite, both servers.
-bash scripts/test-db-servers.sh cargo test --workspace
-# The same code built against MPICH, without libaio, HDF5 or PnetCDF.
-bash scripts/test-mpich-minimal.sh
+# Then the same code built against MPICH, without libaio, HDF5 or PnetCDF.
+bash scripts/test-object-servers.sh bash -ec '
+  bash scripts/test-db-servers.sh cargo test --workspace
+  bash scripts/test-mpich-minimal.sh'

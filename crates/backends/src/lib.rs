@@ -13,6 +13,7 @@
 //! HDF5 and NCMPI (usable when build.rs finds a parallel HDF5 / PnetCDF; see
 //! [`available_apis`]; their libraries are loaded with dlopen only when the
 //! backend is created, see `dynlib`),
+//! RADOS (objects in a Ceph pool; librados loaded when chosen),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! usable when build.rs finds it). Each describes itself once in a
 //! [`registry::BackendDescriptor`] in its own module (name, options with
@@ -86,6 +87,7 @@ pub mod mmap;
 pub mod mpiio;
 pub mod ncmpi;
 pub mod posix;
+pub mod rados;
 pub mod registry;
 pub mod s3;
 #[cfg(feature = "s3")]

@@ -21,6 +21,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::mmap::DESCRIPTOR,
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
+    &crate::rados::DESCRIPTOR,
     &crate::s3::DESCRIPTOR,
     &crate::s3::EMC_DESCRIPTOR,
 ];
@@ -108,10 +109,9 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
-    /// Paths name files of the local file system, whose directories the
-    /// front ends may check before any I/O (false for object stores such
-    /// as S3, whose paths are `s3://bucket/key`).
-    pub local_namespace: bool,
+    /// Names are object names in a store (RADOS, S3), not local paths: the
+    /// front ends check no local directory for them.
+    pub object_store: bool,
     /// Files and directories can be renamed (mdtest's rename phase).
     pub rename: bool,
 }
@@ -128,7 +128,7 @@ impl Features {
         min_transfer: 1,
         fake: false,
         needs_mpi: false,
-        local_namespace: true,
+        object_store: false,
         rename: true,
     };
 }

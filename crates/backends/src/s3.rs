@@ -112,7 +112,7 @@ const FEATURES: Features = Features {
     min_transfer: 1,
     fake: false,
     needs_mpi: false,
-    local_namespace: false,
+    object_store: true,
     rename: false,
 };
 

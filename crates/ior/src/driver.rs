@@ -468,10 +468,13 @@ pub fn run_with(
         return EXIT_FAILED;
     }
     let first = inv.tests.first();
-    let fs = first.and_then(|t| {
-        let dir = parent_dir(&t.test_file);
-        pario_backends::posix::statfs_path(&dir).ok()
-    });
+    // An object store's names are not local paths: no local file system to describe.
+    let fs = first
+        .filter(|t| !t.api_kind.features().object_store)
+        .and_then(|t| {
+            let dir = parent_dir(&t.test_file);
+            pario_backends::posix::statfs_path(&dir).ok()
+        });
     let run = RunContext::start(comm, settings, &inv.tags, fs.as_ref());
     let mut record = run.record(Tool::Ior, IOR_VERSION, argv, inv.warnings.clone());
     record.deck = inv
@@ -679,6 +682,9 @@ fn check_before_run(comm: &dyn Comm, layout: &NodeLayout, inv: &Invocation) -> R
 /// for hours: refused. Up to [`FS_SIZE_FACTOR`] times the size is allowed,
 /// so that a full file system (ENOSPC) can still be provoked and measured.
 fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String> {
+    if p.api_kind.features().object_store {
+        return Ok(());
+    }
     let dir = parent_dir(&p.test_file);
     let Ok(fs) = pario_backends::posix::statfs_path(&dir) else {
         return Ok(());
@@ -971,7 +977,7 @@ fn preflight(
     if comm.rank() == 0 {
         let mut problem = None;
         let features = p.api_kind.features();
-        if !features.fake && features.local_namespace && !p.dry_run {
+        if !features.fake && !features.object_store && !p.dry_run {
             for target in p.test_file.split('@') {
                 let dir = parent_dir(target);
                 problem = if !dir.is_dir() {

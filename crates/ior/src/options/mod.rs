@@ -21,7 +21,7 @@
 //!
 //! | letter | value | field | note |
 //! |---|---|---|---|
-//! | `-a` | API | `api` | POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO, any case |
+//! | `-a` | API | `api` | POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO RADOS, any case |
 //! | `-A` | int | `ref_num` | |
 //! | `-b` | size | `block_size` | |
 //! | `-B` | – | `use_o_direct` | IOR ≤3.2; IOR 3.3+/4: `--posix.odirect` |
