@@ -815,39 +815,47 @@ impl Writer {
     fn finish(mut self, depth: usize) -> BResult<()> {
         let store = self.conn.store.clone();
         let key = OPath::from(self.name.key.as_str());
+        if let Upload::Whole(data) = &mut self.upload {
+            let data = std::mem::take(data);
+            let put = self
+                .conn
+                .rt
+                .block_on(store.put(&key, PutPayload::from(data)));
+            return put
+                .map(drop)
+                .map_err(|e| self.conn.err("close", &self.name, e));
+        }
+        // Chunks never filled up (a write phase cut short) go as they are;
+        // a failure still lets the upload end (reported, or aborted).
+        let mut failure = None;
         let rest: Vec<u64> = match &self.upload {
-            Upload::Whole(_) => Vec::new(),
             Upload::Parts(p) => p.filling.keys().copied().collect(),
+            Upload::Whole(_) => Vec::new(),
         };
-        // Chunks never filled up (a write phase cut short) go as they are.
         for idx in rest {
-            self.send_part(idx, depth)?;
-        }
-        match &mut self.upload {
-            Upload::Whole(data) => {
-                let data = std::mem::take(data);
-                self.conn
-                    .rt
-                    .block_on(store.put(&key, PutPayload::from(data)))
-                    .map(drop)
-                    .map_err(|e| self.conn.err("close", &self.name, e))
+            if let Err(e) = self.send_part(idx, depth) {
+                failure.get_or_insert(e);
             }
-            Upload::Parts(p) => {
-                while let Some((i, task)) = p.sending.pop_front() {
-                    let r = wait_part(&self.conn, &self.name, task)?;
-                    p.sent.push((i, r));
+        }
+        let Upload::Parts(p) = &mut self.upload else {
+            return Ok(());
+        };
+        while let Some((i, task)) = p.sending.pop_front() {
+            match wait_part(&self.conn, &self.name, task) {
+                Ok(r) => p.sent.push((i, r)),
+                Err(e) => {
+                    failure.get_or_insert(e);
                 }
-                let sent = std::mem::take(&mut p.sent);
-                let total = p.file_size.div_ceil(p.chunk) as usize;
-                let up = crate::s3_gather::Upload {
-                    id: p.id.take(),
-                    total,
-                    ranks: p.ranks,
-                    timeout_s: self.timeout_s,
-                };
-                crate::s3_gather::finish_parts(&self.conn, &self.name, up, sent)
             }
         }
+        let up = crate::s3_gather::Upload {
+            id: p.id.take(),
+            total: p.file_size.div_ceil(p.chunk) as usize,
+            ranks: p.ranks,
+            timeout_s: self.timeout_s,
+            failure,
+        };
+        crate::s3_gather::finish_parts(&self.conn, &self.name, up, std::mem::take(&mut p.sent))
     }
 }
 

@@ -23,6 +23,9 @@ pub(crate) struct Upload {
     /// (ranks writing the object, this rank) for a shared object.
     pub ranks: Option<(u32, u32)>,
     pub timeout_s: u64,
+    /// This rank's failure to upload a part: the upload is aborted (by
+    /// rank 0, once every rank has reported).
+    pub failure: Option<BackendError>,
 }
 
 fn other(name: &ObjectName, detail: String) -> BackendError {
@@ -64,6 +67,9 @@ pub(crate) fn finish_parts(
 ) -> Result<(), BackendError> {
     let key = OPath::from(name.key.as_str());
     let Some(id) = up.id else {
+        if let Some(e) = up.failure {
+            return Err(e);
+        }
         // Nothing was ever uploaded: an empty object.
         let r = c.rt.block_on(c.store.put(&key, PutPayload::new()));
         return r.map(drop).map_err(|e| c.err("close", name, e));
@@ -83,6 +89,10 @@ pub(crate) fn finish_parts(
                 return Err(e);
             }
         }
+    }
+    if let Some(e) = up.failure {
+        let _ = c.rt.block_on(c.store.abort_multipart(&key, &id));
+        return Err(e);
     }
     sent.sort_unstable();
     sent.dedup_by_key(|(i, _)| *i);
