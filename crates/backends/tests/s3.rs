@@ -80,6 +80,9 @@ fn the_conformance_suite_passes() {
     };
     let failures = conformance::run_all(&b, &dir, expect);
     assert!(failures.is_empty(), "{failures:#?}");
+    // Uneven transfers with a hole, read back by a second client.
+    let other = backend(&s, &[("queue-depth", "1")]);
+    conformance::cross_backend(&b, &other, &dir).unwrap();
 }
 
 #[test]
