@@ -62,9 +62,27 @@ impl Conn {
     }
 }
 
-/// An error text on one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// An error text on one line; a server's XML error body is cut down to
+/// its code and message.
+pub(crate) fn one_line(s: &str) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let between = |a: &str, b: &str| {
+        let from = s.find(a)? + a.len();
+        let to = s[from..].find(b)? + from;
+        Some(s[from..to].to_string())
+    };
+    match (
+        between("<Code>", "</Code>"),
+        s.find("<?xml").or(s.find("<Error>")),
+    ) {
+        (Some(code), Some(at)) => {
+            let message = between("<Message>", "</Message>").unwrap_or_default();
+            format!("{}{code}: {message}", &s[..at])
+                .trim_end()
+                .to_string()
+        }
+        _ => s,
+    }
 }
 
 /// The S3 backend: options, credentials, this rank's runtime and one
@@ -873,5 +891,23 @@ fn wait_part(
             Path::new(&name.to_string()),
             e.to_string(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn server_error_bodies_shrink_to_code_and_message() {
+        let raw = "Error performing GET http://h/b in 3ms - Server returned non-2xx status \
+                   code: 404 Not Found: <?xml version=\"1.0\"?>\n<Error><Code>NoSuchBucket</Code>\
+                   <Message>The specified bucket does not exist</Message><RequestId>x</RequestId></Error>";
+        let line = one_line(raw);
+        assert!(
+            line.ends_with("404 Not Found: NoSuchBucket: The specified bucket does not exist"),
+            "{line}"
+        );
+        assert_eq!(one_line("plain\n text"), "plain text");
     }
 }
