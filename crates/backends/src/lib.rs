@@ -89,6 +89,11 @@ pub mod ncmpi;
 pub mod posix;
 pub mod rados;
 pub mod registry;
+pub mod s3;
+#[cfg(feature = "s3")]
+mod s3_client;
+#[cfg(feature = "s3")]
+mod s3_gather;
 pub mod uring;
 
 pub use buffer::{AlignedBuffer, BUFFER_ALIGN};

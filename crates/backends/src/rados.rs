@@ -70,6 +70,7 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
         file_per_process: true,
         queue: true,
         object_store: true,
+        rename: false,
         ..Features::LOCAL
     },
     built: true,

@@ -22,6 +22,8 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
     &crate::rados::DESCRIPTOR,
+    &crate::s3::DESCRIPTOR,
+    &crate::s3::EMC_DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -110,6 +112,8 @@ pub struct Features {
     /// Names are object names in a store (RADOS, S3), not local paths: the
     /// front ends check no local directory for them.
     pub object_store: bool,
+    /// Files and directories can be renamed (mdtest's rename phase).
+    pub rename: bool,
 }
 
 impl Features {
@@ -125,6 +129,7 @@ impl Features {
         fake: false,
         needs_mpi: false,
         object_store: false,
+        rename: true,
     };
 }
 
@@ -145,10 +150,13 @@ impl Setup<'_> {
     }
 }
 
-/// A created backend plus notes to report at -v (options accepted but not applied).
+/// A created backend plus notes to report at -v (options accepted but not
+/// applied) and warnings the front ends always print (S3_EMC's
+/// extensions that are not supported).
 pub struct Created {
     pub backend: Box<dyn Backend>,
     pub notes: Vec<String>,
+    pub warnings: Vec<String>,
 }
 
 impl Created {
@@ -156,7 +164,13 @@ impl Created {
         Created {
             backend: Box::new(backend),
             notes,
+            warnings: Vec::new(),
         }
+    }
+    /// The same, with warnings to print at any verbosity.
+    pub fn warn(mut self, warnings: Vec<String>) -> Created {
+        self.warnings = warnings;
+        self
     }
 }
 
@@ -240,7 +254,16 @@ pub fn api_names(sep: &str) -> String {
         .join(sep)
 }
 
+/// Why an API of IOR's list pario has no backend for (HDFS, IME) is
+/// refused, with what to use instead; `None` for other names.
+pub fn refusal(api: &str) -> Option<String> {
+    crate::s3::refusal(api)
+}
+
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
+    if let Some(why) = refusal(api) {
+        return Err(why);
+    }
     let d =
         find(api).ok_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))?;
     if !d.built {
@@ -268,10 +291,8 @@ pub fn check_options(
 ) -> Result<(), String> {
     match find(api) {
         Some(d) => (d.check)(&Setup { options, rank: 0 }),
-        None => Err(format!(
-            "-a {api}: unknown API (known: {})",
-            api_names(", ")
-        )),
+        None => Err(crate::s3::refusal(api)
+            .unwrap_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))),
     }
 }
 
@@ -291,12 +312,20 @@ pub fn create_backend(
             d.name
         ));
     }
-    let Created { backend, notes } = (d.create)(&Setup { options, rank })?;
+    let Created {
+        backend,
+        notes,
+        warnings,
+    } = (d.create)(&Setup { options, rank })?;
     let backend = match FaultPlan::from_env(rank)? {
         Some(plan) => Box::new(FaultyBackend::new(backend, plan)) as Box<dyn Backend>,
         None => backend,
     };
-    Ok(Created { backend, notes })
+    Ok(Created {
+        backend,
+        notes,
+        warnings,
+    })
 }
 
 #[cfg(test)]
@@ -328,9 +357,9 @@ mod tests {
 
     #[test]
     fn unknown_and_missing_backends_are_one_line_refusals() {
-        let e = create_backend("S3", &[], 0).err().unwrap();
+        let e = create_backend("GPFS_X", &[], 0).err().unwrap();
         assert!(
-            e.contains("-a S3: unknown API") && e.contains("POSIX"),
+            e.contains("-a GPFS_X: unknown API") && e.contains("POSIX"),
             "{e}"
         );
         for d in DESCRIPTORS.iter().filter(|d| !d.built) {

@@ -19,6 +19,13 @@ const RECORDED_PREFIXES: &[&str] = &[
 /// CREDS and CREDENTIAL.
 const SECRET_MARKERS: &[&str] = &["PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN"];
 
+/// True when a variable's name suggests a secret (AWS_SECRET_ACCESS_KEY,
+/// PGPASSWORD, ...): its value is never recorded nor printed.
+pub fn is_secret_env(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    SECRET_MARKERS.iter().any(|s| upper.contains(s))
+}
+
 /// True when a variable with this name is recorded.
 pub fn is_recorded_env(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();

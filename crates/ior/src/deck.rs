@@ -426,8 +426,8 @@ IOR STOP\n";
             e.starts_with("deck.ior:2:") && e.contains("--posix.nosuch"),
             "{e}"
         );
-        let e = parse_err("IOR START\napi=S3\nIOR STOP\n");
-        assert!(e.starts_with("deck.ior:2:") && e.contains("S3"), "{e}");
+        let e = parse_err("IOR START\napi=NOSUCH\nIOR STOP\n");
+        assert!(e.starts_with("deck.ior:2:") && e.contains("NOSUCH"), "{e}");
         let e = parse_err("IOR START\nkeepFile=1,,fsync=1\nIOR STOP\n");
         assert!(e.starts_with("deck.ior:2:"), "{e}");
         let e = parse_err("IOR START\nIOR START\nIOR STOP\n");

@@ -554,7 +554,13 @@ fn run_header(
     }
     if !machine_to_stdout {
         let env: Vec<(String, String)> = if verbose >= 3 {
-            std::env::vars().collect()
+            // IOR's environment listing, secrets (S3 keys...) masked.
+            std::env::vars()
+                .map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
+                    true => (k, "(hidden)".to_string()),
+                    false => (k, v),
+                })
+                .collect()
         } else {
             Vec::new()
         };
@@ -871,6 +877,11 @@ fn run_on_ranks(
     };
     // Ctrl-C / SIGTERM: new operations fail from then on.
     let notes = created.notes;
+    if sub.rank() == 0 {
+        for w in &created.warnings {
+            ctx.console.warning(w);
+        }
+    }
     let backend = ctx.interrupt.wrap(created.backend);
     let mut spec = spec.clone();
     spec.fs = backend

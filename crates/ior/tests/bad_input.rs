@@ -126,7 +126,12 @@ const CASES: &[Case] = &[
     case("-b 17179869184g", 2, &["17179869184g", "64 bits"]),
     case("-t 2m -b 1m", 2, &["-t", "-b", "2m"]),
     case("-i 0", 2, &["repetitions"]),
-    case("-a S3", 2, &["'S3'", "POSIX"]),
+    case("-a NOSUCH", 2, &["'NOSUCH'", "POSIX"]),
+    case(
+        "-a HDFS",
+        2,
+        &["-a HDFS: pario has no HDFS backend", "FUSE"],
+    ),
     case("-O foo=1", 2, &["unknown directive 'foo'"]),
     case("-C -Z -F", 2, &["mutually exclusive"]),
     case("-w -z -R", 2, &["--random-offset-seed"]),

@@ -252,7 +252,7 @@ pub fn build_spec(
         create: r.create,
         stat: r.stat,
         read: r.read,
-        rename: r.rename,
+        rename: r.rename && renames(&o.api),
         remove: r.remove,
         iterations: o.iterations,
         write_bytes: o.write_bytes,
@@ -459,6 +459,12 @@ fn check_output_dirs(o: &MdtestOptions) -> Option<String> {
     None
 }
 
+/// Whether the backend `api` names can rename (S3 cannot: its rename
+/// phase is skipped with a warning, as upstream's mdtest does).
+fn renames(api: &str) -> bool {
+    pario_backends::registry::find(api).is_none_or(|d| d.features.rename)
+}
+
 /// What [`run_resolved`] needs besides the options and the run context.
 struct Setup<'a> {
     resolved: &'a Resolved,
@@ -493,6 +499,13 @@ fn run_resolved(
         ));
     }
     let backend = backend_for(comm, o, out)?;
+    if resolved.rename && !renames(&o.api) {
+        let w = format!(
+            "-a {}: the backend has no rename: the rename phase is skipped",
+            o.api
+        );
+        out.put(&text::warning_line(&w));
+    }
     // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
     let backend = setup.interrupt.wrap(backend);
     let nodemap = nodemap(comm, layout);
@@ -574,6 +587,11 @@ fn backend_for(
         Ok(c) => c,
         Err(e) => return Err((e, EXIT_USAGE)),
     };
+    if comm.rank() == 0 {
+        for w in &created.warnings {
+            out.put(&text::warning_line(w));
+        }
+    }
     if o.verbose >= 1 {
         for n in &created.notes {
             out.put(&text::warning_line(n));

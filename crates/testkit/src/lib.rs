@@ -14,6 +14,8 @@
 //! elsewhere, and never a failure for a backend that the build leaves out
 //! on purpose (`PARIO_LEFT_OUT`).
 
+pub mod s3;
+
 use std::process::Command;
 
 /// Environment variable naming the MPI launcher command.

@@ -394,9 +394,9 @@ fn api_names() {
         let p = raw(&format!("-a {given}"));
         assert_eq!((p.api.as_str(), p.api_kind), (given, kind));
     }
-    let e = err("-a S3");
+    let e = err("-a NOSUCH");
     assert!(
-        e.contains("'S3'") && e.contains("POSIX") && e.contains("URING"),
+        e.contains("'NOSUCH'") && e.contains("POSIX") && e.contains("URING"),
         "{e}"
     );
 }

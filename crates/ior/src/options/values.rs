@@ -94,7 +94,10 @@ pub(super) fn parse_packet_type(option: &str, v: &str) -> Result<DataPacketType,
 
 pub(super) fn set_api(p: &mut IorParams, v: &str) -> Result<(), OptionError> {
     let t = v.trim();
-    let kind = Api::from_name(t).ok_or_else(|| OptionError::UnknownApi(t.to_string()))?;
+    let kind = Api::from_name(t).ok_or_else(|| match registry::refusal(t) {
+        Some(why) => OptionError::Invalid(why),
+        None => OptionError::UnknownApi(t.to_string()),
+    })?;
     p.api = t.to_string();
     p.api_kind = kind;
     Ok(())
