@@ -857,11 +857,12 @@ mod tests {
             });
             x
         };
+        // Six runs a side (the run is the unit), one iteration each.
         let base: Vec<Sample> = (0..6)
-            .map(|i| with("b", i, 1e-3 * (1.0 + 0.01 * i as f64)))
+            .map(|i| with(&format!("b{i}"), 0, 1e-3 * (1.0 + 0.01 * i as f64)))
             .collect();
         let cand: Vec<Sample> = (0..6)
-            .map(|i| with("c", i, 2e-3 * (1.0 + 0.01 * i as f64)))
+            .map(|i| with(&format!("c{i}"), 0, 2e-3 * (1.0 + 0.01 * i as f64)))
             .collect();
         // Not by default.
         let cmp = compare_sets(

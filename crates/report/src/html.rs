@@ -507,7 +507,7 @@ mod tests {
         assert!(at(h, "id=\"comparison-table\"") < at(h, "id=\"detail\""));
         // Ranks 2 and 3 of node2 straggle in the write phase, not in read.
         assert_eq!(h.matches("<li class=\"straggler\">").count(), 2);
-        assert!(h.contains("write: rank 2 on node2 took 15.600 s for 2200 operations"));
+        assert!(h.contains("write: rank 2 on node2 took 15.6 s for 2200 operations"));
         let ranks = r
             .plots
             .iter()
