@@ -204,6 +204,9 @@ impl Comm for MpiComm {
     fn abort(&self, code: i32) -> ! {
         self.comm.abort(code)
     }
+    fn beacon(&self) -> Box<dyn crate::Beacon> {
+        Box::new(crate::beacon::MpiBeacon::new(&self.comm))
+    }
     fn as_mpi(&self) -> Option<&MpiComm> {
         Some(self)
     }

@@ -41,6 +41,79 @@ enum Part {
     U64(Vec<u64>),
     Color(Option<u32>),
     Group(Arc<Group>),
+    Mail(Arc<Mailbox>),
+}
+
+/// The in-process transport of one phase's beacon: messages to rank 0.
+struct Mailbox {
+    queue: Mutex<std::collections::VecDeque<(u32, crate::beacon::Wire)>>,
+    arrived: Condvar,
+    poisoned: Arc<AtomicBool>,
+}
+
+/// One rank's end of a [`Mailbox`] (see [`crate::beacon`]).
+struct ThreadBeacon {
+    mail: Arc<Mailbox>,
+    rank: u32,
+    size: u32,
+}
+
+impl ThreadBeacon {
+    fn send(&self, w: crate::beacon::Wire) {
+        let mut q = self.mail.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.push_back((self.rank, w));
+        self.mail.arrived.notify_all();
+    }
+
+    /// Rank 0: the next message, waiting for one when `block`.
+    fn receive(&self, block: bool) -> Option<(u32, crate::beacon::Wire)> {
+        let mut q = self.mail.queue.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(m) = q.pop_front() {
+                return Some(m);
+            }
+            if !block {
+                return None;
+            }
+            if self.mail.poisoned.load(Ordering::Relaxed) {
+                drop(q);
+                panic!("pario-comm threads: another rank failed while rank 0 waited for progress");
+            }
+            q = match self.mail.arrived.wait_timeout(q, Duration::from_millis(50)) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+}
+
+impl crate::Beacon for ThreadBeacon {
+    fn post(&mut self, counts: crate::Counts) {
+        if self.rank != 0 {
+            self.send(crate::beacon::wire(counts, false));
+        }
+    }
+    fn drain(&mut self, seen: &mut dyn FnMut(u32, crate::Counts)) {
+        if self.rank != 0 {
+            return;
+        }
+        while let Some((src, w)) = self.receive(false) {
+            seen(src, [w[0], w[1]]);
+        }
+    }
+    fn finish(&mut self, counts: crate::Counts, seen: &mut dyn FnMut(u32, crate::Counts)) {
+        if self.rank != 0 {
+            self.send(crate::beacon::wire(counts, true));
+            return;
+        }
+        let mut finals = 1;
+        while finals < self.size {
+            if let Some((src, w)) = self.receive(true) {
+                finals += u32::from(w[2] == 1);
+                seen(src, [w[0], w[1]]);
+            }
+        }
+    }
 }
 
 /// The ranks of one communicator and their meeting point.
@@ -341,6 +414,27 @@ impl Comm for ThreadComm {
     fn library_version(&self) -> String {
         "threads".to_string()
     }
+    fn beacon(&self) -> Box<dyn crate::Beacon> {
+        // Rank 0 creates the phase's mailbox; one exchange hands it out.
+        let mine = if self.rank == 0 {
+            Part::Mail(Arc::new(Mailbox {
+                queue: Mutex::new(std::collections::VecDeque::new()),
+                arrived: Condvar::new(),
+                poisoned: self.group.poisoned.clone(),
+            }))
+        } else {
+            Part::Empty
+        };
+        let all = self.exchange(mine);
+        let Part::Mail(mail) = &all[0] else {
+            panic!("pario-comm threads: ranks called different collectives");
+        };
+        Box::new(ThreadBeacon {
+            mail: mail.clone(),
+            rank: self.rank,
+            size: self.size(),
+        })
+    }
 }
 
 #[cfg(test)]
@@ -426,6 +520,34 @@ mod tests {
         assert!(e.starts_with("rank 2: abort(3)"), "{e}");
         let v = ThreadComm::run(1, |c| c.library_version());
         assert_eq!(v, vec!["threads".to_string()]);
+    }
+
+    #[test]
+    fn beacons_bring_every_rank_s_counts_to_rank_0_and_leave_nothing() {
+        let out = ThreadComm::run(5, |c| {
+            let mut b = c.beacon();
+            let mut latest = vec![[0u64; 2]; c.size() as usize];
+            let mut seen = |r: u32, k: crate::Counts| latest[r as usize] = k;
+            let me = u64::from(c.rank());
+            for step in 1..=3u64 {
+                b.post([me * 100 * step, step]);
+                c.barrier();
+                b.drain(&mut seen);
+            }
+            b.finish([me * 1000, 7], &mut seen);
+            // A second phase's beacon sees nothing of the first.
+            let mut b2 = c.beacon();
+            let mut stray = 0;
+            b2.drain(&mut |_, _| stray += 1);
+            b2.finish([0, 0], &mut |_, _| {});
+            (latest, stray)
+        });
+        let (latest, stray) = &out[0];
+        assert_eq!(*stray, 0);
+        for r in 1..5u64 {
+            assert_eq!(latest[r as usize], [r * 1000, 7]);
+        }
+        assert_eq!(latest[0], [0, 0], "rank 0 does not message itself");
     }
 
     #[test]
