@@ -456,6 +456,15 @@ pub fn run_with(
         }
         return EXIT_USAGE;
     }
+    let progress = match build_progress(comm, inv) {
+        Ok(p) => p,
+        Err(e) => {
+            if rank == 0 {
+                console.error(&e);
+            }
+            return EXIT_USAGE;
+        }
+    };
     let summary = if rank == 0 {
         check_summary_file(inv).err()
     } else {
@@ -492,6 +501,7 @@ pub fn run_with(
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
         interrupt,
+        progress,
     };
     let mut status = run_tests(&ctx, inv, &mut record);
     // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
@@ -530,6 +540,20 @@ pub fn run_with(
         return EXIT_FAILED;
     }
     status
+}
+
+/// Collective: the progress settings of every rank (rank 0's terminal
+/// decides `--progress=auto` for all; the `--live-json` file is opened on
+/// rank 0, and an error naming it reaches every rank).
+fn build_progress(
+    comm: &dyn Comm,
+    inv: &Invocation,
+) -> Result<pario_engine::progress::Progress, String> {
+    let tty = u64::from(comm.rank() == 0 && pario_frontend::progress::stderr_is_terminal());
+    let tty = comm.broadcast_u64(0, tty) == 1;
+    let built = inv.progress.build(comm.rank(), tty);
+    agree_on_first_error(comm, built.as_ref().err().cloned())?;
+    built
 }
 
 /// Rank 0: the warnings about options and tags, IOR's header, and where a
@@ -736,6 +760,8 @@ struct RunCtx<'a, 'w> {
     options_text: String,
     /// Set by SIGINT/SIGTERM.
     interrupt: &'a Interrupt,
+    /// Time series, live progress and warm-up of every phase.
+    progress: pario_engine::progress::Progress,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -775,11 +801,16 @@ fn run_one(
         Ok(n) => n,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    let spec = match build_spec(params, n, &ctx.run.layout, test_id, &ctx.options_text) {
+    let mut spec = match build_spec(params, n, &ctx.run.layout, test_id, &ctx.options_text) {
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
+    if ctx.progress.warmup > 0.0 {
+        let w = serde_json::json!(ctx.progress.warmup);
+        spec.parameters.insert("warmup".into(), w);
+    }
     let mut extras = build_extras(params);
+    extras.progress = ctx.progress.clone();
     // Every rank has the flag (the engine asks all or none).
     extras.stop = Some(ctx.interrupt.stop_flag());
     let warnings = match preflight(comm, params, advised, ctx.console) {
