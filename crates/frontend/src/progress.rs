@@ -148,6 +148,21 @@ impl ProgressOptions {
     }
 }
 
+/// Collective: [`ProgressOptions::build`] on every rank, rank 0's
+/// terminal deciding `--progress=auto` for all (every rank must agree
+/// whether live progress is on: its beacons are opened collectively); an
+/// error (the `--live-json` file, opened on rank 0) reaches every rank.
+pub fn build_agreed(
+    comm: &dyn pario_comm::Comm,
+    opts: &ProgressOptions,
+) -> Result<Progress, String> {
+    let tty = u64::from(comm.rank() == 0 && stderr_is_terminal());
+    let tty = comm.broadcast_u64(0, tty) == 1;
+    let built = opts.build(comm.rank(), tty);
+    pario_engine::collective::agree_on_first_error(comm, built.as_ref().err().cloned())?;
+    built
+}
+
 /// True when this process's stderr is a terminal.
 pub fn stderr_is_terminal() -> bool {
     std::io::stderr().is_terminal()

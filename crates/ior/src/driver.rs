@@ -456,7 +456,7 @@ pub fn run_with(
         }
         return EXIT_USAGE;
     }
-    let progress = match build_progress(comm, inv) {
+    let progress = match pario_frontend::progress::build_agreed(comm, &inv.progress) {
         Ok(p) => p,
         Err(e) => {
             if rank == 0 {
@@ -540,20 +540,6 @@ pub fn run_with(
         return EXIT_FAILED;
     }
     status
-}
-
-/// Collective: the progress settings of every rank (rank 0's terminal
-/// decides `--progress=auto` for all; the `--live-json` file is opened on
-/// rank 0, and an error naming it reaches every rank).
-fn build_progress(
-    comm: &dyn Comm,
-    inv: &Invocation,
-) -> Result<pario_engine::progress::Progress, String> {
-    let tty = u64::from(comm.rank() == 0 && pario_frontend::progress::stderr_is_terminal());
-    let tty = comm.broadcast_u64(0, tty) == 1;
-    let built = inv.progress.build(comm.rank(), tty);
-    agree_on_first_error(comm, built.as_ref().err().cloned())?;
-    built
 }
 
 /// Rank 0: the warnings about options and tags, IOR's header, and where a
