@@ -166,7 +166,12 @@ impl Meter {
     /// Start counting a phase that started at `origin` (engine clock).
     /// Collective when `progress.live` is set: every rank opens the
     /// phase's beacon.
-    pub fn start(comm: &dyn Comm, progress: &Progress, origin: f64, info: PhaseInfo) -> Meter {
+    pub fn start<C: Comm + ?Sized>(
+        comm: &C,
+        progress: &Progress,
+        origin: f64,
+        info: PhaseInfo,
+    ) -> Meter {
         let interval = if progress.interval > 0.0 {
             progress.interval
         } else {

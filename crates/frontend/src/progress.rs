@@ -85,6 +85,24 @@ pub fn parse_option(
     Ok(used)
 }
 
+/// `args` without the progress options, and those options (for front
+/// ends whose own parser must not see them).
+pub fn take_options(args: &[String]) -> Result<(Vec<String>, ProgressOptions), String> {
+    let mut opts = ProgressOptions::default();
+    let mut rest = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        match parse_option(args, i, &mut opts)? {
+            0 => {
+                rest.push(args[i].clone());
+                i += 1;
+            }
+            used => i += used,
+        }
+    }
+    Ok((rest, opts))
+}
+
 fn parse_mode(v: &str) -> Result<Mode, String> {
     match v {
         "none" => Ok(Mode::None),
@@ -283,6 +301,14 @@ mod tests {
         assert!(parse_option(&argv("--progress-interval 0"), 0, &mut o).is_err());
         assert!(parse_option(&argv("--live-json"), 0, &mut o).is_err());
         assert_eq!(parse_option(&argv("--progressive"), 0, &mut o), Ok(0));
+    }
+
+    #[test]
+    fn take_options_leaves_the_rest_in_order() {
+        let (rest, o) = take_options(&argv("-type 2 --progress lines -size 1m")).unwrap();
+        assert_eq!(rest, argv("-type 2 -size 1m"));
+        assert_eq!(o.mode, Mode::Lines);
+        assert!(take_options(&argv("--progress-interval x")).is_err());
     }
 
     #[test]
