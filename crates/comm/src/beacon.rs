@@ -15,7 +15,8 @@
 //!   thread-safe matching) and calls back with each rank's counts.
 //! - At the end of the phase every rank calls [`Beacon::finish`]: the others
 //!   complete their pending send and send a final message (flagged); rank 0
-//!   receives until it holds every rank's final message. Messages from one
+//!   receives until it holds every rank's final message (counting those
+//!   a drain already took: a fast rank may finish before rank 0 does). Messages from one
 //!   rank with one tag arrive in order (MPI's non-overtaking rule), so after
 //!   the final message nothing of this phase is left in flight, no request
 //!   is left open, and nothing can be matched by the next phase. A rank that
@@ -78,6 +79,9 @@ pub(crate) struct MpiBeacon {
     /// The send in flight and its buffer (on the heap: it stays where MPI
     /// was told it is until the request completes).
     pending: Option<(mpi::ffi::MPI_Request, Box<Wire>)>,
+    /// Rank 0: final messages received so far (a fast rank's may arrive
+    /// in a drain, before rank 0's own finish).
+    finals: u32,
 }
 
 /// The one tag beacons use (on their own communicator).
@@ -93,6 +97,7 @@ impl MpiBeacon {
             size: comm.size() as u32,
             comm,
             pending: None,
+            finals: 0,
         }
     }
 
@@ -171,6 +176,7 @@ impl Beacon for MpiBeacon {
             return;
         }
         while let Some((src, w)) = self.receive(false) {
+            self.finals += u32::from(w[2] == 1);
             seen(src, [w[0], w[1]]);
         }
     }
@@ -182,12 +188,11 @@ impl Beacon for MpiBeacon {
             self.settle(true);
             return;
         }
-        let mut finals = 1;
-        while finals < self.size {
+        while self.finals + 1 < self.size {
             let Some((src, w)) = self.receive(true) else {
                 break;
             };
-            finals += u32::from(w[2] == 1);
+            self.finals += u32::from(w[2] == 1);
             seen(src, [w[0], w[1]]);
         }
     }

@@ -56,6 +56,8 @@ struct ThreadBeacon {
     mail: Arc<Mailbox>,
     rank: u32,
     size: u32,
+    /// Rank 0: final messages received (in drains or the finish).
+    finals: u32,
 }
 
 impl ThreadBeacon {
@@ -98,6 +100,7 @@ impl crate::Beacon for ThreadBeacon {
             return;
         }
         while let Some((src, w)) = self.receive(false) {
+            self.finals += u32::from(w[2] == 1);
             seen(src, [w[0], w[1]]);
         }
     }
@@ -106,10 +109,9 @@ impl crate::Beacon for ThreadBeacon {
             self.send(crate::beacon::wire(counts, true));
             return;
         }
-        let mut finals = 1;
-        while finals < self.size {
+        while self.finals + 1 < self.size {
             if let Some((src, w)) = self.receive(true) {
-                finals += u32::from(w[2] == 1);
+                self.finals += u32::from(w[2] == 1);
                 seen(src, [w[0], w[1]]);
             }
         }
@@ -433,6 +435,7 @@ impl Comm for ThreadComm {
             mail: mail.clone(),
             rank: self.rank,
             size: self.size(),
+            finals: 0,
         })
     }
 }
@@ -534,12 +537,22 @@ mod tests {
                 c.barrier();
                 b.drain(&mut seen);
             }
-            b.finish([me * 1000, 7], &mut seen);
+            // Ranks 1.. finish first; rank 0 drains their finals before
+            // its own finish, which must not wait for them again.
+            if c.rank() != 0 {
+                b.finish([me * 1000, 7], &mut seen);
+            }
+            c.barrier();
+            b.drain(&mut seen);
+            if c.rank() == 0 {
+                b.finish([0, 0], &mut seen);
+            }
             // A second phase's beacon sees nothing of the first.
             let mut b2 = c.beacon();
             let mut stray = 0;
-            b2.drain(&mut |_, _| stray += 1);
-            b2.finish([0, 0], &mut |_, _| {});
+            let mut count = |_: u32, k: crate::Counts| stray += u32::from(k != [5, 5]);
+            b2.drain(&mut count);
+            b2.finish([5, 5], &mut count);
             (latest, stray)
         });
         let (latest, stray) = &out[0];
