@@ -4,8 +4,8 @@
 # oversubscribed no slowdown of the job's wall time beyond noise").
 #
 # Every comparison is paired: in each round the same workload runs with
-# progress off and on (`--progress=lines --progress-interval 1 --live-json`,
-# so every rank sends its counts to rank 0 once a second and rank 0 renders
+# progress off and on (`--progress=lines --progress-interval 0.25 --live-json`,
+# so every rank sends its counts to rank 0 four times a second and rank 0 renders
 # and writes JSON), the order alternating between rounds; the figure is the
 # per-round ratio on/off, reported as min / median / max.
 #
@@ -16,12 +16,12 @@
 #   3. 64 ranks oversubscribed, a small ior write+read (-F -t 64k -b 1m):
 #      wall-clock time ratio of the whole mpirun.
 #
-#   bench/progress_overhead.sh                 # REPS=5 SIZE=256m ITEMS=20000
+#   bench/progress_overhead.sh                 # REPS=5 SIZE=1g ITEMS=50000
 #   REPS=9 SIZE=512m bench/progress_overhead.sh
 source "$(dirname "$0")/common.sh"
 
-SIZE=${SIZE:-256m}
-ITEMS=${ITEMS:-20000}
+SIZE=${SIZE:-1g}
+ITEMS=${ITEMS:-50000}
 NP=2
 BIG=${BIG:-64}
 if [ -z "${MDTEST:-}" ]; then
@@ -29,7 +29,7 @@ if [ -z "${MDTEST:-}" ]; then
     [ -x "$MDTEST" ] || (cd "$ROOT" && cargo build --release -p pario-mdtest >&2)
 fi
 export PARIO_RESULTS_DIR=$WORK/runs PARIO_DB=$WORK/results.sqlite
-ON=(--progress=lines --progress-interval 1 --live-json "$WORK/live.json")
+ON=(--progress=lines --progress-interval 0.25 --live-json "$WORK/live.json")
 
 machine_note
 echo "# mdtest: $MDTEST"

@@ -793,6 +793,7 @@ fn run_phase(
     let pp = phase::plan_phase(&ctx, run.read_limit, access, rep)?;
     phase::announce(&ctx, &pp, observer);
     let mut report = RankReport::default();
+    let meter = phase::prepare_meter(&ctx, &pp);
     let mut opened = phase::open_phase(&ctx, &pp, &mut report, observer);
     let queue = phase::make_queue(&ctx, &pp, &mut opened.handle, &mut run.buffer);
     if spec.intra_barriers {
@@ -810,7 +811,7 @@ fn run_phase(
         );
     }
     opened.loop_start = clock.now();
-    let starts = (opened.start, opened.loop_start);
+    let starts = (meter, opened.start, opened.loop_start);
     let mut lp = phase::transfer_loop(&ctx, &pp, pattern, queue, starts);
     lp.wall = pp.deadline.map(|d| opened.start + d);
     let buf = run.buffer.as_mut_slice();

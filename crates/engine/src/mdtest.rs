@@ -622,6 +622,8 @@ impl Run<'_, '_> {
         if let Some(w) = hooks.before_phase(op) {
             report.warnings.push(w);
         }
+        // The beacon is opened before the phase's timed start.
+        let mut meter = self.start_meter(op, kind);
         let early_start = env.clock.now();
         if spec.barriers {
             self.comm().barrier();
@@ -631,8 +633,9 @@ impl Run<'_, '_> {
         } else {
             env.clock.now()
         };
+        meter.begin(start);
         let mut work = Work {
-            meter: Some((self.start_meter(op, kind, start), env.clock)),
+            meter: Some((meter, env.clock)),
             ..Work::default()
         };
         let mut stonewall = None;
@@ -647,9 +650,7 @@ impl Run<'_, '_> {
             Access::Remove => self.remove_items(kind, it, &mut work, &mut report),
         }
         let loop_end = env.clock.now();
-        if let Some((m, _)) = work.meter.take() {
-            report.series = m.finish(loop_end);
-        }
+        let meter = work.meter.take();
         if let Some(w) = hooks.after_phase(op) {
             report.warnings.push(w);
         }
@@ -658,6 +659,11 @@ impl Run<'_, '_> {
             self.comm().barrier();
         }
         let end = env.clock.now();
+        // Settled after the phase's timing (rank 0 waits for every
+        // rank's final counts).
+        if let Some((m, _)) = meter {
+            report.series = m.finish(loop_end);
+        }
         report.times = self.times([start, loop_end, hooks_end, end], work.ops, work.bytes);
         report.bad_items = work.bad_items;
         let phase =
@@ -673,9 +679,9 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// The counters of an item phase started at `start` (collective with
-    /// live progress).
-    fn start_meter(&self, op: Operation, kind: ItemKind, start: f64) -> crate::progress::Meter {
+    /// The counters of an item phase, to begin at its start (collective
+    /// with live progress).
+    fn start_meter(&self, op: Operation, kind: ItemKind) -> crate::progress::Meter {
         let info = crate::progress::PhaseInfo {
             phase: op.mdtest_name().to_string(),
             bytes_unit: false,
@@ -684,7 +690,7 @@ impl Run<'_, '_> {
         };
         let mut p = self.spec.progress.clone();
         p.warmup = 0.0;
-        crate::progress::Meter::start(self.comm(), &p, start, info)
+        crate::progress::Meter::prepare(self.comm(), &p, info)
     }
 
     /// Rank 0, after a creation phase: record the item count in the `-x`

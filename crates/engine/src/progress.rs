@@ -165,13 +165,24 @@ pub struct Meter {
 impl Meter {
     /// Start counting a phase that started at `origin` (engine clock).
     /// Collective when `progress.live` is set: every rank opens the
-    /// phase's beacon.
+    /// phase's beacon. (See [`Meter::prepare`] to open it before the
+    /// phase's timed start.)
     pub fn start<C: Comm + ?Sized>(
         comm: &C,
         progress: &Progress,
         origin: f64,
         info: PhaseInfo,
     ) -> Meter {
+        let mut m = Meter::prepare(comm, progress, info);
+        m.begin(origin);
+        m
+    }
+
+    /// Open the phase's beacon (collective with live progress: one
+    /// communicator duplication under MPI) ahead of the phase, so that its
+    /// cost stays out of the timed region; [`Meter::begin`] then sets the
+    /// origin.
+    pub fn prepare<C: Comm + ?Sized>(comm: &C, progress: &Progress, info: PhaseInfo) -> Meter {
         let interval = if progress.interval > 0.0 {
             progress.interval
         } else {
@@ -180,29 +191,43 @@ impl Meter {
         let live = progress.live.as_ref().map(|(every, sink)| Live {
             beacon: comm.beacon(),
             every: every.max(0.01),
-            next: origin + every.max(0.01),
+            next: 0.0,
             root: (comm.rank() == 0).then(|| RootView {
                 sink: sink.clone(),
                 info,
                 latest: vec![[0, 0]; comm.size() as usize],
                 prev_total: 0,
-                prev_at: origin,
+                prev_at: 0.0,
             }),
         });
-        let mut m = Meter {
-            origin,
+        Meter {
+            origin: 0.0,
             interval,
             series: RankSeries::default(),
             cur: [0, 0],
-            cur_end: origin + interval,
+            cur_end: interval,
             total: [0, 0],
             next_check: 0.0,
             live,
-            warm_end: origin + progress.warmup.max(0.0),
+            warm_end: progress.warmup.max(0.0),
             warm_counts: (progress.warmup <= 0.0).then_some([0, 0]),
-        };
-        m.next_check = m.next_moment();
-        m
+        }
+    }
+
+    /// The phase starts at `origin` (engine clock): intervals, the warm-up
+    /// and live updates count from there.
+    pub fn begin(&mut self, origin: f64) {
+        let shift = origin - self.origin;
+        self.origin = origin;
+        self.cur_end += shift;
+        self.warm_end += shift;
+        if let Some(l) = self.live.as_mut() {
+            l.next = origin + l.every;
+            if let Some(v) = l.root.as_mut() {
+                v.prev_at = origin;
+            }
+        }
+        self.next_check = self.next_moment();
     }
 
     /// A meter that counts nothing live (tests, phases without progress).

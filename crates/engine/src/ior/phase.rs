@@ -233,23 +233,24 @@ pub(super) fn make_queue<'p>(
     })
 }
 
-/// The transfer loop of a phase, started at `loop_start`, its meter
-/// counting from the phase's common start `start` (collective with live
-/// progress: every rank opens the phase's beacon).
+/// The meter of a phase, opened before its common start (collective with
+/// live progress: every rank opens the phase's beacon, outside the timed
+/// region).
+pub(super) fn prepare_meter(ctx: &Ctx<'_, '_>, pp: &PhasePlan) -> Meter {
+    Meter::prepare(ctx.env.comm, &phase_progress(ctx, pp), phase_info(ctx, pp))
+}
+
+/// The transfer loop of a phase, started at `loop_start`, its `meter`
+/// counting from the phase's common start `start`.
 pub(super) fn transfer_loop<'p>(
     ctx: &Ctx<'p, '_>,
     pp: &'p PhasePlan,
     pattern: &'p Pattern,
     queue: Option<Queue<'p>>,
-    (start, loop_start): (f64, f64),
+    (mut meter, start, loop_start): (Meter, f64, f64),
 ) -> TransferLoop<'p> {
     let spec = ctx.spec;
-    let meter = Meter::start(
-        ctx.env.comm,
-        &phase_progress(ctx, pp),
-        start,
-        phase_info(ctx, pp),
-    );
+    meter.begin(start);
     let trace = Tracer::new(spec.verbose, ctx.rank);
     let extra = (pp.log_ops || pp.delay.is_some() || trace.is_some()).then(|| LoopExtra {
         ops: pp.log_ops.then(Vec::new),

@@ -83,6 +83,8 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
 ) -> PhaseOut {
     let cfg = x.spec;
     let mut out = PhaseOut::default();
+    // Opened before the timed region (collective with live progress).
+    let mut meter = start_meter(x, write);
     if cfg.bopen {
         x.world.barrier();
     }
@@ -111,7 +113,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         }
     }
     let top = now();
-    let mut meter = start_meter(x, top, write);
+    meter.begin(top);
     let verify_time = if write {
         write_objects(x, &mut out, &mut file, path, &mut meter);
         0.0
@@ -149,9 +151,9 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     out
 }
 
-/// The counters of a phase whose transfers start at `top` (collective
-/// with live progress: every rank has its file open here).
-fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, top: f64, write: bool) -> Meter {
+/// The counters of a phase, to begin when its transfers start (collective
+/// with live progress).
+fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, write: bool) -> Meter {
     let cfg = x.spec;
     let info = PhaseInfo {
         phase: if write { "write" } else { "read" }.to_string(),
@@ -161,7 +163,7 @@ fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, top: f64, write: bo
     };
     let mut p = x.progress.clone();
     p.warmup = 0.0;
-    Meter::start(x.world, &p, top, info)
+    Meter::prepare(x.world, &p, info)
 }
 
 fn write_objects<C: Comm + PointToPoint + ?Sized>(
