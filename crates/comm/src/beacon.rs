@@ -69,11 +69,13 @@ pub(crate) fn wire(counts: Counts, last: bool) -> Wire {
     [counts[0], counts[1], u64::from(last)]
 }
 
-/// The MPI beacon: its own duplicate of the communicator (so no message of
-/// the front end's point-to-point traffic, mpi_io_test's aggregation, can be
-/// confused with a beacon's), one send in flight at most per rank.
+/// The MPI beacon: a duplicate of the communicator kept for beacons (so no
+/// message of the front end's point-to-point traffic, mpi_io_test's
+/// aggregation, can be confused with a beacon's; the first beacon makes
+/// it, collectively, and later phases reuse it: a finished beacon leaves
+/// nothing in flight), one send in flight at most per rank.
 pub(crate) struct MpiBeacon {
-    comm: mpi::topology::SimpleCommunicator,
+    comm: std::rc::Rc<mpi::topology::SimpleCommunicator>,
     rank: u32,
     size: u32,
     /// The send in flight and its buffer (on the heap: it stays where MPI
@@ -88,10 +90,9 @@ pub(crate) struct MpiBeacon {
 const BEACON_TAG: i32 = 7;
 
 impl MpiBeacon {
-    /// Collective over `comm` (one communicator duplication).
-    pub(crate) fn new(comm: &mpi::topology::SimpleCommunicator) -> MpiBeacon {
+    /// A beacon on the beacons' communicator `comm`.
+    pub(crate) fn new(comm: std::rc::Rc<mpi::topology::SimpleCommunicator>) -> MpiBeacon {
         use mpi::traits::Communicator;
-        let comm = comm.duplicate();
         MpiBeacon {
             rank: comm.rank() as u32,
             size: comm.size() as u32,

@@ -95,8 +95,10 @@ pub trait Comm {
         None
     }
     /// A progress channel to rank 0 for one phase (see [`beacon`]).
-    /// Collective: every rank opens it at the same point. Communicators
-    /// without peers (and by default) get a [`NoBeacon`].
+    /// Every rank opens it at the same point: under MPI the first one is
+    /// collective (it duplicates the communicator, once); later ones are
+    /// local. Communicators without peers (and by default) get a
+    /// [`NoBeacon`].
     fn beacon(&self) -> Box<dyn Beacon> {
         Box::new(NoBeacon)
     }
