@@ -8,12 +8,14 @@
 //! runs N ranks on N threads of one process, so collective logic gets unit
 //! tests (and thousands of simulated ranks) without `mpirun`. [`mpiio`] is the
 //! safe wrapper over MPI-IO (files, hints) that the MPI-IO backend uses.
+//! [`beacon`] carries live progress counts to rank 0 without collectives.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
 //! ring inside the MPI library), so start-up, clock synchronisation and result
 //! gathering grow at most linearly with the rank count; no operation loops over
 //! ranks doing point-to-point round trips.
 
+pub mod beacon;
 pub mod clock;
 pub mod local;
 pub mod mpi_comm;
@@ -21,6 +23,7 @@ pub mod mpiio;
 pub mod p2p;
 pub mod threads;
 
+pub use beacon::{Beacon, Counts, NoBeacon};
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
 pub use p2p::PointToPoint;
@@ -90,6 +93,14 @@ pub trait Comm {
     /// communicators without MPI.
     fn as_mpi(&self) -> Option<&crate::mpi_comm::MpiComm> {
         None
+    }
+    /// A progress channel to rank 0 for one phase (see [`beacon`]).
+    /// Every rank opens it at the same point: under MPI the first one is
+    /// collective (it duplicates the communicator, once); later ones are
+    /// local. Communicators without peers (and by default) get a
+    /// [`NoBeacon`].
+    fn beacon(&self) -> Box<dyn Beacon> {
+        Box::new(NoBeacon)
     }
 
     /// Logical AND over all ranks.

@@ -23,9 +23,7 @@ impl MpiWorld {
     /// `None` when MPI was already initialised in this process.
     pub fn init() -> Option<MpiWorld> {
         let universe = mpi::initialize()?;
-        let world = MpiComm {
-            comm: universe.world().duplicate(),
-        };
+        let world = MpiComm::new(universe.world().duplicate());
         Some(MpiWorld {
             world,
             _universe: universe,
@@ -41,9 +39,19 @@ impl MpiWorld {
 /// One MPI communicator.
 pub struct MpiComm {
     comm: SimpleCommunicator,
+    /// The progress beacons' own duplicate, made by the first beacon (a
+    /// collective) and shared by the later ones (see [`crate::beacon`]).
+    beacons: std::cell::OnceCell<std::rc::Rc<SimpleCommunicator>>,
 }
 
 impl MpiComm {
+    fn new(comm: SimpleCommunicator) -> MpiComm {
+        MpiComm {
+            comm,
+            beacons: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The raw handle, for [`crate::mpiio`] (collective file opens).
     pub(crate) fn raw(&self) -> mpi::ffi::MPI_Comm {
         self.comm.as_raw()
@@ -162,7 +170,7 @@ impl Comm for MpiComm {
         };
         self.comm
             .split_by_color(color)
-            .map(|comm| Box::new(MpiComm { comm }) as Box<dyn Comm>)
+            .map(|comm| Box::new(MpiComm::new(comm)) as Box<dyn Comm>)
     }
     fn node_layout(&self) -> NodeLayout {
         let host = hostname();
@@ -203,6 +211,12 @@ impl Comm for MpiComm {
     }
     fn abort(&self, code: i32) -> ! {
         self.comm.abort(code)
+    }
+    fn beacon(&self) -> Box<dyn crate::Beacon> {
+        let comm = self
+            .beacons
+            .get_or_init(|| std::rc::Rc::new(self.comm.duplicate()));
+        Box::new(crate::beacon::MpiBeacon::new(comm.clone()))
     }
     fn as_mpi(&self) -> Option<&MpiComm> {
         Some(self)

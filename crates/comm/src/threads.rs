@@ -41,6 +41,81 @@ enum Part {
     U64(Vec<u64>),
     Color(Option<u32>),
     Group(Arc<Group>),
+    Mail(Arc<Mailbox>),
+}
+
+/// The in-process transport of one phase's beacon: messages to rank 0.
+struct Mailbox {
+    queue: Mutex<std::collections::VecDeque<(u32, crate::beacon::Wire)>>,
+    arrived: Condvar,
+    poisoned: Arc<AtomicBool>,
+}
+
+/// One rank's end of a [`Mailbox`] (see [`crate::beacon`]).
+struct ThreadBeacon {
+    mail: Arc<Mailbox>,
+    rank: u32,
+    size: u32,
+    /// Rank 0: final messages received (in drains or the finish).
+    finals: u32,
+}
+
+impl ThreadBeacon {
+    fn send(&self, w: crate::beacon::Wire) {
+        let mut q = self.mail.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.push_back((self.rank, w));
+        self.mail.arrived.notify_all();
+    }
+
+    /// Rank 0: the next message, waiting for one when `block`.
+    fn receive(&self, block: bool) -> Option<(u32, crate::beacon::Wire)> {
+        let mut q = self.mail.queue.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(m) = q.pop_front() {
+                return Some(m);
+            }
+            if !block {
+                return None;
+            }
+            if self.mail.poisoned.load(Ordering::Relaxed) {
+                drop(q);
+                panic!("pario-comm threads: another rank failed while rank 0 waited for progress");
+            }
+            q = match self.mail.arrived.wait_timeout(q, Duration::from_millis(50)) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+}
+
+impl crate::Beacon for ThreadBeacon {
+    fn post(&mut self, counts: crate::Counts) {
+        if self.rank != 0 {
+            self.send(crate::beacon::wire(counts, false));
+        }
+    }
+    fn drain(&mut self, seen: &mut dyn FnMut(u32, crate::Counts)) {
+        if self.rank != 0 {
+            return;
+        }
+        while let Some((src, w)) = self.receive(false) {
+            self.finals += u32::from(w[2] == 1);
+            seen(src, [w[0], w[1]]);
+        }
+    }
+    fn finish(&mut self, counts: crate::Counts, seen: &mut dyn FnMut(u32, crate::Counts)) {
+        if self.rank != 0 {
+            self.send(crate::beacon::wire(counts, true));
+            return;
+        }
+        while self.finals + 1 < self.size {
+            if let Some((src, w)) = self.receive(true) {
+                self.finals += u32::from(w[2] == 1);
+                seen(src, [w[0], w[1]]);
+            }
+        }
+    }
 }
 
 /// The ranks of one communicator and their meeting point.
@@ -341,6 +416,28 @@ impl Comm for ThreadComm {
     fn library_version(&self) -> String {
         "threads".to_string()
     }
+    fn beacon(&self) -> Box<dyn crate::Beacon> {
+        // Rank 0 creates the phase's mailbox; one exchange hands it out.
+        let mine = if self.rank == 0 {
+            Part::Mail(Arc::new(Mailbox {
+                queue: Mutex::new(std::collections::VecDeque::new()),
+                arrived: Condvar::new(),
+                poisoned: self.group.poisoned.clone(),
+            }))
+        } else {
+            Part::Empty
+        };
+        let all = self.exchange(mine);
+        let Part::Mail(mail) = &all[0] else {
+            panic!("pario-comm threads: ranks called different collectives");
+        };
+        Box::new(ThreadBeacon {
+            mail: mail.clone(),
+            rank: self.rank,
+            size: self.size(),
+            finals: 0,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -426,6 +523,44 @@ mod tests {
         assert!(e.starts_with("rank 2: abort(3)"), "{e}");
         let v = ThreadComm::run(1, |c| c.library_version());
         assert_eq!(v, vec!["threads".to_string()]);
+    }
+
+    #[test]
+    fn beacons_bring_every_rank_s_counts_to_rank_0_and_leave_nothing() {
+        let out = ThreadComm::run(5, |c| {
+            let mut b = c.beacon();
+            let mut latest = vec![[0u64; 2]; c.size() as usize];
+            let mut seen = |r: u32, k: crate::Counts| latest[r as usize] = k;
+            let me = u64::from(c.rank());
+            for step in 1..=3u64 {
+                b.post([me * 100 * step, step]);
+                c.barrier();
+                b.drain(&mut seen);
+            }
+            // Ranks 1.. finish first; rank 0 drains their finals before
+            // its own finish, which must not wait for them again.
+            if c.rank() != 0 {
+                b.finish([me * 1000, 7], &mut seen);
+            }
+            c.barrier();
+            b.drain(&mut seen);
+            if c.rank() == 0 {
+                b.finish([0, 0], &mut seen);
+            }
+            // A second phase's beacon sees nothing of the first.
+            let mut b2 = c.beacon();
+            let mut stray = 0;
+            let mut count = |_: u32, k: crate::Counts| stray += u32::from(k != [5, 5]);
+            b2.drain(&mut count);
+            b2.finish([5, 5], &mut count);
+            (latest, stray)
+        });
+        let (latest, stray) = &out[0];
+        assert_eq!(*stray, 0);
+        for r in 1..5u64 {
+            assert_eq!(latest[r as usize], [r * 1000, 7]);
+        }
+        assert_eq!(latest[0], [0, 0], "rank 0 does not message itself");
     }
 
     #[test]

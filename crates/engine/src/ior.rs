@@ -151,6 +151,9 @@ pub struct IorExtras {
     /// [`IorSpec::stonewall_status_file`]) go: the engine writes none
     /// itself. None = they are not written.
     pub side_outputs: Option<files::SideSink>,
+    /// Time series interval, live progress and warm-up (see
+    /// [`crate::progress`]).
+    pub progress: crate::progress::Progress,
 }
 
 /// A request to stop a run early, for Ctrl-C or SIGTERM handlers.
@@ -210,6 +213,9 @@ struct RankReport {
     /// The file this rank used, sent at verbose ≥ 3 only (for the trace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     path: Option<String>,
+    /// This rank's counts per interval (the phase's time series).
+    #[serde(default)]
+    series: crate::progress::RankSeries,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -787,6 +793,7 @@ fn run_phase(
     let pp = phase::plan_phase(&ctx, run.read_limit, access, rep)?;
     phase::announce(&ctx, &pp, observer);
     let mut report = RankReport::default();
+    let meter = phase::prepare_meter(&ctx, &pp);
     let mut opened = phase::open_phase(&ctx, &pp, &mut report, observer);
     let queue = phase::make_queue(&ctx, &pp, &mut opened.handle, &mut run.buffer);
     if spec.intra_barriers {
@@ -804,7 +811,8 @@ fn run_phase(
         );
     }
     opened.loop_start = clock.now();
-    let mut lp = phase::transfer_loop(&ctx, &pp, pattern, queue, opened.loop_start);
+    let starts = (meter, opened.start, opened.loop_start);
+    let mut lp = phase::transfer_loop(&ctx, &pp, pattern, queue, starts);
     lp.wall = pp.deadline.map(|d| opened.start + d);
     let buf = run.buffer.as_mut_slice();
     let done = phase::execute(&ctx, &pp, &mut lp, &mut opened, &mut report, buf, observer);
@@ -812,6 +820,7 @@ fn run_phase(
     phase::close_phase(&ctx, &pp, &mut opened, &mut report);
     opened.times.bytes = lp.bytes;
     opened.times.ops = done.done_ops;
+    phase::end_meter(&ctx, &pp, &mut lp, &mut opened, &mut report);
     if let Some(q) = lp.queue.take() {
         // The test's buffer again (a queue's pool goes with its handle).
         run.buffer = match q.pool.into_iter().next().flatten() {

@@ -22,6 +22,7 @@ pub mod memcheck;
 pub mod mpi_io_test;
 pub mod naming;
 pub mod observer;
+pub mod progress;
 pub mod sysinfo;
 
 pub use observer::{Event, NullObserver, Observer};

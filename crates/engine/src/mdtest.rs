@@ -125,6 +125,9 @@ pub struct MdtestSpec {
     pub verbose: u8,
     pub parameters: BTreeMap<String, serde_json::Value>,
     pub workload: Workload,
+    /// Time series interval and live progress (see [`crate::progress`];
+    /// the warm-up does not apply to mdtest).
+    pub progress: crate::progress::Progress,
 }
 
 /// Per-phase actions of the front end (external commands, `sync`), run on
@@ -152,6 +155,9 @@ struct RankReport {
     warnings: Vec<String>,
     bad_items: u64,
     mismatches: Vec<String>,
+    /// This rank's items per interval (the phase's time series).
+    #[serde(default)]
+    series: crate::progress::RankSeries,
 }
 
 /// What this rank created in the current iteration (for clean-up after a
@@ -616,6 +622,8 @@ impl Run<'_, '_> {
         if let Some(w) = hooks.before_phase(op) {
             report.warnings.push(w);
         }
+        // The beacon is opened before the phase's timed start.
+        let mut meter = self.start_meter(op, kind);
         let early_start = env.clock.now();
         if spec.barriers {
             self.comm().barrier();
@@ -625,7 +633,11 @@ impl Run<'_, '_> {
         } else {
             env.clock.now()
         };
-        let mut work = Work::default();
+        meter.begin(start);
+        let mut work = Work {
+            meter: Some((meter, env.clock)),
+            ..Work::default()
+        };
         let mut stonewall = None;
         match access {
             Access::Create => {
@@ -638,6 +650,7 @@ impl Run<'_, '_> {
             Access::Remove => self.remove_items(kind, it, &mut work, &mut report),
         }
         let loop_end = env.clock.now();
+        let meter = work.meter.take();
         if let Some(w) = hooks.after_phase(op) {
             report.warnings.push(w);
         }
@@ -646,6 +659,11 @@ impl Run<'_, '_> {
             self.comm().barrier();
         }
         let end = env.clock.now();
+        // Settled after the phase's timing (rank 0 waits for every
+        // rank's final counts).
+        if let Some((m, _)) = meter {
+            report.series = m.finish(loop_end);
+        }
         report.times = self.times([start, loop_end, hooks_end, end], work.ops, work.bytes);
         report.bad_items = work.bad_items;
         let phase =
@@ -659,6 +677,20 @@ impl Run<'_, '_> {
         }
         self.push_phase(phase, observer);
         Ok(())
+    }
+
+    /// The counters of an item phase, to begin at its start (collective
+    /// with live progress).
+    fn start_meter(&self, op: Operation, kind: ItemKind) -> crate::progress::Meter {
+        let info = crate::progress::PhaseInfo {
+            phase: op.mdtest_name().to_string(),
+            bytes_unit: false,
+            total_ops: Some(self.count(kind).saturating_mul(u64::from(self.n))),
+            deadline: None,
+        };
+        let mut p = self.spec.progress.clone();
+        p.warmup = 0.0;
+        crate::progress::Meter::prepare(self.comm(), &p, info)
     }
 
     /// Rank 0, after a creation phase: record the item count in the `-x`
@@ -808,10 +840,11 @@ impl Run<'_, '_> {
                 report.error = Some(describe(op, &e));
                 return j;
             }
-            work.ops += 1;
-            if kind == ItemKind::File {
-                work.bytes += spec.write_bytes;
-            }
+            work.item_done(if kind == ItemKind::File {
+                spec.write_bytes
+            } else {
+                0
+            });
             j += 1;
             if let Some(w) = wall {
                 if env.clock.now() >= w {
@@ -864,7 +897,7 @@ impl Run<'_, '_> {
                 report.error = Some(describe(op, &e));
                 return;
             }
-            work.ops += 1;
+            work.item_done(0);
         }
     }
 
@@ -899,7 +932,7 @@ impl Run<'_, '_> {
                 report.error = Some(describe(op, &e));
                 return;
             }
-            work.ops += 1;
+            work.item_done(0);
         }
     }
 
@@ -936,7 +969,7 @@ impl Run<'_, '_> {
                     report.error = Some(describe(op, &e));
                     return;
                 }
-                work.ops += 1;
+                work.item_done(0);
             }
         }
     }
@@ -986,6 +1019,10 @@ impl Run<'_, '_> {
         observer: &mut dyn Observer,
     ) -> String {
         fill_phase(phase, reports, interval);
+        let series = reports.iter().map(|r| &r.series);
+        let every = self.spec.progress.interval;
+        let items = !matches!(op, Operation::TreeCreate | Operation::TreeRemove);
+        phase.time_series = items.then(|| crate::progress::merge(series, every, 0.0));
         let mut error = String::new();
         let mut seen: Vec<&String> = Vec::new();
         for w in reports.iter().flat_map(|r| &r.warnings) {
@@ -1095,6 +1132,20 @@ struct Work {
     ops: u64,
     bytes: u64,
     bad_items: u64,
+    /// The phase's counters (see [`crate::progress`]); None in tree phases.
+    meter: Option<(crate::progress::Meter, pario_comm::Clock)>,
+}
+
+impl Work {
+    /// One item done, of `bytes` bytes of data.
+    #[inline]
+    fn item_done(&mut self, bytes: u64) {
+        self.ops += 1;
+        self.bytes += bytes;
+        if let Some((m, clock)) = self.meter.as_mut() {
+            let _ = m.record(clock.now(), bytes);
+        }
+    }
 }
 
 fn op_of(kind: ItemKind, access: Access) -> Operation {
@@ -1446,6 +1497,7 @@ mod tests {
             verbose: 0,
             parameters: BTreeMap::new(),
             workload: Workload::default(),
+            progress: crate::progress::Progress::default(),
         }
     }
 

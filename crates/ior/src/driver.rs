@@ -457,6 +457,15 @@ pub fn run_with(
         }
         return EXIT_USAGE;
     }
+    let progress = match pario_frontend::progress::build_agreed(comm, &inv.progress) {
+        Ok(p) => p,
+        Err(e) => {
+            if rank == 0 {
+                console.error(&e);
+            }
+            return EXIT_USAGE;
+        }
+    };
     let summary = if rank == 0 {
         check_summary_file(inv).err()
     } else {
@@ -496,6 +505,7 @@ pub fn run_with(
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
         interrupt,
+        progress,
     };
     let mut status = run_tests(&ctx, inv, &mut record);
     // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
@@ -751,6 +761,8 @@ struct RunCtx<'a, 'w> {
     options_text: String,
     /// Set by SIGINT/SIGTERM.
     interrupt: &'a Interrupt,
+    /// Time series, live progress and warm-up of every phase.
+    progress: pario_engine::progress::Progress,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -790,11 +802,16 @@ fn run_one(
         Ok(n) => n,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    let spec = match build_spec(params, n, &ctx.run.layout, test_id, &ctx.options_text) {
+    let mut spec = match build_spec(params, n, &ctx.run.layout, test_id, &ctx.options_text) {
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
+    if ctx.progress.warmup > 0.0 {
+        let w = serde_json::json!(ctx.progress.warmup);
+        spec.parameters.insert("warmup".into(), w);
+    }
     let mut extras = build_extras(params);
+    extras.progress = ctx.progress.clone();
     // Every rank has the flag (the engine asks all or none).
     extras.stop = Some(ctx.interrupt.stop_flag());
     let warnings = match preflight(comm, params, advised, ctx.console) {

@@ -161,6 +161,22 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "--tag KEY=VALUE",
                 "label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)",
             ),
+            (
+                "--progress=MODE",
+                "live progress on stderr: auto (bar on a terminal), bar, lines, none",
+            ),
+            (
+                "--progress-interval S",
+                "seconds between progress updates (1 for the bar, 10 for lines)",
+            ),
+            (
+                "--live-json FILE",
+                "one JSON object of live progress per update",
+            ),
+            (
+                "--warmup S",
+                "with -D: leave the first S seconds out of the figures",
+            ),
             ("-A N", "reference number printed in the summary"),
             ("-O summaryFormat=F", "summary as default, JSON or CSV"),
             ("-O summaryFile=PATH", "write the summary to this file"),

@@ -149,6 +149,8 @@ pub struct Context<'a> {
     pub random_seed: Option<u64>,
     pub path: String,
     pub nodemap: String,
+    /// Time series interval and live progress of every phase.
+    pub progress: pario_engine::progress::Progress,
 }
 
 /// Translate the options into the engine's spec for `num_tasks` ranks (pure).
@@ -273,6 +275,7 @@ pub fn build_spec(
         verbose: o.verbose,
         parameters,
         workload,
+        progress: ctx.progress.clone(),
     })
 }
 
@@ -350,6 +353,10 @@ pub fn run_with(
     if let Err(e) = agree_on_first_error(comm, buffers.err()) {
         return fail(comm, console, &e, EXIT_USAGE);
     }
+    let progress = match pario_frontend::progress::build_agreed(comm, &o.progress) {
+        Ok(p) => p,
+        Err(e) => return fail(comm, console, &e, EXIT_USAGE),
+    };
     // The file-system figures are filled in once the target is known.
     let run = RunContext::start(comm, settings, &o.tags, None);
     let mut record = run.record(
@@ -372,6 +379,7 @@ pub fn run_with(
     let setup = Setup {
         resolved: &resolved,
         interrupt,
+        progress,
     };
     let mut status = match run_resolved(&run, argv, o, &setup, &out, &mut record, &mut ran) {
         Ok(status) => status,
@@ -469,6 +477,7 @@ fn renames(api: &str) -> bool {
 struct Setup<'a> {
     resolved: &'a Resolved,
     interrupt: &'a Interrupt,
+    progress: pario_engine::progress::Progress,
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
@@ -558,6 +567,7 @@ fn run_resolved(
         random_seed,
         path,
         nodemap,
+        progress: setup.progress.clone(),
     };
     let mut status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
     // The -d directory this run created goes when the run removes (or failed).

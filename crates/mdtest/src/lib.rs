@@ -15,6 +15,14 @@
 //! parsers that look for `mdtest-` and a 4.1 version keep working, and the
 //! build metadata says which implementation ran.
 //!
+//! # Live progress and time series
+//!
+//! `--progress=MODE`, `--progress-interval=S` and `--live-json=FILE` are
+//! pario's (see `docs/ior.md`, "Progress and time series"): rank 0 shows
+//! each item phase's rate and count on stderr, never on stdout, and every
+//! item phase keeps a per-second time series in the record. `--warmup` is
+//! refused: mdtest phases have no time limit.
+//!
 //! # Deliberate differences from mdtest 4.1
 //!
 //! Names, directory layout, phase order, options and the text layout are

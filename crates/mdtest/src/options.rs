@@ -106,6 +106,9 @@ pub struct MdtestOptions {
     pub gpu_options: Vec<String>,
     /// `--allow-cpu-fallback`: run GPU requests on CPU memory, with a warning.
     pub allow_cpu_fallback: bool,
+    /// pario's live progress options (`--progress`, `--progress-interval`,
+    /// `--live-json`).
+    pub progress: pario_frontend::progress::ProgressOptions,
 }
 
 impl Default for MdtestOptions {
@@ -165,6 +168,7 @@ impl Default for MdtestOptions {
             tags: Vec::new(),
             gpu_options: Vec::new(),
             allow_cpu_fallback: false,
+            progress: Default::default(),
         }
     }
 }
@@ -318,6 +322,18 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
                     o.gpu_options.push(format!("--{name}"));
                 }
                 "allow-cpu-fallback" => o.allow_cpu_fallback = flag(&inline)?,
+                "progress" | "progress-interval" | "live-json" => {
+                    let word = [format!("--{name}={}", take(&mut i)?)];
+                    pario_frontend::progress::parse_option(&word, 0, &mut o.progress)
+                        .map_err(bad)?;
+                }
+                "warmup" => {
+                    return Err(bad(
+                        "--warmup: mdtest phases have no time limit to warm up in \
+                         (an ior option, with -D)"
+                            .to_string(),
+                    ))
+                }
                 _ => {
                     return Err(bad(format!(
                         "unknown option --{name} (run 'mdtest -h' for the list)"

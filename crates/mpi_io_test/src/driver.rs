@@ -28,6 +28,11 @@ pub struct Outcome {
     pub began: f64,
 }
 
+/// `--warmup` has nothing to apply to here.
+fn warmup_refused() -> String {
+    "--warmup: MPI-IO Test phases have no time limit to warm up in (an ior option, with -D)".into()
+}
+
 /// Run `argv` (program name first) on `world` with the environment's
 /// `settings`; returns the exit status.
 pub fn main_with(
@@ -44,6 +49,22 @@ pub fn main_with(
             local_asctime()
         ));
     }
+    let (argv, progress) = match pario_frontend::progress::take_options(argv) {
+        Ok((rest, p)) if p.warmup > 0.0 => (rest, Err(warmup_refused())),
+        Ok((rest, p)) => (rest, Ok(p)),
+        Err(e) => (argv.to_vec(), Err(e)),
+    };
+    let progress = progress.and_then(|p| pario_frontend::progress::build_agreed(world, &p));
+    let progress = match progress {
+        Ok(p) => p,
+        Err(e) => {
+            if r == 0 {
+                console.err(&format!("[RANK 0] ERROR: {e}\n"));
+            }
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let argv = &argv[..];
     let cfg = match configure(world, argv, console) {
         Ok(Some(cfg)) => cfg,
         Ok(None) => return 0,
@@ -78,6 +99,7 @@ pub fn main_with(
         r,
         host,
         err: &err,
+        progress,
     };
     let mut outcome = execute(&x, &cfg, &hosts, &mut *results, console);
     outcome.began = ctx.began;

@@ -145,6 +145,7 @@ fn phase(cfg: &Config, all: &PhaseAll, op: Operation, hosts: &[String]) -> Phase
         latency: if ops > 0 { op_sum / ops as f64 } else { 0.0 },
         verification_errors: all.bad_objects(),
         ranks,
+        time_series: all.time_series(pario_engine::progress::DEFAULT_INTERVAL),
         ..PhaseResult::default()
     }
 }

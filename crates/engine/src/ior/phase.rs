@@ -18,6 +18,7 @@
 
 use super::transfer::{run_span, LoopExtra, Queue, TransferLoop};
 use super::*;
+use crate::progress::{merge, Meter, PhaseInfo, Progress};
 use pario_backends::FileHandle;
 
 /// Everything a phase decides before it touches a file (step 1).
@@ -232,15 +233,24 @@ pub(super) fn make_queue<'p>(
     })
 }
 
-/// The transfer loop of a phase, started at `loop_start`.
+/// The meter of a phase, opened before its common start (collective with
+/// live progress: every rank opens the phase's beacon, outside the timed
+/// region).
+pub(super) fn prepare_meter(ctx: &Ctx<'_, '_>, pp: &PhasePlan) -> Meter {
+    Meter::prepare(ctx.env.comm, &phase_progress(ctx, pp), phase_info(ctx, pp))
+}
+
+/// The transfer loop of a phase, started at `loop_start`, its `meter`
+/// counting from the phase's common start `start`.
 pub(super) fn transfer_loop<'p>(
     ctx: &Ctx<'p, '_>,
     pp: &'p PhasePlan,
     pattern: &'p Pattern,
     queue: Option<Queue<'p>>,
-    loop_start: f64,
+    (mut meter, start, loop_start): (Meter, f64, f64),
 ) -> TransferLoop<'p> {
     let spec = ctx.spec;
+    meter.begin(start);
     let trace = Tracer::new(spec.verbose, ctx.rank);
     let extra = (pp.log_ops || pp.delay.is_some() || trace.is_some()).then(|| LoopExtra {
         ops: pp.log_ops.then(Vec::new),
@@ -271,6 +281,30 @@ pub(super) fn transfer_loop<'p>(
         stop: ctx.extras.stop.as_ref().map(|s| s.flag()),
         queue,
         extra,
+        warm: meter.warm(),
+        meter,
+    }
+}
+
+/// The progress settings of this phase: the warm-up applies to phases
+/// with a time limit only.
+fn phase_progress(ctx: &Ctx<'_, '_>, pp: &PhasePlan) -> Progress {
+    let mut p = ctx.extras.progress.clone();
+    if pp.deadline.is_none() {
+        p.warmup = 0.0;
+    }
+    p
+}
+
+/// What the live view shows of this phase.
+fn phase_info(ctx: &Ctx<'_, '_>, pp: &PhasePlan) -> PhaseInfo {
+    let open_ended = pp.timed && pp.known.is_none() && ctx.extras.min_time > 0.0;
+    let per_rank = pp.known.unwrap_or(pp.per_pass);
+    PhaseInfo {
+        phase: pp.access.operation().ior_name().to_string(),
+        bytes_unit: true,
+        total_ops: (!open_ended).then(|| per_rank * u64::from(ctx.env.comm.size())),
+        deadline: pp.deadline,
     }
 }
 
@@ -409,6 +443,43 @@ pub(super) fn close_phase(
     opened.times.close_end = env.clock.now();
 }
 
+/// After the close, on every rank (collective with live progress): the
+/// meter's series into the report, and the warm-up taken out of the
+/// rank's figures. With a warm-up of `W` seconds the rank's timers start
+/// at the common start plus `W` (open and transfer times are clipped to
+/// it), and its bytes and operations are those of transfers completed
+/// after it; a rank whose warm-up never ended reports none. The latency
+/// histogram was restarted at the same moment (see `after_tick`).
+pub(super) fn end_meter(
+    ctx: &Ctx<'_, '_>,
+    pp: &PhasePlan,
+    lp: &mut TransferLoop<'_>,
+    opened: &mut Opened,
+    report: &mut RankReport,
+) {
+    let warmup = phase_progress(ctx, pp).warmup;
+    let totals = lp.meter.totals();
+    let meter = std::mem::replace(&mut lp.meter, Meter::local(0.0, 1.0));
+    report.series = meter.finish(ctx.env.clock.now());
+    if warmup <= 0.0 {
+        return;
+    }
+    if lp.warm.is_none() {
+        lp.hist = crate::latency::Histogram::default();
+    }
+    let [wb, wo] = lp.warm.unwrap_or(totals);
+    let t = &mut opened.times;
+    t.bytes = t.bytes.saturating_sub(wb);
+    t.ops = t.ops.saturating_sub(wo);
+    let from = opened.start + warmup;
+    for v in [&mut t.open_start, &mut t.open_end, &mut t.xfer_start] {
+        *v = v.max(from);
+    }
+    for v in [&mut t.xfer_end, &mut t.close_start, &mut t.close_end] {
+        *v = v.max(from);
+    }
+}
+
 /// Collective: the merged latency histogram (one sum and one max
 /// reduction), and whether any rank was interrupted (in the same max).
 pub(super) fn merge_latency(
@@ -469,6 +540,9 @@ fn on_root(
     let (spec, extras) = (ctx.spec, ctx.extras);
     let operation = pp.access.operation();
     fill_phase(phase, reports, spec.layout.transfer_size);
+    let warmup = phase_progress(ctx, pp).warmup;
+    let interval = extras.progress.interval;
+    phase.time_series = Some(merge(reports.iter().map(|r| &r.series), interval, warmup));
     if spec.verbose >= 3 {
         let paths: Vec<String> = reports
             .iter()

@@ -10,6 +10,7 @@
 use super::trace::Tracer;
 use super::{RankReport, REPORTED_MISMATCHES};
 use crate::latency::Histogram;
+use crate::progress::Meter;
 use pario_backends::{AlignedBuffer, BackendError, Completion, ErrorKind, FileHandle, IoOp};
 use pario_comm::{Comm, ReduceOp};
 use pario_plan::{Layout, RankPlan};
@@ -126,6 +127,11 @@ pub(super) struct TransferLoop<'p> {
     /// verbose ≥ 4 trace); `None` on the default path, which then pays one
     /// branch per transfer.
     pub(super) extra: Option<LoopExtra>,
+    /// Time series and live progress (see [`crate::progress`]).
+    pub(super) meter: Meter,
+    /// The counts done during the warm-up, once it has ended (at once
+    /// without a warm-up).
+    pub(super) warm: Option<pario_comm::Counts>,
 }
 
 /// What [`TransferLoop::run_queued`] works with.
@@ -272,6 +278,9 @@ impl TransferLoop<'_> {
                 self.check(buf, tr.offset, tr.writer, report);
             }
             let now = self.clock.now();
+            if self.meter.record(now, got_bytes(self.xfer)) {
+                self.after_tick();
+            }
             self.hist.record(now - self.prev);
             self.prev = now;
             i += 1;
@@ -621,9 +630,25 @@ impl TransferLoop<'_> {
         if self.verifies {
             self.check(data, f.offset, f.writer, report);
         }
+        if self.meter.record(now, got_bytes(self.xfer)) {
+            self.after_tick();
+        }
         self.hist.record(now - f.submitted);
         if let Some(x) = self.extra.as_mut() {
             x.after(f.submitted, now);
+        }
+    }
+
+    /// After the meter's interval or live tick: when the warm-up has just
+    /// ended, the latency histogram starts again (only what follows the
+    /// warm-up is in the phase's figures).
+    #[cold]
+    fn after_tick(&mut self) {
+        if self.warm.is_none() {
+            if let Some(w) = self.meter.warm() {
+                self.warm = Some(w);
+                self.hist = Histogram::default();
+            }
         }
     }
 
@@ -670,6 +695,12 @@ impl TransferLoop<'_> {
             ));
         }
     }
+}
+
+/// A full transfer's bytes, for the meter (a short one ends the loop).
+#[inline]
+fn got_bytes(xfer: usize) -> u64 {
+    xfer as u64
 }
 
 /// The error of a transfer that moved `got` of `xfer` bytes at `offset`.

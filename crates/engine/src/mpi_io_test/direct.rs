@@ -6,6 +6,7 @@
 
 use super::data::{self, Filler};
 use super::{now, PhaseOut, Rank};
+use crate::progress::{Meter, PhaseInfo};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{AccessMode, File};
 use pario_comm::{Comm, PointToPoint};
@@ -82,6 +83,8 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
 ) -> PhaseOut {
     let cfg = x.spec;
     let mut out = PhaseOut::default();
+    // Opened before the timed region (collective with live progress).
+    let mut meter = start_meter(x, write);
     if cfg.bopen {
         x.world.barrier();
     }
@@ -110,13 +113,15 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         }
     }
     let top = now();
+    meter.begin(top);
     let verify_time = if write {
-        write_objects(x, &mut out, &mut file, path);
+        write_objects(x, &mut out, &mut file, path, &mut meter);
         0.0
     } else {
-        read_objects(x, &mut out, &mut file, path)
+        read_objects(x, &mut out, &mut file, path, &mut meter)
     };
     out.t.op = now() - top - verify_time;
+    out.series = Some(meter.finish(now()));
     if write && cfg.sync {
         let ts = now();
         if let Err(e) = file.sync() {
@@ -146,11 +151,27 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     out
 }
 
+/// The counters of a phase, to begin when its transfers start (collective
+/// with live progress).
+fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, write: bool) -> Meter {
+    let cfg = x.spec;
+    let info = PhaseInfo {
+        phase: if write { "write" } else { "read" }.to_string(),
+        bytes_unit: true,
+        total_ops: Some(cfg.k.saturating_mul(u64::from(x.world.size()))),
+        deadline: None,
+    };
+    let mut p = x.progress.clone();
+    p.warmup = 0.0;
+    Meter::prepare(x.world, &p, info)
+}
+
 fn write_objects<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     out: &mut PhaseOut,
     file: &mut File,
     path: &Path,
+    meter: &mut Meter,
 ) {
     let cfg = x.spec;
     let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
@@ -179,7 +200,9 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
         } else {
             file.write_at(off, &buf)
         };
-        out.t.opwait += now() - tw;
+        let tn = now();
+        out.t.opwait += tn - tw;
+        let _ = meter.record(tn, cfg.s);
         let problem = match res {
             Ok(n) if n == buf.len() => None,
             Ok(n) => Some(format!("short write ({n} of {} bytes)", buf.len())),
@@ -206,6 +229,7 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
     out: &mut PhaseOut,
     file: &mut File,
     path: &Path,
+    meter: &mut Meter,
 ) -> f64 {
     let cfg = x.spec;
     let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
@@ -223,7 +247,9 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
         } else {
             file.read_at(off, &mut buf)
         };
-        out.t.opwait += now() - tr;
+        let tn = now();
+        out.t.opwait += tn - tr;
+        let _ = meter.record(tn, cfg.s);
         match res {
             Ok(n) if n == buf.len() => {}
             Ok(n) => {

@@ -53,6 +53,8 @@ pub struct Rank<'a, C: Comm + PointToPoint + ?Sized> {
     /// Processor name (the host; simulated under PARIO_TASKS_PER_NODE).
     pub host: String,
     pub err: &'a ErrOut,
+    /// Time series interval and live progress (see [`crate::progress`]).
+    pub progress: crate::progress::Progress,
 }
 
 impl<C: Comm + PointToPoint + ?Sized> Rank<'_, C> {
@@ -75,6 +77,8 @@ pub struct PhaseOut {
     pub hints: Option<Vec<(String, String)>>,
     /// An aggregator's pipeline figures (write phase of types 3/4).
     pub pipeline: Option<Pipeline>,
+    /// This rank's objects per interval (types 1, 2 and 5).
+    pub series: Option<crate::progress::RankSeries>,
 }
 
 /// How an aggregator spent its write phase's transfer loop (seconds), the
@@ -124,7 +128,7 @@ impl PhaseOut {
                 p.transfer,
             ]
         });
-        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints, "p": p})
+        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints, "p": p, "s": self.series})
             .to_string()
             .into_bytes()
     }
@@ -145,6 +149,7 @@ impl PhaseOut {
                     write_blocked: p[2],
                     transfer: p[3],
                 }),
+            series: serde_json::from_value(v["s"].clone()).unwrap_or(None),
         }
     }
 }
@@ -164,6 +169,15 @@ impl PhaseAll {
     }
     pub fn hints(&self) -> Option<Vec<(String, String)>> {
         self.ranks.iter().find_map(|o| o.hints.clone())
+    }
+    /// The phase's time series, when its ranks counted (types 1, 2, 5).
+    pub fn time_series(&self, interval: f64) -> Option<pario_results::TimeSeries> {
+        let series: Vec<_> = self
+            .ranks
+            .iter()
+            .filter_map(|o| o.series.as_ref())
+            .collect();
+        (!series.is_empty()).then(|| crate::progress::merge(series, interval, 0.0))
     }
 }
 

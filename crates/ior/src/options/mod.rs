@@ -638,6 +638,9 @@ pub struct Invocation {
     /// `--tag key=value` labels of the run, in order (pario's addition; they
     /// label the whole run, wherever they appear, also after `-f`).
     pub tags: Vec<(String, String)>,
+    /// pario's live progress, time series and warm-up options
+    /// (`--progress`, `--progress-interval`, `--live-json`, `--warmup`).
+    pub progress: pario_frontend::progress::ProgressOptions,
 }
 
 impl Invocation {
@@ -676,12 +679,19 @@ pub fn parse_command_line_with(
     let mut warnings = Vec::new();
 
     let mut tags = Vec::new();
+    let mut progress = pario_frontend::progress::ProgressOptions::default();
     let mut allow_cpu_fallback = false;
     let mut i = 0;
     while i < args.len() {
         if args[i] == ALLOW_CPU_FALLBACK {
             allow_cpu_fallback = true;
             i += 1;
+            continue;
+        }
+        let used = pario_frontend::progress::parse_option(args, i, &mut progress)
+            .map_err(OptionError::Usage)?;
+        if used > 0 {
+            i += used;
             continue;
         }
         if let Some((tag, used)) = parse_tag_option(args, i)? {
@@ -737,6 +747,15 @@ pub fn parse_command_line_with(
             refuse_gpu(t)?;
         }
     }
+    if !help && progress.warmup > 0.0 {
+        if let Some(t) = tests.iter().find(|t| t.deadline_for_stonewalling == 0) {
+            return Err(OptionError::Usage(format!(
+                "--warmup {}: only for time-limited phases; test {} has no -D \
+                 (deadlineForStonewalling)",
+                progress.warmup, t.test_id
+            )));
+        }
+    }
 
     Ok(Invocation {
         tests,
@@ -745,6 +764,7 @@ pub fn parse_command_line_with(
         deck: deck_path,
         command_line: args.to_vec(),
         tags,
+        progress,
     })
 }
 

@@ -576,6 +576,23 @@ fn sample(placeholder: &str) -> &'static str {
 }
 
 #[test]
+fn progress_options_reach_the_invocation() {
+    let inv = parse_command_line(&argv(
+        "-w --progress lines -D 5 --progress-interval=2 --live-json l.json --warmup 1 -t 1m",
+    ))
+    .unwrap();
+    let p = &inv.progress;
+    assert_eq!(p.mode, pario_frontend::progress::Mode::Lines);
+    assert_eq!((p.interval, p.warmup), (Some(2.0), 1.0));
+    assert_eq!(p.live_json.as_deref(), Some(std::path::Path::new("l.json")));
+    assert_eq!(inv.tests[0].deadline_for_stonewalling, 5);
+    let e = parse_command_line(&argv("-w --warmup 1"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--warmup 1") && e.contains("-D"), "{e}");
+}
+
+#[test]
 fn every_option_the_help_lists_is_accepted() {
     let mut tried = 0;
     for line in crate::help::help_text().lines() {
@@ -589,6 +606,12 @@ fn every_option_the_help_lists_is_accepted() {
             // Not per-word options: `--version` is answered by main before
             // any parsing, --allow-cpu-fallback by parse_command_line_with.
             if spelling == "--version" || spelling == ALLOW_CPU_FALLBACK {
+                continue;
+            }
+            // The progress options: parse_command_line_with takes them
+            // (see progress_options_reach_the_invocation).
+            let name = spelling.split(['=', ' ']).next().unwrap_or_default();
+            if pario_frontend::progress::OPTIONS.contains(&name) {
                 continue;
             }
             let words: Vec<String> = spelling

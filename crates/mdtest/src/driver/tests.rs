@@ -215,6 +215,7 @@ fn golden_parameters(many: bool) -> BTreeMap<String, Value> {
         random_seed: many.then_some(5),
         path: "/tmp/a".into(),
         nodemap: "11".into(),
+        progress: Default::default(),
     };
     build_spec(&o, &ctx, 2, 0).unwrap().parameters
 }
