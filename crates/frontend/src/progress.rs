@@ -38,14 +38,18 @@ pub struct ProgressOptions {
     pub live_json: Option<PathBuf>,
     /// Warm-up seconds (0 = none).
     pub warmup: f64,
+    /// Length of one interval of the kept time series (None: the
+    /// engine's default, 1 s).
+    pub series_interval: Option<f64>,
 }
 
 /// The option names, for front ends that list them.
-pub const OPTIONS: [&str; 4] = [
+pub const OPTIONS: [&str; 5] = [
     "--progress",
     "--progress-interval",
     "--live-json",
     "--warmup",
+    "--series-interval",
 ];
 
 /// If `args[i]` is one of the progress options, apply it to `opts` and
@@ -80,6 +84,7 @@ pub fn parse_option(
         "--progress-interval" => opts.interval = Some(seconds(name, value, false)?),
         "--live-json" if value.is_empty() => return Err("--live-json: empty file name".into()),
         "--live-json" => opts.live_json = Some(PathBuf::from(value)),
+        "--series-interval" => opts.series_interval = Some(seconds(name, value, false)?),
         _ => opts.warmup = seconds(name, value, true)?,
     }
     Ok(used)
@@ -137,6 +142,9 @@ impl ProgressOptions {
             warmup: self.warmup,
             ..Progress::default()
         };
+        if let Some(i) = self.series_interval {
+            p.interval = i;
+        }
         if !live {
             return Ok(p);
         }
@@ -301,6 +309,20 @@ mod tests {
         assert!(parse_option(&argv("--progress-interval 0"), 0, &mut o).is_err());
         assert!(parse_option(&argv("--live-json"), 0, &mut o).is_err());
         assert_eq!(parse_option(&argv("--progressive"), 0, &mut o), Ok(0));
+    }
+
+    #[test]
+    fn the_series_interval_reaches_the_engine_with_or_without_live_progress() {
+        let mut o = ProgressOptions::default();
+        assert_eq!(o.build(0, false).unwrap().interval, 1.0);
+        assert_eq!(
+            parse_option(&argv("--series-interval=0.25"), 0, &mut o),
+            Ok(1)
+        );
+        let p = o.build(0, false).unwrap();
+        assert_eq!((p.interval, p.live.is_none()), (0.25, true));
+        let e = parse_option(&argv("--series-interval 0"), 0, &mut o).unwrap_err();
+        assert!(e.starts_with("--series-interval 0"), "{e}");
     }
 
     #[test]

@@ -177,6 +177,10 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
                 "--warmup S",
                 "with -D: leave the first S seconds out of the figures",
             ),
+            (
+                "--series-interval S",
+                "interval of the time series kept per phase (default 1)",
+            ),
             ("-A N", "reference number printed in the summary"),
             ("-O summaryFormat=F", "summary as default, JSON or CSV"),
             ("-O summaryFile=PATH", "write the summary to this file"),

@@ -158,3 +158,33 @@ fn warmup_is_recorded_and_leaves_the_first_seconds_out() {
         sw.time
     );
 }
+
+#[test]
+fn the_series_interval_is_the_one_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let args = [
+        "-w",
+        "-t",
+        "4k",
+        "-b",
+        "1g",
+        "-F",
+        "-o",
+        "t",
+        "-D",
+        "1",
+        "--series-interval",
+        "0.25",
+    ];
+    let r = ior_kept(2, dir.path(), keep.path(), &args);
+    assert!(r.ok(), "{}", r.both());
+    let rec = only_record(keep.path());
+    let p = &rec.tests[0].phases[0];
+    let ts = p.time_series.as_ref().expect("a time series");
+    assert_eq!(ts.interval, 0.25);
+    // About a second of writing in quarter-second intervals, every
+    // operation in one of them.
+    assert!(ts.ops.len() >= 3, "{:?}", ts.ops);
+    assert_eq!(ts.ops.iter().sum::<u64>(), p.ops);
+}

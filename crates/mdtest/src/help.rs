@@ -53,6 +53,7 @@ pub fn help_text() -> String {
         ("--progress=MODE", "pario: live progress on stderr: auto (bar on a terminal), bar, lines, none"),
         ("--progress-interval=S", "pario: seconds between progress updates (1 for the bar, 10 for lines)"),
         ("--live-json=FILE", "pario: one JSON object of live progress per update"),
+        ("--series-interval=S", "pario: interval of the time series kept per phase (default 1)"),
         ("--allow-cpu-fallback", "pario: run GPU requests (--gpuDirect, ...) on CPU memory, with a warning"),
         ("--version", "print the version line"),
         ("-h", "this help"),

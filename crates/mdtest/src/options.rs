@@ -322,7 +322,7 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
                     o.gpu_options.push(format!("--{name}"));
                 }
                 "allow-cpu-fallback" => o.allow_cpu_fallback = flag(&inline)?,
-                "progress" | "progress-interval" | "live-json" => {
+                "progress" | "progress-interval" | "live-json" | "series-interval" => {
                     let word = [format!("--{name}={}", take(&mut i)?)];
                     pario_frontend::progress::parse_option(&word, 0, &mut o.progress)
                         .map_err(bad)?;
