@@ -240,11 +240,37 @@ const WIDTH: usize = 28;
 
 fn push_line(out: &mut String, usage: &str, text: &str) {
     if usage.len() + 2 >= WIDTH {
-        out.push_str(&format!("  {usage}\n  {:WIDTH$}{text}\n", ""));
+        out.push_str(&format!("  {usage}\n"));
+        push_wrapped(out, "", text);
     } else {
-        out.push_str(&format!("  {usage:<w$}{text}\n", w = WIDTH));
+        push_wrapped(out, usage, text);
     }
 }
+
+/// `usage` in its column, then `text` wrapped at [`COLUMNS`]; continuation
+/// lines start in the text's column.
+fn push_wrapped(out: &mut String, usage: &str, text: &str) {
+    let mut line = format!("  {usage:<w$}", w = WIDTH);
+    let mut empty = true;
+    for word in text.split(' ') {
+        if !empty && line.chars().count() + 1 + word.chars().count() > COLUMNS {
+            out.push_str(&line);
+            out.push('\n');
+            line = format!("  {:WIDTH$}", "");
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+}
+
+/// Width of `ior -h` (a terminal of 100 columns).
+const COLUMNS: usize = 100;
 
 /// The usage of a module option: `--posix.odirect`, `--aio.max-pending=N`.
 fn module_usage(module: &str, o: &OptionSpec) -> String {
