@@ -59,4 +59,4 @@ for b in ior mdtest; do
     exit 1
   fi
 done
-cargo test "${crates[@]}"
+cargo test "${crates[@]}" --no-fail-fast
