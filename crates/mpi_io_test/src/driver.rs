@@ -26,6 +26,8 @@ pub struct Outcome {
     pub exit: i32,
     /// Seconds since the epoch when the run began.
     pub began: f64,
+    /// Interval of the phases' time series (`--series-interval`).
+    pub series_interval: f64,
 }
 
 /// `--warmup` has nothing to apply to here.
@@ -103,6 +105,7 @@ pub fn main_with(
     };
     let mut outcome = execute(&x, &cfg, &hosts, &mut *results, console);
     outcome.began = ctx.began;
+    outcome.series_interval = x.progress.interval;
     let _ = results.flush();
     drop(results);
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {

@@ -36,7 +36,11 @@ pub fn build(
     let mut timers = serde_json::Map::new();
     for (all, op) in [(&o.write, Operation::Write), (&o.read, Operation::Read)] {
         if let Some(all) = all.as_ref().filter(|a| a.ranks.len() == all_hosts.len()) {
-            test.phases.push(phase(cfg, all, op, all_hosts));
+            let mut p = phase(cfg, all, op, all_hosts);
+            if let Some(ts) = p.time_series.as_mut() {
+                ts.interval = o.series_interval;
+            }
+            test.phases.push(p);
             test.verification_errors += all.bad_objects();
             timers.insert(op.ior_name().into(), timer_stats(all));
         }

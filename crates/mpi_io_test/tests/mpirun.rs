@@ -993,6 +993,8 @@ fn every_run_is_kept_as_a_run_record_with_tags() {
             "2K",
             "-target",
             &s(&dir.path().join("r")),
+            "--series-interval",
+            "0.5",
         ],
         &[("PARIO_TAGS", "build=test")],
         keep.path(),
@@ -1016,6 +1018,14 @@ fn every_run_is_kept_as_a_run_record_with_tags() {
     );
     assert_eq!(test.phases[0].bytes, 2 * 2 * 1024);
     assert_eq!(test.phases[1].ranks.len(), 2);
+    // Aggregated: every object counted once, by its aggregator, in the
+    // series of both phases, at the interval asked for.
+    for p in &test.phases {
+        let ts = p.time_series.as_ref().expect("a time series");
+        assert_eq!(ts.interval, 0.5);
+        assert_eq!(ts.ops.iter().sum::<u64>(), 2 * 2, "{ts:?}");
+        assert_eq!(ts.bytes.iter().sum::<u64>(), 2 * 2 * 1024, "{ts:?}");
+    }
     assert!(test.parameters["timers"]["write"]["recv"]["max"]
         .as_f64()
         .is_some());
@@ -1250,4 +1260,45 @@ fn norsend_leaves_the_aggregators_objects_out() {
     assert!(run.stdout.contains("=== Completed MPI-IO Write."));
     assert!(!run.stdout.contains("=== MPI read"));
     assert!(!dir.path().join("nf.0").exists());
+}
+
+#[test]
+fn aggregated_types_report_live_progress_to_the_last_object() {
+    let dir = scratch();
+    let live = dir.path().join("live.json");
+    let run = mpirun(
+        4,
+        &[
+            "-type",
+            "3",
+            "-num_io",
+            "2",
+            "-nobj",
+            "8",
+            "-size",
+            "4K",
+            "-csize",
+            "64K",
+            "-ahead",
+            "1",
+            "-target",
+            &s(&dir.path().join("t.%r")),
+            "--live-json",
+            &s(&live),
+        ],
+    );
+    run.ok();
+    let text = std::fs::read_to_string(&live).unwrap();
+    let finals: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|v| v["final"] == serde_json::json!(true))
+        .collect();
+    // One final object per phase (write, read), each with every object of
+    // every rank counted once: 4 ranks × 8 objects of 4 KiB.
+    assert_eq!(finals.len(), 2, "{text}");
+    for f in &finals {
+        assert_eq!(f["done"], 32, "{f}");
+        assert_eq!(f["bytes"], 32 * 4096, "{f}");
+    }
 }

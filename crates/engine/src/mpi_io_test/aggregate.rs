@@ -26,6 +26,7 @@
 use super::data::{self, Filler};
 use super::direct::{open_agreed, report_mismatch};
 use super::{now, PhaseOut, Pipeline, Rank};
+use crate::progress::Meter;
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::mpiio::{AccessMode, File, Pending};
 use pario_comm::{Comm, PointToPoint};
@@ -96,6 +97,8 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     let cfg = x.spec;
     let me = role(x, agg);
     let mut out = PhaseOut::default();
+    // Opened before the timed region (collective with live progress).
+    let mut meter = super::direct::start_meter(x, write);
     if cfg.bopen {
         x.world.barrier();
     }
@@ -130,6 +133,7 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
         }
     }
     let top = now();
+    meter.begin(top);
     let verify = match (me.io, write) {
         (None, true) => {
             send_objects(x, &me, &mut out);
@@ -140,7 +144,8 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
             0.0
         }
         (Some(_), true) => {
-            let (buffers, started) = aggregate_writes(x, &me, file.as_mut(), path, &mut out);
+            let (buffers, started) =
+                aggregate_writes(x, &me, file.as_mut(), path, &mut out, &mut meter);
             out.pipeline = Some(Pipeline {
                 buffers,
                 recv_wait: out.t.recv,
@@ -149,9 +154,10 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
             });
             0.0
         }
-        (Some(_), false) => scatter_reads(x, &me, file.as_mut(), path, &mut out),
+        (Some(_), false) => scatter_reads(x, &me, file.as_mut(), path, &mut out, &mut meter),
     };
     out.t.op = now() - top - verify;
+    out.series = Some(meter.finish(now()));
     if let Some(f) = file {
         sync_and_close(x, f, write, &mut out);
     }
@@ -295,12 +301,21 @@ fn aggregate_writes<C: Comm + PointToPoint + ?Sized>(
     file: Option<&mut File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
+    meter: &mut Meter,
 ) -> (u32, f64) {
     if x.spec.collective {
-        collective_writes(x, me, file, path, out);
+        collective_writes(x, me, file, path, out, meter);
         (1, 0.0)
     } else {
-        pipelined_writes(x, me, file.map(|f| &*f), path, out)
+        pipelined_writes(x, me, file.map(|f| &*f), path, out, meter)
+    }
+}
+
+/// Count a fill's objects (every sender's, the aggregator's own included)
+/// once it has moved: each object is counted once, by its aggregator.
+fn count_fill(meter: &mut Meter, fill: &Fill, k: u64, s: u64) {
+    for _ in 0..u64::from(fill.senders) * k {
+        meter.record(now(), s);
     }
 }
 
@@ -312,6 +327,7 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
     file: Option<&File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
+    meter: &mut Meter,
 ) -> (u32, f64) {
     let cfg = x.spec;
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
@@ -336,6 +352,9 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
             failed = true;
         }
         out.t.recv += now() - tr;
+        if !failed {
+            count_fill(meter, fill, cfg.k, cfg.s);
+        }
         let off = aggregated_offset(me.region, fill.first_sender, 0, cfg.k, cfg.s);
         let Some(f) = file.filter(|_| !failed) else {
             bufs[b] = buf;
@@ -374,6 +393,7 @@ fn collective_writes<C: Comm + PointToPoint + ?Sized>(
     mut file: Option<&mut File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
+    meter: &mut Meter,
 ) {
     let cfg = x.spec;
     let plan = fills(me.senders.len() as u32, cfg.k, cfg.s, cfg.c);
@@ -382,11 +402,12 @@ fn collective_writes<C: Comm + PointToPoint + ?Sized>(
     for (i, fill) in plan.iter().enumerate() {
         buf.resize((u64::from(fill.senders) * cfg.k * cfg.s) as usize, 0);
         let tr = now();
-        if let Err(e) = receive_fill(x, me, fill, &mut buf) {
-            x.error(
+        match receive_fill(x, me, fill, &mut buf) {
+            Ok(()) => count_fill(meter, fill, cfg.k, cfg.s),
+            Err(e) => x.error(
                 out,
                 format!("[RANK {}] ERROR: receiving fill {}: {e}", x.r, i + 1),
-            );
+            ),
         }
         out.t.recv += now() - tr;
         let off = aggregated_offset(me.region, fill.first_sender, 0, cfg.k, cfg.s);
@@ -459,6 +480,7 @@ fn scatter_reads<C: Comm + PointToPoint + ?Sized>(
     mut file: Option<&mut File>,
     path: Option<&Path>,
     out: &mut PhaseOut,
+    meter: &mut Meter,
 ) -> f64 {
     let cfg = x.spec;
     let (k, s) = (cfg.k, cfg.s as usize);
@@ -499,11 +521,12 @@ fn scatter_reads<C: Comm + PointToPoint + ?Sized>(
             verify += now() - tv;
         }
         let ts = now();
-        if let Err(e) = x.world.send_all(&parts) {
-            x.error(
+        match x.world.send_all(&parts) {
+            Ok(()) => count_fill(meter, fill, k, cfg.s),
+            Err(e) => x.error(
                 out,
                 format!("[RANK {}] ERROR: returning fill {}: {e}", x.r, i + 1),
-            );
+            ),
         }
         out.t.send += now() - ts;
     }

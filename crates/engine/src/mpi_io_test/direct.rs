@@ -152,8 +152,8 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
 }
 
 /// The counters of a phase, to begin when its transfers start (collective
-/// with live progress).
-fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, write: bool) -> Meter {
+/// with live progress). Also used by the aggregated types.
+pub(super) fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, write: bool) -> Meter {
     let cfg = x.spec;
     let info = PhaseInfo {
         phase: if write { "write" } else { "read" }.to_string(),

@@ -170,7 +170,8 @@ impl PhaseAll {
     pub fn hints(&self) -> Option<Vec<(String, String)>> {
         self.ranks.iter().find_map(|o| o.hints.clone())
     }
-    /// The phase's time series, when its ranks counted (types 1, 2, 5).
+    /// The phase's time series, when its ranks counted (every type; in
+    /// types 3 and 4 each object is counted by its aggregator).
     pub fn time_series(&self, interval: f64) -> Option<pario_results::TimeSeries> {
         let series: Vec<_> = self
             .ranks
