@@ -161,6 +161,23 @@ pub fn new_run_id(comm: &dyn Comm, began: f64) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
+/// `settings` with the run id fixed before the run starts, and that id:
+/// the caller's (`settings.run_id`) or a new one (collective), so a caller
+/// running a front end in-process (`pario suite`) knows what was kept.
+pub fn with_fixed_run_id(comm: &dyn Comm, settings: &Settings) -> (Settings, String) {
+    let id = settings.run_id.clone().unwrap_or_else(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        new_run_id(comm, now)
+    });
+    let fixed = Settings {
+        run_id: Some(id.clone()),
+        ..settings.clone()
+    };
+    (fixed, id)
+}
+
 /// The engine's view of the ranks of a test: `num_tasks` ranks laid out
 /// as `layout` says, unless the options override tasks per node or nodes.
 pub fn topology(

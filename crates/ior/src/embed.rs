@@ -37,16 +37,7 @@ pub fn run_in(
             return (driver::EXIT_USAGE, None);
         }
     };
-    let id = settings.run_id.clone().unwrap_or_else(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        pario_frontend::context::new_run_id(comm, now)
-    });
-    let settings = Settings {
-        run_id: Some(id.clone()),
-        ..settings.clone()
-    };
+    let (settings, id) = pario_frontend::context::with_fixed_run_id(comm, settings);
     (
         driver::run_with(comm, argv, &inv, &settings, console),
         Some(id),

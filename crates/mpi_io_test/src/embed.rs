@@ -36,16 +36,7 @@ pub fn run_in(
     settings: &Settings,
     console: &Console<'_>,
 ) -> (i32, Option<String>) {
-    let id = settings.run_id.clone().unwrap_or_else(|| {
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0.0, |d| d.as_secs_f64());
-        pario_frontend::context::new_run_id(world, now)
-    });
-    let settings = Settings {
-        run_id: Some(id.clone()),
-        ..settings.clone()
-    };
+    let (settings, id) = pario_frontend::context::with_fixed_run_id(world, settings);
     let status = driver::main_with(world, argv, &settings, console);
     (status, Some(id))
 }
