@@ -480,11 +480,7 @@ mod tests {
     use super::*;
     use std::mem::{offset_of, size_of};
 
-    fn opts(v: &[(&str, Option<&str>)]) -> ModuleOptions {
-        v.iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn layouts_match_libaio_h() {

@@ -193,11 +193,7 @@ impl Backend for DummyBackend {
 mod tests {
     use super::*;
 
-    fn opts(list: &[(&str, Option<&str>)]) -> ModuleOptions {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn every_delay_parses_and_rank0_only_clears_the_others() {

@@ -107,6 +107,14 @@ use std::path::Path;
 /// Options given to one module (`--posix.odirect` → ("odirect", None)).
 pub type ModuleOptions = Vec<(String, Option<String>)>;
 
+/// [`ModuleOptions`] from literals, for the backends' option tests.
+#[cfg(test)]
+pub(crate) fn test_options(list: &[(&str, Option<&str>)]) -> ModuleOptions {
+    list.iter()
+        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+        .collect()
+}
+
 /// What a backend can do; the engine checks these.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capabilities {

@@ -489,11 +489,7 @@ impl Backend for MmapBackend {
 mod tests {
     use super::*;
 
-    fn opts(v: &[(&str, Option<&str>)]) -> ModuleOptions {
-        v.iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn parses_upstream_and_front_end_keys() {

@@ -958,11 +958,7 @@ impl Drop for RadosObject {
 mod tests {
     use super::*;
 
-    fn opts(list: &[(&str, Option<&str>)]) -> ModuleOptions {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn options_need_a_pool_and_take_upstreams_names() {

@@ -426,11 +426,7 @@ impl Credentials {
 mod tests {
     use super::*;
 
-    fn opts(list: &[(&str, Option<&str>)]) -> ModuleOptions {
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.map(String::from)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn options_parse_and_bad_values_name_the_option() {

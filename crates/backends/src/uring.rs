@@ -522,11 +522,7 @@ impl Backend for UringBackend {
 mod tests {
     use super::*;
 
-    fn opts(v: &[(&str, Option<&str>)]) -> ModuleOptions {
-        v.iter()
-            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
-            .collect()
-    }
+    use crate::test_options as opts;
 
     #[test]
     fn parses_options_and_rejects_bad_ones() {
