@@ -49,26 +49,8 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
         assert!(start.elapsed() < Duration::from_secs(60), "no items made");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let ok = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok);
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s.code();
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("mdtest did not stop after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let mut err = String::new();
-    use std::io::Read;
-    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    let (status, err) =
+        pario_testkit::signal_and_wait(&mut child, "-TERM", Duration::from_secs(120), "mdtest");
     assert_eq!(status, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
     assert_eq!(entries(dir.path()), 0, "what the run made is removed");

@@ -9,6 +9,9 @@
 //! Environment variables set on the launcher's `Command` reach the ranks
 //! with both MPIs on one machine, so tests never need Open MPI's `-x`.
 //!
+//! [`signal_and_wait`] interrupts a running binary the way a user or a
+//! batch system does and waits, bounded, for it to end.
+//!
 //! It also decides what a test does with a part that cannot run here
 //! ([`cannot_run`]): a failure under CI, a visible "skipped" line
 //! elsewhere, and never a failure for a backend that the build leaves out
@@ -107,6 +110,40 @@ fn under_ci(value: Option<&str>) -> bool {
         value.map(|v| v.trim().to_ascii_lowercase()).as_deref(),
         Some("true" | "1" | "yes")
     )
+}
+
+/// Send `signal` (`"-TERM"`, `"-INT"`) to `child` with kill(1), then wait
+/// for it to end, at most `limit` (past that it is killed and the test
+/// fails, naming `what`). Returns its exit code and what it wrote on stderr
+/// (when stderr was piped).
+pub fn signal_and_wait(
+    child: &mut std::process::Child,
+    signal: &str,
+    limit: std::time::Duration,
+    what: &str,
+) -> (Option<i32>, String) {
+    let sent = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .expect("kill(1) runs");
+    assert!(sent.success(), "kill {signal} {what} failed");
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("waiting for the child") {
+            break s.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} did not stop within {limit:?} after kill {signal}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    (status, err)
 }
 
 #[cfg(test)]
