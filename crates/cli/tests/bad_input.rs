@@ -9,11 +9,11 @@
 //! Also here: imports of logs with NUL bytes or NaN/inf numbers, which
 //! are kept but flagged as suspect.
 
+mod common;
+use common::*;
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-const PARIO: &str = env!("CARGO_BIN_EXE_pario");
+use std::process::Command;
 
 /// (arguments, exit status, words expected on stderr, words that must NOT
 /// appear anywhere in the output).
@@ -163,29 +163,17 @@ const CORPUS: &[Row] = &[
     ),
 ];
 
-struct Out {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn pario(dir: &Path, db: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
     let mut c = Command::new(PARIO);
     c.args(args)
         .env("PARIO_DB", db)
         .env("PARIO_RESULTS_DIR", dir.join("runs"))
         .env("PARIO_DB_TIMEOUT", "1")
-        .env_remove("PARIO_TAGS")
-        .stdin(Stdio::null());
+        .env_remove("PARIO_TAGS");
     for (k, v) in env {
         c.env(k, v);
     }
-    let o = c.output().expect("pario starts");
-    Out {
-        status: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
+    finish(&mut c)
 }
 
 /// A listener that accepts and stays silent for the test's lifetime.

@@ -8,38 +8,15 @@
 //! `ior` and `mdtest` are found beside `pario` in the target directory:
 //! `cargo test --workspace` and scripts/test.sh build them.
 
+mod common;
+use common::*;
 use pario_results::RunRecord;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
-const PARIO: &str = env!("CARGO_BIN_EXE_pario");
 /// Seconds before `timeout` kills an mpirun (a hang fails the test).
 const LIMIT: &str = "120";
-
-struct Out {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn both(&self) -> String {
-        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}\n{}", self.both()))
-    }
-}
-
-fn finish(c: &mut Command) -> Out {
-    let o = c.stdin(Stdio::null()).output().expect("process starts");
-    Out {
-        status: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-    }
-}
 
 /// A binary of the workspace built beside `pario` (ior, mdtest).
 fn sibling(name: &str) -> PathBuf {

@@ -3,23 +3,11 @@
 //! private database and results directory, then relabelled, annotated,
 //! listed and deleted, checking the database and the JSON files agree.
 
+mod common;
+use common::*;
 use pario_results::RunRecord;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-const PARIO: &str = env!("CARGO_BIN_EXE_pario");
-
-struct Out {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn both(&self) -> String {
-        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
-    }
-}
+use std::process::Command;
 
 struct Site {
     dir: tempfile::TempDir,
@@ -57,19 +45,13 @@ impl Site {
         self.dir.path().join("runs")
     }
     fn pario(&self, args: &[&str]) -> Out {
-        let o = Command::new(PARIO)
-            .env("PARIO_DB", self.dir.path().join("results.sqlite"))
-            .env("PARIO_RESULTS_DIR", self.runs_dir())
-            .env_remove("PARIO_TAGS")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("pario starts");
-        Out {
-            status: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        }
+        finish(
+            Command::new(PARIO)
+                .env("PARIO_DB", self.dir.path().join("results.sqlite"))
+                .env("PARIO_RESULTS_DIR", self.runs_dir())
+                .env_remove("PARIO_TAGS")
+                .args(args),
+        )
     }
     fn ok(&self, args: &[&str]) -> String {
         let o = self.pario(args);

@@ -6,27 +6,12 @@
 //! do, the gates' exit statuses, warnings about differing setups, the
 //! per-iteration warning in every format, and change points in a history.
 
+mod common;
+use common::*;
 use pario_results::{Operation, PhaseResult, RunRecord, TestResult, Tool, Workload};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
-const PARIO: &str = env!("CARGO_BIN_EXE_pario");
-
-struct Out {
-    status: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn both(&self) -> String {
-        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
-    }
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}\n{}", self.both()))
-    }
-}
+use std::process::Command;
 
 /// Normal values from a fixed seed (SplitMix64 + Box-Muller).
 struct Noise(u64);
@@ -68,19 +53,13 @@ impl Site {
         self.dir.path().join("runs")
     }
     fn pario(&self, args: &[&str]) -> Out {
-        let o = Command::new(PARIO)
-            .env("PARIO_DB", self.dir.path().join("results.sqlite"))
-            .env("PARIO_RESULTS_DIR", self.runs())
-            .env_remove("NO_COLOR")
-            .args(args)
-            .stdin(Stdio::null())
-            .output()
-            .expect("pario starts");
-        Out {
-            status: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        }
+        finish(
+            Command::new(PARIO)
+                .env("PARIO_DB", self.dir.path().join("results.sqlite"))
+                .env("PARIO_RESULTS_DIR", self.runs())
+                .env_remove("NO_COLOR")
+                .args(args),
+        )
     }
     /// Keep one ior run whose write phases have these bandwidths (MiB/s).
     fn run(&mut self, tags: &[(&str, &str)], mib: &[f64], setup: &Setup) -> String {
