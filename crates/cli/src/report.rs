@@ -9,14 +9,13 @@
 //! `compare`.
 
 use crate::args::ReportArgs;
-use crate::select::{self, resolve_ids, run_filter};
+use crate::select::{self, resolve_ids};
 use crate::time::{format_utc, now};
 use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
-use pario_report::analysis::{compare_sets, histories, History, SetComparison};
+use pario_report::analysis::{compare_sets, History, SetComparison};
 use pario_report::html::{render, ReportInput, RunAdvisory};
 use pario_results::RunRecord;
 use pario_store::{DbStore, Store};
-use std::collections::BTreeMap;
 
 /// The candidate run with the lowest value of the first regressed metric
 /// (or of the first metric): where stragglers matter most.
@@ -41,23 +40,7 @@ fn history(
     key: &str,
     options: &pario_report::analysis::SetOptions,
 ) -> Result<Vec<History>, CliError> {
-    let f = run_filter(&a.sel.filter)?;
-    let runs: Vec<_> = store
-        .list_runs(&f)?
-        .into_iter()
-        .filter(|r| r.tags.contains_key(key))
-        .collect();
-    let labels: BTreeMap<String, (String, f64)> = runs
-        .iter()
-        .map(|r| (r.run_id.clone(), (r.tags[key].clone(), r.began)))
-        .collect();
-    let samples = select::samples(store, &runs, &f.workload)?;
-    let mut h = histories(key, &labels, &samples, options.stats.tolerance);
-    h.retain(|h| {
-        (options.metrics.is_empty() || options.metrics.contains(&h.metric))
-            && (options.operations.is_empty() || options.operations.contains(&h.operation))
-    });
-    Ok(h)
+    crate::history::load(store, &a.sel.filter, key, options)
 }
 
 /// The run shown in detail: `--run`, else the candidate's slowest.
