@@ -388,17 +388,9 @@ pub fn spread(ids: &[String], n: usize) -> Vec<String> {
         .collect()
 }
 
-/// Build the comparison of the selection, and the differences between
-/// its sides (each also one warning in the comparison).
-pub fn comparison(
-    ctx: &Ctx,
-    sel: &crate::args::Selection,
-) -> Result<(SetComparison, Vec<Difference>), CliError> {
-    let (cmp, diffs, _) = comparison_and_advisories(ctx, sel)?;
-    Ok((cmp, diffs))
-}
-
-/// [`comparison`], and a line per side whose runs carry advisories.
+/// Build the comparison of the selection, the differences between its
+/// sides (each also one warning in the comparison), and a line per side
+/// whose runs carry advisories.
 pub fn comparison_and_advisories(
     ctx: &Ctx,
     sel: &crate::args::Selection,
