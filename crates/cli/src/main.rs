@@ -3,13 +3,14 @@
 //! here.
 
 use clap::Parser;
+use pario_suite::exec::say;
 
 fn main() {
     let cli = pario_cli::args::Cli::parse();
     let code = match pario_cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("pario: {e}");
+            say(&format!("pario: {e}"));
             pario_cli::EXIT_ERROR
         }
     };

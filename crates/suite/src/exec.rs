@@ -26,6 +26,16 @@ use pario_store::{KeepTarget, RunFilter, Store};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
+/// One line on stderr in a single write. Under mpirun the ranks' and the
+/// launcher's stderr are forwarded interleaved, and a line written in
+/// pieces (`eprintln!` writes its format's pieces one by one) can be split
+/// by another process's text.
+pub fn say(line: &str) {
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(format!("{line}\n").as_bytes());
+}
+
 /// `pario suite run`'s options.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -65,7 +75,7 @@ pub fn prepare(opts: &RunOptions, ranks: Ranks) -> Result<(Suite, Plan), SuiteEr
 /// Run the suite as `opts` says; the exit status (the same on every rank).
 pub fn run(opts: &RunOptions) -> i32 {
     let Some(world) = MpiWorld::init() else {
-        eprintln!("pario suite: MPI could not be initialised");
+        say("pario suite: MPI could not be initialised");
         return EXIT_INVALID;
     };
     let code = run_on(world.world(), opts);
@@ -78,7 +88,7 @@ pub fn run(opts: &RunOptions) -> i32 {
 pub fn refuse(msg: &str) -> i32 {
     let rank0 = MpiWorld::init().is_none_or(|w| w.world().rank() == 0);
     if rank0 {
-        eprintln!("pario suite: {msg}");
+        say(&format!("pario suite: {msg}"));
     }
     EXIT_BAD_INPUT
 }
@@ -127,7 +137,7 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
         Ok(f) => f,
         Err(e) => {
             if rank0 {
-                eprintln!("pario suite: --resume {suite_run}: {e}");
+                say(&format!("pario suite: --resume {suite_run}: {e}"));
             }
             return EXIT_BAD_INPUT;
         }
@@ -162,16 +172,16 @@ fn prepare_agreed(world: &MpiComm, opts: &RunOptions, ranks: Ranks) -> Option<(S
         Ok(p) if failed == 0 => Some(p),
         Ok(_) => {
             if rank0 {
-                eprintln!(
+                say(&format!(
                     "pario suite: {}: another rank could not read or check the suite",
                     opts.target
-                );
+                ));
             }
             None
         }
         Err(e) => {
             if rank0 {
-                eprintln!("pario suite: {e}");
+                say(&format!("pario suite: {e}"));
             }
             None
         }
@@ -280,10 +290,10 @@ impl Job<'_> {
                     run.run_id = id;
                     if status == 130 || status == 143 {
                         if rank0 {
-                            eprintln!(
+                            say(&format!(
                                 "pario suite: interrupted in step {} rep {rep}; resume with: pario suite run {} --resume {}",
                                 p.name, self.opts.target, self.suite_run
-                            );
+                            ));
                         }
                         return Err(status);
                     }
@@ -539,10 +549,10 @@ fn done_steps(
             continue;
         }
         if r.command_line != p.argv {
-            eprintln!(
+            say(&format!(
                 "pario suite: step {step} rep {rep}: kept run {} ran another command line; it runs again",
                 r.run_id
-            );
+            ));
             continue;
         }
         done.insert((step, rep), r);
