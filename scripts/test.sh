@@ -28,8 +28,29 @@ cargo build --workspace --bins
 # Every test runs even after a failure (--no-fail-fast, and the MPICH stage
 # after a failing first stage), so one CI run lists every failure; the
 # exit status is still non-zero when anything failed.
+# Each stage's output is also kept, and after a failure the end of the
+# output repeats each failed test's section (its panic message and
+# stderr), so that the tail of a long CI log says what failed.
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+export PARIO_CI_LOGS=$logs
+status=0
 bash scripts/test-object-servers.sh bash -c '
   status=0
-  bash scripts/test-db-servers.sh cargo test --workspace --no-fail-fast || status=1
-  bash scripts/test-mpich-minimal.sh || status=1
-  exit $status'
+  bash scripts/test-db-servers.sh cargo test --workspace --no-fail-fast 2>&1 |
+    tee "$PARIO_CI_LOGS/main.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"
+  [ "${PIPESTATUS[0]}" = 0 ] || status=1
+  exit $status' || status=$?
+if [ "$status" != 0 ]; then
+  echo
+  echo "=== test.sh: failed (status $status); the failures again ==="
+  for stage in main mpich; do
+    f=$logs/$stage.log
+    [ -f "$f" ] || { echo "[$stage] no output (the stage did not start)"; continue; }
+    grep -E '^test .* FAILED$|^error: |panicked at' "$f" | sed "s/^/[$stage] /" | head -40
+    sed -n '/^failures:$/,/^test result:/p' "$f" | sed "s/^/[$stage] /" | head -150
+  done
+fi
+exit "$status"
