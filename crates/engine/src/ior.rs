@@ -287,9 +287,16 @@ impl<'e, 'a> TestRun<'e, 'a> {
     /// A transfer buffer aligned for the backend.
     fn fresh_buffer(&self) -> AlignedBuffer {
         let align = self.env.backend.capabilities().alignment.max(1) as usize;
-        let xfer = self.spec.layout.transfer_size as usize;
-        AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align))
+        test_buffer(self.spec.layout.transfer_size as usize, align)
     }
+}
+
+/// The test's transfer buffer: aligned for the backend and already faulted
+/// in, so that no timed transfer pays for its first touch.
+fn test_buffer(xfer: usize, align: usize) -> AlignedBuffer {
+    let mut b = AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align));
+    b.prefault();
+    b
 }
 
 impl IorSpec {
@@ -428,7 +435,7 @@ fn run_test_into(
         extras,
         pairs: None,
         rank,
-        buffer: AlignedBuffer::with_align(xfer, BUFFER_ALIGN.max(align as usize)),
+        buffer: test_buffer(xfer, align as usize),
         read_limit: None,
         header_done: false,
     };
