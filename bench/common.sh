@@ -93,3 +93,24 @@ build_mpi_hello() {
         mpicc -O2 -o "$WORK/mpi_hello" "$BENCH_SRC/mpi_hello.c" && echo "$WORK/mpi_hello"
     fi
 }
+
+# The geometric mean of the ratios on stdin with its 95% confidence interval
+# (Student's t on the logarithms, which treats a ratio and its inverse
+# alike): "geomean G, 95% CI [L, H], N ratios". A CI that contains 1.000
+# means the tools could not be told apart.
+ratio_ci() {
+    { grep -E '^[0-9.eE+-]+$' || true; } | awk '
+        BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
+                      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086 " \
+                      "2.080 2.074 2.069 2.064 2.060 2.056 2.052 2.048 2.045 2.042", t, " ") }
+        $1 > 0 { l[++n] = log($1); s += l[n] }
+        END {
+            if (n < 2) { print "n/a (fewer than 2 ratios)"; exit }
+            m = s / n
+            for (i = 1; i <= n; i++) v += (l[i] - m) ^ 2
+            se = sqrt(v / (n - 1) / n)
+            q = (n - 1 <= 30) ? t[n - 1] : 1.96 + 2.4 / (n - 1)
+            printf("geomean %.3f, 95%% CI [%.3f, %.3f], %d ratios\n",
+                   exp(m), exp(m - q * se), exp(m + q * se), n)
+        }'
+}

@@ -57,6 +57,6 @@ for p in $(seq 1 "$PAIRS"); do
 done
 rm -rf "$BENCH_DIR/s"
 echo
-echo "read ratio (ours/upstream) min / median / max: $(sort -n "$WORK/ratios" | awk '
-    { v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-    printf "%.3f / %.3f / %.3f", v[1], m, v[NR] }')"
+echo "read ratio (ours/upstream) min / median / max: $(stats <"$WORK/ratios")"
+echo "read ratio: $(ratio_ci <"$WORK/ratios")"
+echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

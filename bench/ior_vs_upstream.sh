@@ -68,4 +68,6 @@ rm -rf "$BENCH_DIR/u"
 echo
 echo "write ratio (ours/upstream) min / median / max: $(stats <"$WORK/w")"
 echo "read  ratio (ours/upstream) min / median / max: $(stats <"$WORK/r")"
+echo "write ratio: $(ratio_ci <"$WORK/w")"
+echo "read  ratio: $(ratio_ci <"$WORK/r")"
 echo "# load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
