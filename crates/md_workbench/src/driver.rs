@@ -117,6 +117,8 @@ pub fn run_with(
     rec.finished = run.now();
     rec.exit_status = status;
     if root {
+        // Stragglers: one warning line each, kept as advisories.
+        pario_frontend::advisor::review(&mut rec, &[], console);
         keep(&rec, settings, console);
     }
     status

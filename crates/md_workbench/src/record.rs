@@ -81,7 +81,11 @@ fn phase(o: &Options, p: &PhaseOutcome, hosts: &[String]) -> PhaseResult {
         .map(|(r, s)| RankTimes {
             rank: r as u32,
             host: hosts.get(r).cloned().unwrap_or_default(),
+            // Seconds from the phase's start: the rank was busy from 0 to
+            // its own end (what the straggler rule and per-rank plots read).
             xfer_end: s.time,
+            close_start: s.time,
+            close_end: s.time,
             bytes: s.bytes,
             ops: rate_ops(name, s, o.read_only),
             ..RankTimes::default()

@@ -334,3 +334,52 @@ fn help_and_version_exit_zero() {
         assert!(so.contains(word), "{so}");
     }
 }
+
+#[test]
+fn a_slow_rank_is_named_as_a_straggler() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = prefix(d);
+    let args = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-create=100000",
+        "--dummy.delay-only-rank0",
+        "-o",
+        &o,
+        "-D",
+        "1",
+        "-I",
+        "2",
+        "-P",
+        "4",
+        "-R",
+        "1",
+    ];
+    let out = run(2, d, &args);
+    let (so, se) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{so}\n{se}");
+    let kept: Vec<PathBuf> = std::fs::read_dir(d.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(kept.len(), 1);
+    let rec: pario_results::RunRecord =
+        serde_json::from_str(&std::fs::read_to_string(&kept[0]).unwrap()).unwrap();
+    let want = format!("rank 0 on {} took", rec.system.hosts[0]);
+    let precreate: Vec<_> = rec
+        .advisories
+        .iter()
+        .filter(|a| {
+            a.kind == "straggler" && a.operation == Some(pario_results::Operation::MdwPrecreate)
+        })
+        .collect();
+    assert_eq!(precreate.len(), 1, "{:?}", rec.advisories);
+    assert!(precreate[0].reason.contains(&want), "{:?}", precreate[0]);
+    assert!(
+        se.lines()
+            .any(|l| l.starts_with("md-workbench: warning: straggler: ") && l.contains(&want)),
+        "{se}"
+    );
+    assert!(!so.contains("straggler"), "{so}");
+}
