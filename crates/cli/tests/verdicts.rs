@@ -378,6 +378,25 @@ fn history_lists_the_change_points() {
     assert_eq!(flat.status, 0, "{}", flat.both());
     assert!(!flat.stdout.contains(" at release="), "{}", flat.stdout);
     assert!(flat.stdout.contains("no change point"), "{}", flat.stdout);
+    // The report marks the same point: a red line in the plot and the
+    // shift in words under it; the flat series has neither.
+    for (series, shifts) in [("series=shift", true), ("series=flat", false)] {
+        let html = site.dir.path().join(format!("{series}.html"));
+        let rep = site.pario(&[
+            "report",
+            "--history",
+            "release",
+            "--tag",
+            series,
+            "-o",
+            html.to_str().unwrap(),
+        ]);
+        assert_eq!(rep.status, 0, "{}", rep.both());
+        let page = std::fs::read_to_string(&html).unwrap();
+        let words = page.contains("<span class=\"shift\">level shift at release=r5 (run ");
+        let line = page.contains("stroke=\"#C82828\" stroke-width=\"2\" points=");
+        assert_eq!((words, line), (shifts, shifts), "{series}");
+    }
     // Bad input: sides with --history, a KEY=VALUE key.
     let r = site.pario(&["compare", "a=1", "--history", "release"]);
     assert_eq!(r.status, 2, "{}", r.both());

@@ -17,14 +17,15 @@ fn main() -> ExitCode {
     let cmp = demo::comparison();
     let run = demo::detail_run();
     let adv = demo::advisories();
+    let hist = demo::history();
     let report = match render(&ReportInput {
         title: "pario: build=2.6 against build=2.5 (demo data)".into(),
         generated: "demo".into(),
         comparison: Some(&cmp),
         detail_run: Some(&run),
         advisories: &adv,
+        histories: &hist,
         max_iteration_plots: 24,
-        ..Default::default()
     }) {
         Ok(r) => r,
         Err(e) => {

@@ -2,11 +2,12 @@
 //! two builds over three workloads (one metric at about 765%, one slower,
 //! one noisy), and a run in detail whose write phase has a warm-up, a stall,
 //! a stonewall with a wear-out tail, latency percentiles, two straggling
-//! ranks of four, and a page-cache advisory. Used by the tests and by
+//! ranks of four, and a page-cache advisory; and a history of eight
+//! releases (three runs each) whose write rate drops 10% at release 2.5. Used by the tests and by
 //! `examples/demo_report.rs` (scripts/report-screenshots.sh); the numbers
 //! are made up and deterministic.
 
-use crate::analysis::{compare_sets, Sample, SetComparison, SetOptions, Side};
+use crate::analysis::{compare_sets, histories, History, Sample, SetComparison, SetOptions, Side};
 use crate::html::RunAdvisory;
 use pario_results::{
     Advisory, LatencySummary, Operation, PhaseResult, RankTimes, RunRecord, Stonewall, SystemInfo,
@@ -47,6 +48,31 @@ fn samples(run: &str, w: &Workload, op: Operation, mib: f64, noise: f64, k: usiz
             }
         })
         .collect()
+}
+
+/// The write bandwidth of releases 2.1 to 2.8, three runs each, 10% lower
+/// from 2.5 on: one history with one level shift.
+pub fn history() -> Vec<History> {
+    let w = workload("POSIX", 1 << 20, "sequential");
+    let mut labels = std::collections::BTreeMap::new();
+    let mut all = Vec::new();
+    for release in 1..=8usize {
+        for k in 0..3 {
+            let run = format!("run-{release}-{k}");
+            let mib = if release >= 5 { 900.0 } else { 1000.0 };
+            let at = (release * 3 + k) as f64 * 3600.0;
+            labels.insert(run.clone(), (format!("2.{release}"), at));
+            all.extend(samples(
+                &run,
+                &w,
+                Operation::Write,
+                mib,
+                0.02,
+                release * 3 + k,
+            ));
+        }
+    }
+    histories("release", &labels, &all, 0.05)
 }
 
 /// The comparison: build=2.5 against build=2.6, five runs each.

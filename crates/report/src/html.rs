@@ -132,6 +132,7 @@ figure.plot svg{max-width:100%;height:auto;display:block}
 figcaption{color:#555;font-size:.9em}
 dt{font-weight:600}dd{margin:0 0 .4em 1.5em}
 ul.stragglers li{color:#8a1010}
+span.shift{color:#c82828}
 footer{margin-top:3em;color:#666;font-size:.85em}
 ";
 
@@ -139,7 +140,7 @@ footer{margin-top:3em;color:#666;font-size:.85em}
 const SECTIONS: [(&str, &str, &str); 6] = [
     ("ratios", "Candidate against baseline", "Each metric's candidate mean as a percentage of the baseline mean, on a logarithmic axis (equal distances are equal factors); the whisker is the confidence interval, the grey band the tolerance. Red: slower beyond tolerance; green: faster; amber: cannot tell."),
     ("iterations", "Per-iteration values of each run", "Every run's value at each iteration (at most 20 runs per side are drawn); blue: baseline runs, orange: candidate runs."),
-    ("history", "History over labelled runs", "Each dot is one run (the mean of its iterations); the line joins the means of each label; the grey band is the first label's mean ± 2 pooled run-to-run standard deviations (or ± the tolerance when no label has two runs)."),
+    ("history", "History over labelled runs", "Each dot is one run (the mean of its iterations); the line joins the means of each label; the grey band is the first label's mean ± 2 pooled run-to-run standard deviations (or ± the tolerance when no label has two runs); a red line marks a level shift found by E-divisive change-point detection (the same points `pario compare --history` lists), described under the plot."),
     ("latency", "Latency percentiles", "Per phase, the latency of single operations merged over all ranks: median (p50), p90, p99, p99.9 and the slowest, on a logarithmic axis; one line per iteration."),
     ("series", "Rate over time", "The aggregate rate of all ranks in each interval of the phase; grey: warm-up left out of the figures; black line: the stonewall; orange: the wear-out tail after it; red: stalls (intervals below a tenth of the median rate that recover)."),
     ("ranks", "Per-rank time and work", "Left: open (grey), transfer (blue) and close (orange) of every rank in the first iteration; right: the transfers or items each rank did. Stragglers are red and named: ranks that took more than 1.5 times (and 0.1 s more than) what the fastest half of the ranks needed for the same work."),
@@ -199,9 +200,15 @@ pub fn render(input: &ReportInput<'_>) -> Result<Report, ReportError> {
         }
         for p in these {
             let svg = p.chart.svg()?;
+            let notes: String = p
+                .chart
+                .notes()
+                .iter()
+                .map(|n| format!("<br><span class=\"shift\">{}</span>", escape(n)))
+                .collect();
             let _ = writeln!(
                 h,
-                "<figure class=\"plot\" id=\"plot-{}\" data-plot=\"{key}\">\n{svg}\n<figcaption>{} <small>({}.svg)</small></figcaption>\n</figure>",
+                "<figure class=\"plot\" id=\"plot-{}\" data-plot=\"{key}\">\n{svg}\n<figcaption>{} <small>({}.svg)</small>{notes}</figcaption>\n</figure>",
                 escape(&p.id),
                 escape(p.chart.title()),
                 escape(&p.id)
@@ -548,6 +555,30 @@ mod tests {
         assert_eq!(files.len(), 2 * r.plots.len());
         assert!(files.iter().all(|f| f.is_file()));
         assert!(dir.path().join("ratios.png").is_file());
+    }
+
+    #[test]
+    fn a_history_marks_its_level_shift_in_the_plot_and_in_words() {
+        let hist = demo::history();
+        let r = render(&ReportInput {
+            histories: &hist,
+            ..Default::default()
+        })
+        .unwrap();
+        let h = &r.html;
+        // Bandwidth and IOPS, each with its shift at 2.5.
+        assert_eq!(
+            h.matches(
+                "<span class=\"shift\">level shift at release=2.5 (run run-5-0): 1000 → 900 "
+            )
+            .count(),
+            2,
+            "{h}"
+        );
+        assert_eq!(
+            h.matches("stroke=\"#C82828\" stroke-width=\"2\"").count(),
+            2
+        );
     }
 
     #[test]

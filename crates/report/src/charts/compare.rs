@@ -203,11 +203,14 @@ pub(super) fn draw_history<DB: DrawingBackend>(
         false,
     );
     let names: Vec<String> = h.labels.iter().map(|l| clip(&l.label, 12)).collect();
-    let legend = [
+    let mut legend = vec![
         (format!("noise band ({})", h.band_basis), Mark::Block(BAND)),
         ("one run".to_string(), Mark::Dot(RGBColor(121, 173, 210))),
         ("mean per label".to_string(), Mark::Line(BLACK)),
     ];
+    if !h.change_points.is_empty() {
+        legend.push(("level shift".to_string(), Mark::Line(SHIFT)));
+    }
     let body = frame(root, title, &legend)?;
     let mut chart = ChartBuilder::on(&body)
         .margin(12)
@@ -262,5 +265,31 @@ pub(super) fn draw_history<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(means, BLACK.stroke_width(2)))
         .map_err(err)?;
+    // A level shift: a vertical line where its first run's label starts
+    // (through that label's dots when it falls between runs of one label).
+    let shifts: Vec<SegmentValue<i32>> = h
+        .change_points
+        .iter()
+        .filter_map(|c| {
+            let p = h.points.get(c.index)?;
+            let i = *index.get(p.label.as_str())?;
+            let inside = c.index > 0 && h.points[c.index - 1].label == p.label;
+            Some(if inside {
+                SegmentValue::CenterOf(i)
+            } else {
+                SegmentValue::Exact(i)
+            })
+        })
+        .collect();
+    chart
+        .draw_series(
+            shifts
+                .into_iter()
+                .map(|x| PathElement::new(vec![(x.clone(), lo), (x, hi)], SHIFT.stroke_width(2))),
+        )
+        .map_err(err)?;
     Ok(())
 }
+
+/// The colour of a level shift's line in a history.
+const SHIFT: RGBColor = RGBColor(200, 40, 40);

@@ -179,6 +179,15 @@ pub(crate) fn err<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
+/// A level in a shift's words: whole units from 100 up, else 3 decimals.
+fn level(v: f64) -> String {
+    if v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
 /// How a legend entry is drawn.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Mark {
@@ -286,6 +295,30 @@ impl Chart {
             | Chart::Series { title, .. }
             | Chart::Ranks { title, .. } => title,
         }
+    }
+
+    /// Lines shown under the plot: a history's level shifts, in words.
+    pub fn notes(&self) -> Vec<String> {
+        let Chart::History { unit, history, .. } = self else {
+            return Vec::new();
+        };
+        let h = history;
+        h.change_points
+            .iter()
+            .filter_map(|c| {
+                let p = h.points.get(c.index)?;
+                Some(format!(
+                    "level shift at {}={} (run {}): {} → {} {unit} ({:+.1}%), p = {:.3}",
+                    h.tag,
+                    p.label,
+                    p.run_id,
+                    level(c.mean_before),
+                    level(c.mean_after),
+                    100.0 * c.relative_change(),
+                    c.p_value
+                ))
+            })
+            .collect()
     }
 
     /// Pixel size.
