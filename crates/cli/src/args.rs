@@ -369,6 +369,10 @@ pub struct ReportArgs {
     /// Title of the page
     #[arg(long)]
     pub title: Option<String>,
+    /// Which verdicts of BASELINE against CANDIDATE fail the command, as for compare;
+    /// the default here is regressions (exit 1 on a regression only)
+    #[arg(long, value_enum, default_value = "regressions")]
+    pub gate: GateArg,
 }
 
 #[derive(Args, Debug)]

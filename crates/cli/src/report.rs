@@ -11,7 +11,7 @@
 use crate::args::ReportArgs;
 use crate::select::{self, resolve_ids};
 use crate::time::{format_utc, now};
-use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
+use crate::{emit, CliError, Ctx, EXIT_OK};
 use pario_report::analysis::{compare_sets, History, SetComparison};
 use pario_report::html::{render, ReportInput, RunAdvisory};
 use pario_results::RunRecord;
@@ -166,15 +166,14 @@ pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
             dir.display()
         ));
     }
-    if let Some(c) = &cmp {
+    let outcome = cmp.as_ref().map(|c| crate::verdict::outcome(c, a.gate));
+    if let Some(o) = &outcome {
         msg.push_str(&format!(
-            "{} significant regression(s) beyond the tolerance\n",
-            c.regressions()
+            "{} significant regression(s) beyond the tolerance, {} metric(s) undecided \
+             (--gate {}: exit {})\n",
+            o.regressions, o.undecided, o.gate, o.exit_status
         ));
     }
     emit(&msg)?;
-    Ok(match &cmp {
-        Some(c) if c.regressions() > 0 => EXIT_REGRESSION,
-        _ => EXIT_OK,
-    })
+    Ok(outcome.map_or(EXIT_OK, |o| o.exit_status))
 }

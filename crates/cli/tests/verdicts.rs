@@ -290,6 +290,31 @@ fn per_iteration_comparisons_carry_a_warning_everywhere() {
     let r = site.pario(&["compare", &a, &b, "--format", "json"]);
     assert_eq!(r.status, 3, "{}", r.both());
     assert_eq!(r.json()["warnings"], json!([]));
+    // The report gates as compare does, on regressions by default: one run a
+    // side cannot decide, which fails only --gate strict.
+    let out = html.to_str().unwrap();
+    for (gate, status) in [(None, 0), (Some("strict"), 3), (Some("none"), 0)] {
+        let mut args = vec!["report", &a, &b, "-o", out];
+        args.extend(gate.map(|g| ["--gate", g]).iter().flatten());
+        let rep = site.pario(&args);
+        assert_eq!(rep.status, status, "{gate:?}: {}", rep.both());
+        assert!(
+            rep.stdout.contains("2 metric(s) undecided"),
+            "{}",
+            rep.stdout
+        );
+    }
+    let rep = site.pario(&[
+        "report",
+        &a,
+        &b,
+        "--per-iteration",
+        "--gate",
+        "none",
+        "-o",
+        out,
+    ]);
+    assert_eq!(rep.status, 0, "{}", rep.both());
 }
 
 /// The sides differ in O_DIRECT: one warning line, on stderr and in JSON;
