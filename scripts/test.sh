@@ -17,7 +17,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 # No function over 80 lines in the engine, plan, comm and backends crates.
-python3 scripts/long-functions.py --check
+python3 scripts/long-functions.py --check crates/engine/src crates/plan/src crates/comm/src crates/backends/src
 cargo build --workspace --bins
 # A throwaway single-node Ceph (RADOS and its S3 gateway) on loopback
 # serves the object-store backends' tests of both configurations below
