@@ -192,26 +192,13 @@ pub(super) fn draw_history<DB: DrawingBackend>(
     h: &History,
 ) -> DrawResult {
     let n = h.labels.len().max(1) as i32;
-    let index: std::collections::BTreeMap<&str, i32> = h
-        .labels
-        .iter()
-        .enumerate()
-        .map(|(i, l)| (l.label.as_str(), i as i32))
-        .collect();
+    let index = label_index(h);
     let (lo, hi) = span(
         h.points.iter().map(|p| p.value).chain([h.band.0, h.band.1]),
         false,
     );
     let names: Vec<String> = h.labels.iter().map(|l| clip(&l.label, 12)).collect();
-    let mut legend = vec![
-        (format!("noise band ({})", h.band_basis), Mark::Block(BAND)),
-        ("one run".to_string(), Mark::Dot(RGBColor(121, 173, 210))),
-        ("mean per label".to_string(), Mark::Line(BLACK)),
-    ];
-    if !h.change_points.is_empty() {
-        legend.push(("level shift".to_string(), Mark::Line(SHIFT)));
-    }
-    let body = frame(root, title, &legend)?;
+    let body = frame(root, title, &history_legend(h))?;
     let mut chart = ChartBuilder::on(&body)
         .margin(12)
         .x_label_area_size(48)
@@ -265,10 +252,46 @@ pub(super) fn draw_history<DB: DrawingBackend>(
     chart
         .draw_series(LineSeries::new(means, BLACK.stroke_width(2)))
         .map_err(err)?;
-    // A level shift: a vertical line where its first run's label starts
-    // (through that label's dots when it falls between runs of one label).
-    let shifts: Vec<SegmentValue<i32>> = h
-        .change_points
+    chart
+        .draw_series(
+            shift_positions(h, &index)
+                .into_iter()
+                .map(|x| PathElement::new(vec![(x.clone(), lo), (x, hi)], SHIFT.stroke_width(2))),
+        )
+        .map_err(err)?;
+    Ok(())
+}
+
+/// Each label's segment on the x axis (labels in their order).
+fn label_index(h: &History) -> std::collections::BTreeMap<&str, i32> {
+    h.labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.label.as_str(), i as i32))
+        .collect()
+}
+
+/// The legend of a history: the level-shift entry only when there is one.
+fn history_legend(h: &History) -> Vec<(String, Mark)> {
+    let mut legend = vec![
+        (format!("noise band ({})", h.band_basis), Mark::Block(BAND)),
+        ("one run".to_string(), Mark::Dot(RGBColor(121, 173, 210))),
+        ("mean per label".to_string(), Mark::Line(BLACK)),
+    ];
+    if !h.change_points.is_empty() {
+        legend.push(("level shift".to_string(), Mark::Line(SHIFT)));
+    }
+    legend
+}
+
+/// Where each level shift's vertical line goes: where its first run's
+/// label starts, or through that label's dots when the shift falls between
+/// runs of one label (`index`: a label's segment).
+fn shift_positions(
+    h: &History,
+    index: &std::collections::BTreeMap<&str, i32>,
+) -> Vec<SegmentValue<i32>> {
+    h.change_points
         .iter()
         .filter_map(|c| {
             let p = h.points.get(c.index)?;
@@ -280,15 +303,7 @@ pub(super) fn draw_history<DB: DrawingBackend>(
                 SegmentValue::Exact(i)
             })
         })
-        .collect();
-    chart
-        .draw_series(
-            shifts
-                .into_iter()
-                .map(|x| PathElement::new(vec![(x.clone(), lo), (x, hi)], SHIFT.stroke_width(2))),
-        )
-        .map_err(err)?;
-    Ok(())
+        .collect()
 }
 
 /// The colour of a level shift's line in a history.
