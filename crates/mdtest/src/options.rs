@@ -237,156 +237,205 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
         let arg = &args[i];
         i += 1;
         if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            if let Some((module, key)) = name.split_once('.') {
-                if module.is_empty() || key.is_empty() {
-                    return Err(bad(format!("{arg}: expected --<module>.<option>")));
-                }
-                let value = match inline {
-                    Some(v) => Some(v),
-                    None if i < args.len() && !args[i].starts_with('-') => {
-                        i += 1;
-                        Some(args[i - 1].clone())
-                    }
-                    None => None,
-                };
-                o.module_options
-                    .push((module.to_string(), key.to_string(), value));
-                continue;
-            }
-            let take = |i: &mut usize| -> Result<String, OptionError> {
-                if let Some(v) = inline.clone() {
-                    return Ok(v);
-                }
-                if *i < args.len() {
-                    *i += 1;
-                    return Ok(args[*i - 1].clone());
-                }
-                Err(bad(format!("--{name} needs a value")))
-            };
-            let flag = |inline: &Option<String>| -> Result<bool, OptionError> {
-                match inline.as_deref().map(str::trim) {
-                    None | Some("1") | Some("true") | Some("") => Ok(true),
-                    Some("0") | Some("false") => Ok(false),
-                    Some(v) => Err(bad(format!("--{name}={v}: expected no value, 0 or 1"))),
-                }
-            };
-            match name {
-                "print-all-procs" => o.print_all_procs = flag(&inline)?,
-                "verify-read" => o.verify_read = flag(&inline)?,
-                "verify-write" => o.verify_write = flag(&inline)?,
-                "warningAsErrors" => o.warning_as_errors = flag(&inline)?,
-                "keep-on-error" => o.keep_on_error = flag(&inline)?,
-                "help" => o.help = true,
-                "random-seed" => {
-                    let v = take(&mut i)?;
-                    o.random_seed = Some(parse_count("--random-seed", &v)?);
-                }
-                "dataPacketType" => {
-                    let v = take(&mut i)?;
-                    o.packet =
-                        PacketType::parse(&v).map_err(|e| bad(format!("--dataPacketType: {e}")))?;
-                }
-                "saveRankPerformanceDetails" => o.save_rank_details = Some(take(&mut i)?),
-                "run-cmd-before-phase" => o.run_cmd_before = Some(take(&mut i)?),
-                "run-cmd-after-phase" => o.run_cmd_after = Some(take(&mut i)?),
-                "summary-format" => {
-                    let v = take(&mut i)?;
-                    o.summary_format = Some(match v.to_ascii_lowercase().as_str() {
-                        "json" => SummaryFormat::Json,
-                        "csv" => SummaryFormat::Csv,
-                        _ => {
-                            return Err(bad(format!("--summary-format={v}: expected json or csv")))
-                        }
-                    });
-                }
-                "summary-file" => o.summary_file = Some(take(&mut i)?),
-                "tag" => {
-                    let v = take(&mut i)?;
-                    let tag = pario_store::parse_tag(&v).map_err(|e| bad(format!("--tag: {e}")))?;
-                    if tag.1.trim().is_empty() {
-                        return Err(bad(format!(
-                            "--tag {v}: the label's value is empty (write key=value)"
-                        )));
-                    }
-                    o.tags.push(tag);
-                }
-                "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
-                    // The value, if any, is the option's own (GPU id, 0/1).
-                    if inline.is_none() && i < args.len() && !args[i].starts_with('-') {
-                        i += 1;
-                    }
-                    o.gpu_options.push(format!("--{name}"));
-                }
-                "allow-cpu-fallback" => o.allow_cpu_fallback = flag(&inline)?,
-                "progress" | "progress-interval" | "live-json" | "series-interval" => {
-                    let word = [format!("--{name}={}", take(&mut i)?)];
-                    pario_frontend::progress::parse_option(&word, 0, &mut o.progress)
-                        .map_err(bad)?;
-                }
-                "warmup" => {
-                    return Err(bad(
-                        "--warmup: mdtest phases have no time limit to warm up in \
-                         (an ior option, with -D)"
-                            .to_string(),
-                    ))
-                }
-                _ => {
-                    return Err(bad(format!(
-                        "unknown option --{name} (run 'mdtest -h' for the list)"
-                    )))
-                }
-            }
-            continue;
-        }
-        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return Err(bad(format!(
-                "unexpected argument '{arg}': mdtest takes options only (did you mean -d {arg}?)"
-            )));
-        };
-        let chars: Vec<char> = cluster.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if FLAG_LETTERS.contains(c) {
-                // A flag may still be written "-X=1" style; accept "=0/1".
-                if k < chars.len() && chars[k] == '=' {
-                    let v: String = chars[k + 1..].iter().collect();
-                    k = chars.len();
-                    match v.trim() {
-                        "0" => continue,
-                        "1" | "" => {}
-                        _ => return Err(bad(format!("-{c}={v}: -{c} takes no value"))),
-                    }
-                }
-                set_flag(&mut o, c);
-                continue;
-            }
-            if VALUE_LETTERS.contains(c) {
-                let rest: String = chars[k..].iter().collect();
-                let value = if let Some(v) = rest.strip_prefix('=') {
-                    v.to_string()
-                } else if !rest.is_empty() {
-                    rest
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(bad(format!("-{c} needs a value")));
-                };
-                set_value(&mut o, c, &value)?;
-                break;
-            }
-            return Err(bad(format!(
-                "unknown option -{c} (run 'mdtest -h' for the list)"
-            )));
+            parse_long(&mut o, arg, long, args, &mut i)?;
+        } else {
+            parse_short_cluster(&mut o, arg, args, &mut i)?;
         }
     }
     Ok(o)
+}
+
+/// A long option as written: its name, the value after `=` if any, and
+/// the whole command line (a value may be the next word).
+struct LongOption<'a> {
+    name: &'a str,
+    inline: Option<String>,
+    args: &'a [String],
+}
+
+impl LongOption<'_> {
+    /// The option's value: after `=`, else the next word (consumed).
+    fn take(&self, i: &mut usize) -> Result<String, OptionError> {
+        if let Some(v) = self.inline.clone() {
+            return Ok(v);
+        }
+        if *i < self.args.len() {
+            *i += 1;
+            return Ok(self.args[*i - 1].clone());
+        }
+        Err(bad(format!("--{} needs a value", self.name)))
+    }
+
+    /// A flag's setting: no value, `1`, `true` or empty sets it; `0` or
+    /// `false` clears it.
+    fn flag(&self) -> Result<bool, OptionError> {
+        match self.inline.as_deref().map(str::trim) {
+            None | Some("1") | Some("true") | Some("") => Ok(true),
+            Some("0") | Some("false") => Ok(false),
+            Some(v) => Err(bad(format!(
+                "--{}={v}: expected no value, 0 or 1",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// One long option word (`arg`, `long` without its dashes): a module option
+/// or one of mdtest's and pario's; `*i` indexes the next word.
+fn parse_long(
+    o: &mut MdtestOptions,
+    arg: &str,
+    long: &str,
+    args: &[String],
+    i: &mut usize,
+) -> Result<(), OptionError> {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (long, None),
+    };
+    if let Some((module, key)) = name.split_once('.') {
+        if module.is_empty() || key.is_empty() {
+            return Err(bad(format!("{arg}: expected --<module>.<option>")));
+        }
+        let value = match inline {
+            Some(v) => Some(v),
+            None if *i < args.len() && !args[*i].starts_with('-') => {
+                *i += 1;
+                Some(args[*i - 1].clone())
+            }
+            None => None,
+        };
+        o.module_options
+            .push((module.to_string(), key.to_string(), value));
+        return Ok(());
+    }
+    set_long(o, &LongOption { name, inline, args }, i)
+}
+
+/// Set what the long option `opt` says; `*i` indexes the next word.
+fn set_long(o: &mut MdtestOptions, opt: &LongOption<'_>, i: &mut usize) -> Result<(), OptionError> {
+    let name = opt.name;
+    match name {
+        "print-all-procs" => o.print_all_procs = opt.flag()?,
+        "verify-read" => o.verify_read = opt.flag()?,
+        "verify-write" => o.verify_write = opt.flag()?,
+        "warningAsErrors" => o.warning_as_errors = opt.flag()?,
+        "keep-on-error" => o.keep_on_error = opt.flag()?,
+        "help" => o.help = true,
+        "random-seed" => {
+            let v = opt.take(i)?;
+            o.random_seed = Some(parse_count("--random-seed", &v)?);
+        }
+        "dataPacketType" => {
+            let v = opt.take(i)?;
+            o.packet = PacketType::parse(&v).map_err(|e| bad(format!("--dataPacketType: {e}")))?;
+        }
+        "saveRankPerformanceDetails" => o.save_rank_details = Some(opt.take(i)?),
+        "run-cmd-before-phase" => o.run_cmd_before = Some(opt.take(i)?),
+        "run-cmd-after-phase" => o.run_cmd_after = Some(opt.take(i)?),
+        "summary-format" => o.summary_format = Some(parse_summary_format(&opt.take(i)?)?),
+        "summary-file" => o.summary_file = Some(opt.take(i)?),
+        "tag" => o.tags.push(parse_tag_option(&opt.take(i)?)?),
+        "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
+            // The value, if any, is the option's own (GPU id, 0/1).
+            if opt.inline.is_none() && *i < opt.args.len() && !opt.args[*i].starts_with('-') {
+                *i += 1;
+            }
+            o.gpu_options.push(format!("--{name}"));
+        }
+        "allow-cpu-fallback" => o.allow_cpu_fallback = opt.flag()?,
+        "progress" | "progress-interval" | "live-json" | "series-interval" => {
+            let word = [format!("--{name}={}", opt.take(i)?)];
+            pario_frontend::progress::parse_option(&word, 0, &mut o.progress).map_err(bad)?;
+        }
+        "warmup" => {
+            return Err(bad(
+                "--warmup: mdtest phases have no time limit to warm up in \
+                 (an ior option, with -D)"
+                    .to_string(),
+            ))
+        }
+        _ => {
+            return Err(bad(format!(
+                "unknown option --{name} (run 'mdtest -h' for the list)"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The value of `--summary-format`: `json` or `csv`, in any case.
+fn parse_summary_format(v: &str) -> Result<SummaryFormat, OptionError> {
+    match v.to_ascii_lowercase().as_str() {
+        "json" => Ok(SummaryFormat::Json),
+        "csv" => Ok(SummaryFormat::Csv),
+        _ => Err(bad(format!("--summary-format={v}: expected json or csv"))),
+    }
+}
+
+/// The value of `--tag`: a `key=value` label with a non-empty value.
+fn parse_tag_option(v: &str) -> Result<(String, String), OptionError> {
+    let tag = pario_store::parse_tag(v).map_err(|e| bad(format!("--tag: {e}")))?;
+    if tag.1.trim().is_empty() {
+        return Err(bad(format!(
+            "--tag {v}: the label's value is empty (write key=value)"
+        )));
+    }
+    Ok(tag)
+}
+
+/// One word of short options (`-FCT`, `-n500`, `-d=/x`, `-X=0`); a value
+/// letter takes the rest of the word or, when none is left, the next word
+/// (`*i`).
+fn parse_short_cluster(
+    o: &mut MdtestOptions,
+    arg: &str,
+    args: &[String],
+    i: &mut usize,
+) -> Result<(), OptionError> {
+    let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+        return Err(bad(format!(
+            "unexpected argument '{arg}': mdtest takes options only (did you mean -d {arg}?)"
+        )));
+    };
+    let chars: Vec<char> = cluster.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        if FLAG_LETTERS.contains(c) {
+            // A flag may still be written "-X=1" style; accept "=0/1".
+            if k < chars.len() && chars[k] == '=' {
+                let v: String = chars[k + 1..].iter().collect();
+                k = chars.len();
+                match v.trim() {
+                    "0" => continue,
+                    "1" | "" => {}
+                    _ => return Err(bad(format!("-{c}={v}: -{c} takes no value"))),
+                }
+            }
+            set_flag(o, c);
+            continue;
+        }
+        if VALUE_LETTERS.contains(c) {
+            let rest: String = chars[k..].iter().collect();
+            let value = if let Some(v) = rest.strip_prefix('=') {
+                v.to_string()
+            } else if !rest.is_empty() {
+                rest
+            } else if *i < args.len() {
+                *i += 1;
+                args[*i - 1].clone()
+            } else {
+                return Err(bad(format!("-{c} needs a value")));
+            };
+            return set_value(o, c, &value);
+        }
+        return Err(bad(format!(
+            "unknown option -{c} (run 'mdtest -h' for the list)"
+        )));
+    }
+    Ok(())
 }
 
 fn set_flag(o: &mut MdtestOptions, c: char) {
@@ -850,6 +899,39 @@ mod tests {
             .unwrap_err()
             .0
             .contains("zebra"));
+    }
+
+    #[test]
+    fn flag_values_and_option_errors_are_exact() {
+        let o = p(&[
+            "--verify-read=0",
+            "--keep-on-error=true",
+            "-X=0",
+            "-C=1",
+            "-n",
+            "1",
+        ])
+        .unwrap();
+        assert!(!o.verify_read && o.keep_on_error && o.create);
+        let e = |args: &[&str]| p(args).unwrap_err().0;
+        assert_eq!(
+            e(&["--verify-read=2"]),
+            "--verify-read=2: expected no value, 0 or 1"
+        );
+        assert_eq!(e(&["--random-seed"]), "--random-seed needs a value");
+        assert_eq!(
+            e(&["--summary-format=xml"]),
+            "--summary-format=xml: expected json or csv"
+        );
+        assert_eq!(e(&["--.x"]), "--.x: expected --<module>.<option>");
+        assert_eq!(e(&["-X=2"]), "-X=2: -X takes no value");
+        assert_eq!(
+            e(&["-Cq"]),
+            "unknown option -q (run 'mdtest -h' for the list)"
+        );
+        let o = p(&["--gpuDirect", "1", "-n2", "--posix.odirect", "-C"]).unwrap();
+        assert_eq!(o.gpu_options, vec!["--gpuDirect"]);
+        assert_eq!((o.items, o.module_options.len(), o.create), (2, 1, true));
     }
 
     #[test]
