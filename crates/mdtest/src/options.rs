@@ -523,7 +523,44 @@ impl MdtestOptions {
     /// Apply mdtest's implied defaults and refuse inconsistent
     /// combinations. Pure: checks that need the rank count are in
     /// [`MdtestOptions::check_tasks`].
+    ///
+    /// The checks run in a fixed order (the first that fails is reported):
+    /// phases and `-D`/`-F`/`-S`, counts and the tree, data checks,
+    /// exclusive options, read size, rank scaling, the summary, then the
+    /// sizes and GPU options (which also give warnings).
     pub fn resolve(&self) -> Result<Resolved, OptionError> {
+        let o = self;
+        let mut r = o.selected_phases()?;
+        o.check_counts()?;
+        o.check_data(r.read)?;
+        o.check_exclusive()?;
+        if r.create && r.read && o.read_bytes > o.write_bytes {
+            return Err(bad(format!(
+                "-e {} reads more than -w {} writes to each file",
+                o.read_bytes, o.write_bytes
+            )));
+        }
+        o.check_scaling()?;
+        if o.summary_file.is_some() && o.summary_format.is_none() {
+            return Err(bad("--summary-file needs --summary-format=json|csv"));
+        }
+        if !(r.dirs || r.files) {
+            return Err(bad("nothing to test: -D and -F select nothing"));
+        }
+        let mut warnings = o.check_sizes()?;
+        warnings.extend(o.gpu_warning()?);
+        if r.read && o.read_bytes == 0 && r.files {
+            warnings.push(
+                "Read bytes is 0, thus, a read test will actually just open/close".to_string(),
+            );
+        }
+        r.warnings = warnings;
+        Ok(r)
+    }
+
+    /// The phases that run (all when none is selected) and whether
+    /// directories and files are tested (`-D`, `-F`, `-S`); no warnings yet.
+    fn selected_phases(&self) -> Result<Resolved, OptionError> {
         let o = self;
         let any_phase = o.create || o.stat || o.read || o.remove || o.rename;
         let (create, stat, read, remove, rename) = if any_phase {
@@ -550,6 +587,21 @@ impl MdtestOptions {
             }
             dirs = false;
         }
+        Ok(Resolved {
+            create,
+            stat,
+            read,
+            rename,
+            remove,
+            dirs,
+            files,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Iterations, `-I` and `-L` without a tree, `-b 0`, and `-n` with `-I`.
+    fn check_counts(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.iterations == 0 {
             return Err(bad("-i 0: at least one iteration is needed"));
         }
@@ -584,6 +636,13 @@ impl MdtestOptions {
                 o.items, o.items_per_dir
             )));
         }
+        Ok(())
+    }
+
+    /// The data options: `-X` (with the read phase `read` and `-e`),
+    /// `--verify-write` (with `-w`) and `-k` (without `-w`).
+    fn check_data(&self, read: bool) -> Result<(), OptionError> {
+        let o = self;
         if o.verify_read && o.read_bytes == 0 {
             return Err(bad(
                 "-X verifies the data read: give the bytes to read from each file with -e (> 0)",
@@ -604,6 +663,13 @@ impl MdtestOptions {
                 "-k (mknod) creates no data: it cannot be combined with -w",
             ));
         }
+        Ok(())
+    }
+
+    /// Options that exclude each other: `-B`, `-S`, `-c`, `-W`, `-N`, `-u`
+    /// and several `-d` directories.
+    fn check_exclusive(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.no_barriers && o.stride > 0 {
             return Err(bad(
                 "-B with -N: without barriers a rank may stat or remove items before their creator made them",
@@ -643,12 +709,12 @@ impl MdtestOptions {
                 ));
             }
         }
-        if create && read && o.read_bytes > o.write_bytes {
-            return Err(bad(format!(
-                "-e {} reads more than -w {} writes to each file",
-                o.read_bytes, o.write_bytes
-            )));
-        }
+        Ok(())
+    }
+
+    /// The rank counts of a scaling run: `-f`, `-l` and `-s`.
+    fn check_scaling(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.last > 0 && o.first > o.last {
             return Err(bad(format!("-f {} is larger than -l {}", o.first, o.last)));
         }
@@ -658,41 +724,25 @@ impl MdtestOptions {
         if o.step == 0 {
             return Err(bad("-s 0: the step between rank counts must be at least 1"));
         }
-        if o.summary_file.is_some() && o.summary_format.is_none() {
-            return Err(bad("--summary-file needs --summary-format=json|csv"));
+        Ok(())
+    }
+
+    /// GPU options: refused, or with `--allow-cpu-fallback` a warning.
+    fn gpu_warning(&self) -> Result<Option<String>, OptionError> {
+        if self.gpu_options.is_empty() {
+            return Ok(None);
         }
-        if !(dirs || files) {
-            return Err(bad("nothing to test: -D and -F select nothing"));
+        let asked = self.gpu_options.join(", ");
+        if !self.allow_cpu_fallback {
+            return Err(bad(format!(
+                "{asked}: this build of pario has no GPU support; the test would measure \
+                 CPU memory instead (add --allow-cpu-fallback to run it on CPU memory anyway)"
+            )));
         }
-        let mut warnings = o.check_sizes()?;
-        if !o.gpu_options.is_empty() {
-            let asked = o.gpu_options.join(", ");
-            if !o.allow_cpu_fallback {
-                return Err(bad(format!(
-                    "{asked}: this build of pario has no GPU support; the test would measure \
-                     CPU memory instead (add --allow-cpu-fallback to run it on CPU memory anyway)"
-                )));
-            }
-            warnings.push(format!(
-                "{asked}: no GPU support in this build; buffers stay in CPU memory \
-                 (--allow-cpu-fallback)"
-            ));
-        }
-        if read && o.read_bytes == 0 && files {
-            warnings.push(
-                "Read bytes is 0, thus, a read test will actually just open/close".to_string(),
-            );
-        }
-        Ok(Resolved {
-            create,
-            stat,
-            read,
-            rename,
-            remove,
-            dirs,
-            files,
-            warnings,
-        })
+        Ok(Some(format!(
+            "{asked}: no GPU support in this build; buffers stay in CPU memory \
+             (--allow-cpu-fallback)"
+        )))
     }
 
     /// The counts of items and directories: nothing to test, a tree too
@@ -932,6 +982,22 @@ mod tests {
         let o = p(&["--gpuDirect", "1", "-n2", "--posix.odirect", "-C"]).unwrap();
         assert_eq!(o.gpu_options, vec!["--gpuDirect"]);
         assert_eq!((o.items, o.module_options.len(), o.create), (2, 1, true));
+    }
+
+    #[test]
+    fn the_first_failing_check_is_reported() {
+        let e = |args: &[&str]| p(args).unwrap().resolve().unwrap_err().0;
+        // -D -F comes before -i 0; -i 0 before -X; -B -N before -e > -w.
+        assert!(e(&["-D", "-F", "-i", "0"]).starts_with("-D (directories only)"));
+        assert!(e(&["-i", "0", "-X"]).starts_with("-i 0"));
+        assert!(e(&["-B", "-N", "1", "-e", "9"]).starts_with("-B with -N"));
+        assert!(e(&["--gpuDirect", "-n", "1"]).contains("--allow-cpu-fallback"));
+        let r = p(&["--gpuDirect", "--allow-cpu-fallback", "-n", "1", "-C"])
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].starts_with("--gpuDirect: no GPU support"));
     }
 
     #[test]
