@@ -27,9 +27,10 @@ use pario_frontend::context::topology;
 use pario_frontend::{keep, subset, Console, RunContext, Settings};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_results::render::mdtest_text as text;
-use pario_results::{record_io, Operation, RunRecord, TestResult, Tool};
+use pario_results::{record_io, Operation, RunRecord, TestResult, Tool, Workload};
 use pario_signature::Pattern;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub mod params;
@@ -180,7 +181,53 @@ pub fn build_spec(
     .map_err(|e| e.to_string())?;
     let sig = o.signature.unwrap_or(0) as u32;
     let pattern = Pattern::new(o.packet, sig, sig);
-    let parameters = params::MdtestParameters {
+    let parameters = test_parameters(o, ctx, &shape, num_tasks, sig);
+    let workload = test_workload(o, ctx, &shape, num_tasks);
+    Ok(MdtestSpec {
+        test_id,
+        shape,
+        naming,
+        dirs: r.dirs,
+        files: r.files,
+        create: r.create,
+        stat: r.stat,
+        read: r.read,
+        rename: r.rename && renames(&o.api),
+        remove: r.remove,
+        iterations: o.iterations,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        sync_file: o.sync_file,
+        verify_read: o.verify_read,
+        verify_write: o.verify_write,
+        pattern,
+        collective: o.collective,
+        barriers: !o.no_barriers,
+        time_unique_dir: o.time_unique_dir,
+        pre_delay: f64::from(o.pre_delay),
+        stonewall_seconds: f64::from(o.stonewall_seconds),
+        stonewall_file: o.stonewall_file.as_ref().map(Into::into),
+        random_seed: ctx.random_seed,
+        keep_on_error: o.keep_on_error,
+        warnings_are_errors: o.warning_as_errors,
+        verbose: o.verbose,
+        parameters,
+        workload,
+        progress: ctx.progress.clone(),
+    })
+}
+
+/// The test's parameters as the run record keeps them (mdtest's names),
+/// for `num_tasks` ranks and the data signature `sig`.
+fn test_parameters(
+    o: &MdtestOptions,
+    ctx: &Context<'_>,
+    shape: &Shape,
+    num_tasks: u32,
+    sig: u32,
+) -> BTreeMap<String, Value> {
+    let r = ctx.resolved;
+    params::MdtestParameters {
         num_tasks,
         items: shape.items_per_rank(),
         iterations: o.iterations,
@@ -224,8 +271,14 @@ pub fn build_spec(
         signature: sig,
         dirpaths: &o.dirs,
     }
-    .to_map();
-    let workload = pario_store::mdtest_workload(&pario_store::MdtestKey {
+    .to_map()
+}
+
+/// The test's workload key (what `pario compare` matches runs on), for
+/// `num_tasks` ranks.
+fn test_workload(o: &MdtestOptions, ctx: &Context<'_>, shape: &Shape, num_tasks: u32) -> Workload {
+    let r = ctx.resolved;
+    pario_store::mdtest_workload(&pario_store::MdtestKey {
         api: o.api.clone(),
         num_tasks,
         dirs: r.dirs,
@@ -244,38 +297,6 @@ pub fn build_spec(
         read_bytes: o.read_bytes,
         random: ctx.random_seed.is_some(),
         items_per_rank: shape.items_per_rank(),
-    });
-    Ok(MdtestSpec {
-        test_id,
-        shape,
-        naming,
-        dirs: r.dirs,
-        files: r.files,
-        create: r.create,
-        stat: r.stat,
-        read: r.read,
-        rename: r.rename && renames(&o.api),
-        remove: r.remove,
-        iterations: o.iterations,
-        write_bytes: o.write_bytes,
-        read_bytes: o.read_bytes,
-        sync_file: o.sync_file,
-        verify_read: o.verify_read,
-        verify_write: o.verify_write,
-        pattern,
-        collective: o.collective,
-        barriers: !o.no_barriers,
-        time_unique_dir: o.time_unique_dir,
-        pre_delay: f64::from(o.pre_delay),
-        stonewall_seconds: f64::from(o.stonewall_seconds),
-        stonewall_file: o.stonewall_file.as_ref().map(Into::into),
-        random_seed: ctx.random_seed,
-        keep_on_error: o.keep_on_error,
-        warnings_are_errors: o.warning_as_errors,
-        verbose: o.verbose,
-        parameters,
-        workload,
-        progress: ctx.progress.clone(),
     })
 }
 
