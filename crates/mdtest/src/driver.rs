@@ -345,38 +345,10 @@ pub fn run_with(
     settings: &Settings,
     console: &Console<'_>,
 ) -> i32 {
-    let size = comm.size();
     let interrupt = &settings.interrupt;
-    let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
-        Ok(r) => r,
-        Err(e) => return fail(comm, console, &e.0, EXIT_USAGE),
-    };
-    if let Err(e) = agree_on_first_error(comm, special_targets(o)) {
-        return fail(comm, console, &e, EXIT_USAGE);
-    }
-    let outputs = if comm.rank() == 0 {
-        check_output_dirs(o)
-    } else {
-        None
-    };
-    if let Err(e) = agree_on_first_error(comm, outputs) {
-        return fail(comm, console, &e, EXIT_FAILED);
-    }
-    // The write and read buffers of every rank, filled before use.
-    let buffers = pario_engine::memcheck::check_buffers(
-        &format!(
-            "-w {} / -e {} (the write and read buffers)",
-            o.write_bytes, o.read_bytes
-        ),
-        o.write_bytes.saturating_add(o.read_bytes),
-        comm.node_layout().local_size,
-    );
-    if let Err(e) = agree_on_first_error(comm, buffers.err()) {
-        return fail(comm, console, &e, EXIT_USAGE);
-    }
-    let progress = match pario_frontend::progress::build_agreed(comm, &o.progress) {
+    let (resolved, progress) = match preflight(comm, o) {
         Ok(p) => p,
-        Err(e) => return fail(comm, console, &e, EXIT_USAGE),
+        Err((msg, status)) => return fail(comm, console, &msg, status),
     };
     // The file-system figures are filled in once the target is known.
     let run = RunContext::start(comm, settings, &o.tags, None);
@@ -410,57 +382,126 @@ pub fn run_with(
             fail(comm, console, &msg, status)
         }
     };
-    // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught > 0 {
+    if let Some(caught) = agree_on_interrupt(comm, interrupt, console, &mut record) {
         status = caught;
-        record.interrupted = true;
-        let text = format!(
-            "interrupted by {}: stopped at the next item; what this run created is removed \
-             (unless --keep-on-error); the record is kept, marked interrupted",
-            Interrupt::name(caught)
-        );
-        if comm.rank() == 0 {
-            console.error(&text);
-        }
-        record.errors.push(text);
     }
     record.exit_status = status;
-    let mut failed_outputs = 0;
-    if comm.rank() == 0 {
-        // A requested output that was not written fails the run (exit 1).
-        let mut errors = if ran {
-            write_outputs(o, &record, console)
-        } else {
-            Vec::new()
-        };
-        if let Some(f) = &o.stonewall_file {
-            let prefix = format!("stonewall status file {f}:");
-            errors.extend(
-                record
-                    .warnings
-                    .iter()
-                    .filter(|w| w.starts_with(&prefix))
-                    .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file "))),
-            );
-        }
-        for e in &errors {
-            console.error(e);
-        }
-        if !errors.is_empty() && status == 0 {
-            record.exit_status = EXIT_FAILED;
-        }
-        failed_outputs = errors.len() as u64;
-        record.errors.extend(errors);
-        // Stragglers: one warning line each, kept as advisories.
-        pario_frontend::advisor::review(&mut record, &[], console);
-        keep(&record, settings, console);
-    }
+    let failed_outputs = if comm.rank() == 0 {
+        finish_record(o, &mut record, ran, settings, console)
+    } else {
+        0
+    };
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
     }
     status
+}
+
+/// The checks every rank agrees on before the run starts: consistent
+/// options for this many ranks, no special files as targets, the output
+/// directories, the buffers' memory and the progress options. Returns the
+/// resolved options and the progress, or the message and exit status.
+fn preflight(
+    comm: &dyn Comm,
+    o: &MdtestOptions,
+) -> Result<(Resolved, pario_engine::progress::Progress), (String, i32)> {
+    let resolved = o
+        .resolve()
+        .and_then(|r| o.check_tasks(comm.size()).map(|_| r))
+        .map_err(|e| (e.0, EXIT_USAGE))?;
+    agree_on_first_error(comm, special_targets(o)).map_err(|e| (e, EXIT_USAGE))?;
+    let outputs = if comm.rank() == 0 {
+        check_output_dirs(o)
+    } else {
+        None
+    };
+    agree_on_first_error(comm, outputs).map_err(|e| (e, EXIT_FAILED))?;
+    // The write and read buffers of every rank, filled before use.
+    let buffers = pario_engine::memcheck::check_buffers(
+        &format!(
+            "-w {} / -e {} (the write and read buffers)",
+            o.write_bytes, o.read_bytes
+        ),
+        o.write_bytes.saturating_add(o.read_bytes),
+        comm.node_layout().local_size,
+    );
+    agree_on_first_error(comm, buffers.err()).map_err(|e| (e, EXIT_USAGE))?;
+    let progress =
+        pario_frontend::progress::build_agreed(comm, &o.progress).map_err(|e| (e, EXIT_USAGE))?;
+    Ok((resolved, progress))
+}
+
+/// Collective: whether any rank was interrupted; if so the exit status
+/// (130 for SIGINT, 143 for SIGTERM) on every rank, with the record marked
+/// interrupted and rank 0 printing why.
+fn agree_on_interrupt(
+    comm: &dyn Comm,
+    interrupt: &Interrupt,
+    console: &Console<'_>,
+    record: &mut RunRecord,
+) -> Option<i32> {
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught <= 0 {
+        return None;
+    }
+    record.interrupted = true;
+    let text = format!(
+        "interrupted by {}: stopped at the next item; what this run created is removed \
+         (unless --keep-on-error); the record is kept, marked interrupted",
+        Interrupt::name(caught)
+    );
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    record.errors.push(text);
+    Some(caught)
+}
+
+/// Rank 0 at the end: write the requested outputs (when the tests `ran`),
+/// fail the run (exit 1) for any not written, review stragglers and keep
+/// the record. Returns how many outputs failed.
+fn finish_record(
+    o: &MdtestOptions,
+    record: &mut RunRecord,
+    ran: bool,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> u64 {
+    // A requested output that was not written fails the run (exit 1).
+    let mut errors = if ran {
+        write_outputs(o, record, console)
+    } else {
+        Vec::new()
+    };
+    errors.extend(stonewall_file_errors(o, record));
+    for e in &errors {
+        console.error(e);
+    }
+    if !errors.is_empty() && record.exit_status == 0 {
+        record.exit_status = EXIT_FAILED;
+    }
+    let failed_outputs = errors.len() as u64;
+    record.errors.extend(errors);
+    // Stragglers: one warning line each, kept as advisories.
+    pario_frontend::advisor::review(record, &[], console);
+    keep(record, settings, console);
+    failed_outputs
+}
+
+/// The `-x` stonewall status file's write failures (warnings in the
+/// record), as errors naming `-x`.
+fn stonewall_file_errors(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
+    let Some(f) = &o.stonewall_file else {
+        return Vec::new();
+    };
+    let prefix = format!("stonewall status file {f}:");
+    record
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with(&prefix))
+        .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file ")))
+        .collect()
 }
 
 /// Rank 0: the directories of the files the run must write exist (`-x`,
