@@ -557,28 +557,8 @@ fn run_resolved(
     let (comm, layout) = (run.comm, &run.layout);
     let resolved = setup.resolved;
     let size = comm.size();
-    out.put(&text::started_line(record.began));
-    out.put(&text::launched_line(MDTEST_VERSION, size, layout.num_nodes));
-    out.put(&text::command_line(argv));
-    for w in &resolved.warnings {
-        out.put(&text::warning_line(w));
-    }
-    if o.warning_as_errors && !resolved.warnings.is_empty() {
-        return Err((
-            format!("{} (--warningAsErrors)", resolved.warnings[0]),
-            EXIT_FAILED,
-        ));
-    }
-    let backend = backend_for(comm, o, out)?;
-    if resolved.rename && !renames(&o.api) {
-        let w = format!(
-            "-a {}: the backend has no rename: the rename phase is skipped",
-            o.api
-        );
-        out.put(&text::warning_line(&w));
-    }
-    // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
-    let backend = setup.interrupt.wrap(backend);
+    print_header(run, argv, o, resolved, record, out)?;
+    let backend = run_backend(comm, o, setup, out)?;
     let nodemap = nodemap(comm, layout);
     out.put(&format!("Nodemap: {nodemap}\n"));
 
@@ -589,21 +569,8 @@ fn run_resolved(
         topology: topology(layout, size, None, None),
         host: layout.host.clone(),
     };
-    let stride = if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
-        o.stride.saturating_mul(layout.tasks_per_node.max(1))
-    } else {
-        o.stride
-    };
-    let world_naming = match Naming::new(o.dirs.clone(), size, o.unique_dir, o.shared_file, stride)
-    {
-        Ok(n) => n,
-        Err(e) => return Err((e.to_string(), EXIT_USAGE)),
-    };
-    let need_write = resolved.create || resolved.remove || resolved.rename;
-    let root_made = match prepare_roots(&world_env, &world_naming, resolved.create, need_write) {
-        Ok(m) => m,
-        Err(e) => return Err((e.message, EXIT_FAILED)),
-    };
+    let stride = rank_shift(o, layout);
+    let (world_naming, root_made) = world_roots(&world_env, o, resolved, stride)?;
     let (path, fs_info) = target_lines(backend.as_ref(), &world_naming.roots[0], out);
     if stride > 0 {
         out.put(&text::verbose_line(
@@ -631,22 +598,129 @@ fn run_resolved(
         nodemap,
         progress: setup.progress.clone(),
     };
-    let mut status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
-    // The -d directory this run created goes when the run removes (or failed).
-    let failed = status == EXIT_FAILED || status == EXIT_USAGE;
-    if (resolved.remove && !failed) || (failed && !o.keep_on_error) {
-        if let Err(e) = remove_root(&world_env, root_made.as_deref()) {
-            if !failed {
-                status = fail(comm, out.console, &e.message, EXIT_FAILED);
-                record.errors.push(e.message);
-            }
-        }
-    }
+    let status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
+    let failed = is_failure(status);
+    let status = remove_made_root(
+        &world_env,
+        o,
+        resolved.remove,
+        root_made.as_deref(),
+        status,
+        out,
+        record,
+    );
     record.finished = run.now();
     if !failed {
         out.put(&text::finished_line(record.finished));
     }
     Ok(status)
+}
+
+/// The names for all ranks (with the rank shift `stride`) and their `-d`
+/// roots, checked or made as the phases need (collective); returns the
+/// naming and the directory this run made, if any.
+fn world_roots(
+    env: &Env<'_>,
+    o: &MdtestOptions,
+    resolved: &Resolved,
+    stride: u32,
+) -> Result<(Naming, Option<String>), (String, i32)> {
+    let size = env.comm.size();
+    let naming = Naming::new(o.dirs.clone(), size, o.unique_dir, o.shared_file, stride)
+        .map_err(|e| (e.to_string(), EXIT_USAGE))?;
+    let need_write = resolved.create || resolved.remove || resolved.rename;
+    let made = prepare_roots(env, &naming, resolved.create, need_write)
+        .map_err(|e| (e.message, EXIT_FAILED))?;
+    Ok((naming, made))
+}
+
+/// Rank 0's header: start time, launch and command lines, the options'
+/// warnings; with `--warningAsErrors` a warning fails the run.
+fn print_header(
+    run: &RunContext<'_>,
+    argv: &[String],
+    o: &MdtestOptions,
+    resolved: &Resolved,
+    record: &RunRecord,
+    out: &Out<'_, '_>,
+) -> Result<(), (String, i32)> {
+    out.put(&text::started_line(record.began));
+    out.put(&text::launched_line(
+        MDTEST_VERSION,
+        run.comm.size(),
+        run.layout.num_nodes,
+    ));
+    out.put(&text::command_line(argv));
+    for w in &resolved.warnings {
+        out.put(&text::warning_line(w));
+    }
+    if o.warning_as_errors && !resolved.warnings.is_empty() {
+        return Err((
+            format!("{} (--warningAsErrors)", resolved.warnings[0]),
+            EXIT_FAILED,
+        ));
+    }
+    Ok(())
+}
+
+/// The agreed backend as the run uses it: with a warning when it cannot
+/// rename, and wrapped so that Ctrl-C / SIGTERM makes new operations fail
+/// (removals go on).
+fn run_backend(
+    comm: &dyn Comm,
+    o: &MdtestOptions,
+    setup: &Setup<'_>,
+    out: &Out<'_, '_>,
+) -> Result<Box<dyn Backend>, (String, i32)> {
+    let backend = backend_for(comm, o, out)?;
+    if setup.resolved.rename && !renames(&o.api) {
+        let w = format!(
+            "-a {}: the backend has no rename: the rename phase is skipped",
+            o.api
+        );
+        out.put(&text::warning_line(&w));
+    }
+    Ok(setup.interrupt.wrap(backend))
+}
+
+/// The rank shift of `-N`: multiplied by the ranks per node when several
+/// nodes hold blocks of consecutive ranks.
+fn rank_shift(o: &MdtestOptions, layout: &NodeLayout) -> u32 {
+    if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
+        o.stride.saturating_mul(layout.tasks_per_node.max(1))
+    } else {
+        o.stride
+    }
+}
+
+/// Whether an exit status means the run failed (not a verification error).
+fn is_failure(status: i32) -> bool {
+    status == EXIT_FAILED || status == EXIT_USAGE
+}
+
+/// The `-d` directory this run created (`made`) goes when the run removes
+/// (`remove`) and succeeded, or failed without `--keep-on-error`. Returns the exit status: 1 when that removal fails
+/// after a run that had not failed.
+fn remove_made_root(
+    env: &Env<'_>,
+    o: &MdtestOptions,
+    remove: bool,
+    made: Option<&str>,
+    status: i32,
+    out: &Out<'_, '_>,
+    record: &mut RunRecord,
+) -> i32 {
+    let failed = is_failure(status);
+    if (remove && !failed) || (failed && !o.keep_on_error) {
+        if let Err(e) = remove_root(env, made) {
+            if !failed {
+                let status = fail(env.comm, out.console, &e.message, EXIT_FAILED);
+                record.errors.push(e.message);
+                return status;
+            }
+        }
+    }
+    status
 }
 
 /// The backend, agreed on by every rank (`-k` wraps it to make nodes).
