@@ -27,9 +27,10 @@ use pario_frontend::context::topology;
 use pario_frontend::{keep, subset, Console, RunContext, Settings};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_results::render::mdtest_text as text;
-use pario_results::{record_io, Operation, RunRecord, TestResult, Tool};
+use pario_results::{record_io, Operation, RunRecord, TestResult, Tool, Workload};
 use pario_signature::Pattern;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 pub mod params;
@@ -180,7 +181,53 @@ pub fn build_spec(
     .map_err(|e| e.to_string())?;
     let sig = o.signature.unwrap_or(0) as u32;
     let pattern = Pattern::new(o.packet, sig, sig);
-    let parameters = params::MdtestParameters {
+    let parameters = test_parameters(o, ctx, &shape, num_tasks, sig);
+    let workload = test_workload(o, ctx, &shape, num_tasks);
+    Ok(MdtestSpec {
+        test_id,
+        shape,
+        naming,
+        dirs: r.dirs,
+        files: r.files,
+        create: r.create,
+        stat: r.stat,
+        read: r.read,
+        rename: r.rename && renames(&o.api),
+        remove: r.remove,
+        iterations: o.iterations,
+        write_bytes: o.write_bytes,
+        read_bytes: o.read_bytes,
+        sync_file: o.sync_file,
+        verify_read: o.verify_read,
+        verify_write: o.verify_write,
+        pattern,
+        collective: o.collective,
+        barriers: !o.no_barriers,
+        time_unique_dir: o.time_unique_dir,
+        pre_delay: f64::from(o.pre_delay),
+        stonewall_seconds: f64::from(o.stonewall_seconds),
+        stonewall_file: o.stonewall_file.as_ref().map(Into::into),
+        random_seed: ctx.random_seed,
+        keep_on_error: o.keep_on_error,
+        warnings_are_errors: o.warning_as_errors,
+        verbose: o.verbose,
+        parameters,
+        workload,
+        progress: ctx.progress.clone(),
+    })
+}
+
+/// The test's parameters as the run record keeps them (mdtest's names),
+/// for `num_tasks` ranks and the data signature `sig`.
+fn test_parameters(
+    o: &MdtestOptions,
+    ctx: &Context<'_>,
+    shape: &Shape,
+    num_tasks: u32,
+    sig: u32,
+) -> BTreeMap<String, Value> {
+    let r = ctx.resolved;
+    params::MdtestParameters {
         num_tasks,
         items: shape.items_per_rank(),
         iterations: o.iterations,
@@ -224,8 +271,14 @@ pub fn build_spec(
         signature: sig,
         dirpaths: &o.dirs,
     }
-    .to_map();
-    let workload = pario_store::mdtest_workload(&pario_store::MdtestKey {
+    .to_map()
+}
+
+/// The test's workload key (what `pario compare` matches runs on), for
+/// `num_tasks` ranks.
+fn test_workload(o: &MdtestOptions, ctx: &Context<'_>, shape: &Shape, num_tasks: u32) -> Workload {
+    let r = ctx.resolved;
+    pario_store::mdtest_workload(&pario_store::MdtestKey {
         api: o.api.clone(),
         num_tasks,
         dirs: r.dirs,
@@ -244,38 +297,6 @@ pub fn build_spec(
         read_bytes: o.read_bytes,
         random: ctx.random_seed.is_some(),
         items_per_rank: shape.items_per_rank(),
-    });
-    Ok(MdtestSpec {
-        test_id,
-        shape,
-        naming,
-        dirs: r.dirs,
-        files: r.files,
-        create: r.create,
-        stat: r.stat,
-        read: r.read,
-        rename: r.rename && renames(&o.api),
-        remove: r.remove,
-        iterations: o.iterations,
-        write_bytes: o.write_bytes,
-        read_bytes: o.read_bytes,
-        sync_file: o.sync_file,
-        verify_read: o.verify_read,
-        verify_write: o.verify_write,
-        pattern,
-        collective: o.collective,
-        barriers: !o.no_barriers,
-        time_unique_dir: o.time_unique_dir,
-        pre_delay: f64::from(o.pre_delay),
-        stonewall_seconds: f64::from(o.stonewall_seconds),
-        stonewall_file: o.stonewall_file.as_ref().map(Into::into),
-        random_seed: ctx.random_seed,
-        keep_on_error: o.keep_on_error,
-        warnings_are_errors: o.warning_as_errors,
-        verbose: o.verbose,
-        parameters,
-        workload,
-        progress: ctx.progress.clone(),
     })
 }
 
@@ -324,38 +345,10 @@ pub fn run_with(
     settings: &Settings,
     console: &Console<'_>,
 ) -> i32 {
-    let size = comm.size();
     let interrupt = &settings.interrupt;
-    let resolved = match o.resolve().and_then(|r| o.check_tasks(size).map(|_| r)) {
-        Ok(r) => r,
-        Err(e) => return fail(comm, console, &e.0, EXIT_USAGE),
-    };
-    if let Err(e) = agree_on_first_error(comm, special_targets(o)) {
-        return fail(comm, console, &e, EXIT_USAGE);
-    }
-    let outputs = if comm.rank() == 0 {
-        check_output_dirs(o)
-    } else {
-        None
-    };
-    if let Err(e) = agree_on_first_error(comm, outputs) {
-        return fail(comm, console, &e, EXIT_FAILED);
-    }
-    // The write and read buffers of every rank, filled before use.
-    let buffers = pario_engine::memcheck::check_buffers(
-        &format!(
-            "-w {} / -e {} (the write and read buffers)",
-            o.write_bytes, o.read_bytes
-        ),
-        o.write_bytes.saturating_add(o.read_bytes),
-        comm.node_layout().local_size,
-    );
-    if let Err(e) = agree_on_first_error(comm, buffers.err()) {
-        return fail(comm, console, &e, EXIT_USAGE);
-    }
-    let progress = match pario_frontend::progress::build_agreed(comm, &o.progress) {
+    let (resolved, progress) = match preflight(comm, o) {
         Ok(p) => p,
-        Err(e) => return fail(comm, console, &e, EXIT_USAGE),
+        Err((msg, status)) => return fail(comm, console, &msg, status),
     };
     // The file-system figures are filled in once the target is known.
     let run = RunContext::start(comm, settings, &o.tags, None);
@@ -389,57 +382,126 @@ pub fn run_with(
             fail(comm, console, &msg, status)
         }
     };
-    // Interrupted on any rank: 130 (SIGINT) or 143 (SIGTERM) on every rank.
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught > 0 {
+    if let Some(caught) = agree_on_interrupt(comm, interrupt, console, &mut record) {
         status = caught;
-        record.interrupted = true;
-        let text = format!(
-            "interrupted by {}: stopped at the next item; what this run created is removed \
-             (unless --keep-on-error); the record is kept, marked interrupted",
-            Interrupt::name(caught)
-        );
-        if comm.rank() == 0 {
-            console.error(&text);
-        }
-        record.errors.push(text);
     }
     record.exit_status = status;
-    let mut failed_outputs = 0;
-    if comm.rank() == 0 {
-        // A requested output that was not written fails the run (exit 1).
-        let mut errors = if ran {
-            write_outputs(o, &record, console)
-        } else {
-            Vec::new()
-        };
-        if let Some(f) = &o.stonewall_file {
-            let prefix = format!("stonewall status file {f}:");
-            errors.extend(
-                record
-                    .warnings
-                    .iter()
-                    .filter(|w| w.starts_with(&prefix))
-                    .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file "))),
-            );
-        }
-        for e in &errors {
-            console.error(e);
-        }
-        if !errors.is_empty() && status == 0 {
-            record.exit_status = EXIT_FAILED;
-        }
-        failed_outputs = errors.len() as u64;
-        record.errors.extend(errors);
-        // Stragglers: one warning line each, kept as advisories.
-        pario_frontend::advisor::review(&mut record, &[], console);
-        keep(&record, settings, console);
-    }
+    let failed_outputs = if comm.rank() == 0 {
+        finish_record(o, &mut record, ran, settings, console)
+    } else {
+        0
+    };
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
     }
     status
+}
+
+/// The checks every rank agrees on before the run starts: consistent
+/// options for this many ranks, no special files as targets, the output
+/// directories, the buffers' memory and the progress options. Returns the
+/// resolved options and the progress, or the message and exit status.
+fn preflight(
+    comm: &dyn Comm,
+    o: &MdtestOptions,
+) -> Result<(Resolved, pario_engine::progress::Progress), (String, i32)> {
+    let resolved = o
+        .resolve()
+        .and_then(|r| o.check_tasks(comm.size()).map(|_| r))
+        .map_err(|e| (e.0, EXIT_USAGE))?;
+    agree_on_first_error(comm, special_targets(o)).map_err(|e| (e, EXIT_USAGE))?;
+    let outputs = if comm.rank() == 0 {
+        check_output_dirs(o)
+    } else {
+        None
+    };
+    agree_on_first_error(comm, outputs).map_err(|e| (e, EXIT_FAILED))?;
+    // The write and read buffers of every rank, filled before use.
+    let buffers = pario_engine::memcheck::check_buffers(
+        &format!(
+            "-w {} / -e {} (the write and read buffers)",
+            o.write_bytes, o.read_bytes
+        ),
+        o.write_bytes.saturating_add(o.read_bytes),
+        comm.node_layout().local_size,
+    );
+    agree_on_first_error(comm, buffers.err()).map_err(|e| (e, EXIT_USAGE))?;
+    let progress =
+        pario_frontend::progress::build_agreed(comm, &o.progress).map_err(|e| (e, EXIT_USAGE))?;
+    Ok((resolved, progress))
+}
+
+/// Collective: whether any rank was interrupted; if so the exit status
+/// (130 for SIGINT, 143 for SIGTERM) on every rank, with the record marked
+/// interrupted and rank 0 printing why.
+fn agree_on_interrupt(
+    comm: &dyn Comm,
+    interrupt: &Interrupt,
+    console: &Console<'_>,
+    record: &mut RunRecord,
+) -> Option<i32> {
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught <= 0 {
+        return None;
+    }
+    record.interrupted = true;
+    let text = format!(
+        "interrupted by {}: stopped at the next item; what this run created is removed \
+         (unless --keep-on-error); the record is kept, marked interrupted",
+        Interrupt::name(caught)
+    );
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    record.errors.push(text);
+    Some(caught)
+}
+
+/// Rank 0 at the end: write the requested outputs (when the tests `ran`),
+/// fail the run (exit 1) for any not written, review stragglers and keep
+/// the record. Returns how many outputs failed.
+fn finish_record(
+    o: &MdtestOptions,
+    record: &mut RunRecord,
+    ran: bool,
+    settings: &Settings,
+    console: &Console<'_>,
+) -> u64 {
+    // A requested output that was not written fails the run (exit 1).
+    let mut errors = if ran {
+        write_outputs(o, record, console)
+    } else {
+        Vec::new()
+    };
+    errors.extend(stonewall_file_errors(o, record));
+    for e in &errors {
+        console.error(e);
+    }
+    if !errors.is_empty() && record.exit_status == 0 {
+        record.exit_status = EXIT_FAILED;
+    }
+    let failed_outputs = errors.len() as u64;
+    record.errors.extend(errors);
+    // Stragglers: one warning line each, kept as advisories.
+    pario_frontend::advisor::review(record, &[], console);
+    keep(record, settings, console);
+    failed_outputs
+}
+
+/// The `-x` stonewall status file's write failures (warnings in the
+/// record), as errors naming `-x`.
+fn stonewall_file_errors(o: &MdtestOptions, record: &RunRecord) -> Vec<String> {
+    let Some(f) = &o.stonewall_file else {
+        return Vec::new();
+    };
+    let prefix = format!("stonewall status file {f}:");
+    record
+        .warnings
+        .iter()
+        .filter(|w| w.starts_with(&prefix))
+        .map(|w| format!("-x {}", w.trim_start_matches("stonewall status file ")))
+        .collect()
 }
 
 /// Rank 0: the directories of the files the run must write exist (`-x`,
@@ -495,28 +557,8 @@ fn run_resolved(
     let (comm, layout) = (run.comm, &run.layout);
     let resolved = setup.resolved;
     let size = comm.size();
-    out.put(&text::started_line(record.began));
-    out.put(&text::launched_line(MDTEST_VERSION, size, layout.num_nodes));
-    out.put(&text::command_line(argv));
-    for w in &resolved.warnings {
-        out.put(&text::warning_line(w));
-    }
-    if o.warning_as_errors && !resolved.warnings.is_empty() {
-        return Err((
-            format!("{} (--warningAsErrors)", resolved.warnings[0]),
-            EXIT_FAILED,
-        ));
-    }
-    let backend = backend_for(comm, o, out)?;
-    if resolved.rename && !renames(&o.api) {
-        let w = format!(
-            "-a {}: the backend has no rename: the rename phase is skipped",
-            o.api
-        );
-        out.put(&text::warning_line(&w));
-    }
-    // Ctrl-C / SIGTERM: new operations fail from then on (removals go on).
-    let backend = setup.interrupt.wrap(backend);
+    print_header(run, argv, o, resolved, record, out)?;
+    let backend = run_backend(comm, o, setup, out)?;
     let nodemap = nodemap(comm, layout);
     out.put(&format!("Nodemap: {nodemap}\n"));
 
@@ -527,21 +569,8 @@ fn run_resolved(
         topology: topology(layout, size, None, None),
         host: layout.host.clone(),
     };
-    let stride = if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
-        o.stride.saturating_mul(layout.tasks_per_node.max(1))
-    } else {
-        o.stride
-    };
-    let world_naming = match Naming::new(o.dirs.clone(), size, o.unique_dir, o.shared_file, stride)
-    {
-        Ok(n) => n,
-        Err(e) => return Err((e.to_string(), EXIT_USAGE)),
-    };
-    let need_write = resolved.create || resolved.remove || resolved.rename;
-    let root_made = match prepare_roots(&world_env, &world_naming, resolved.create, need_write) {
-        Ok(m) => m,
-        Err(e) => return Err((e.message, EXIT_FAILED)),
-    };
+    let stride = rank_shift(o, layout);
+    let (world_naming, root_made) = world_roots(&world_env, o, resolved, stride)?;
     let (path, fs_info) = target_lines(backend.as_ref(), &world_naming.roots[0], out);
     if stride > 0 {
         out.put(&text::verbose_line(
@@ -569,22 +598,129 @@ fn run_resolved(
         nodemap,
         progress: setup.progress.clone(),
     };
-    let mut status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
-    // The -d directory this run created goes when the run removes (or failed).
-    let failed = status == EXIT_FAILED || status == EXIT_USAGE;
-    if (resolved.remove && !failed) || (failed && !o.keep_on_error) {
-        if let Err(e) = remove_root(&world_env, root_made.as_deref()) {
-            if !failed {
-                status = fail(comm, out.console, &e.message, EXIT_FAILED);
-                record.errors.push(e.message);
-            }
-        }
-    }
+    let status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
+    let failed = is_failure(status);
+    let status = remove_made_root(
+        &world_env,
+        o,
+        resolved.remove,
+        root_made.as_deref(),
+        status,
+        out,
+        record,
+    );
     record.finished = run.now();
     if !failed {
         out.put(&text::finished_line(record.finished));
     }
     Ok(status)
+}
+
+/// The names for all ranks (with the rank shift `stride`) and their `-d`
+/// roots, checked or made as the phases need (collective); returns the
+/// naming and the directory this run made, if any.
+fn world_roots(
+    env: &Env<'_>,
+    o: &MdtestOptions,
+    resolved: &Resolved,
+    stride: u32,
+) -> Result<(Naming, Option<String>), (String, i32)> {
+    let size = env.comm.size();
+    let naming = Naming::new(o.dirs.clone(), size, o.unique_dir, o.shared_file, stride)
+        .map_err(|e| (e.to_string(), EXIT_USAGE))?;
+    let need_write = resolved.create || resolved.remove || resolved.rename;
+    let made = prepare_roots(env, &naming, resolved.create, need_write)
+        .map_err(|e| (e.message, EXIT_FAILED))?;
+    Ok((naming, made))
+}
+
+/// Rank 0's header: start time, launch and command lines, the options'
+/// warnings; with `--warningAsErrors` a warning fails the run.
+fn print_header(
+    run: &RunContext<'_>,
+    argv: &[String],
+    o: &MdtestOptions,
+    resolved: &Resolved,
+    record: &RunRecord,
+    out: &Out<'_, '_>,
+) -> Result<(), (String, i32)> {
+    out.put(&text::started_line(record.began));
+    out.put(&text::launched_line(
+        MDTEST_VERSION,
+        run.comm.size(),
+        run.layout.num_nodes,
+    ));
+    out.put(&text::command_line(argv));
+    for w in &resolved.warnings {
+        out.put(&text::warning_line(w));
+    }
+    if o.warning_as_errors && !resolved.warnings.is_empty() {
+        return Err((
+            format!("{} (--warningAsErrors)", resolved.warnings[0]),
+            EXIT_FAILED,
+        ));
+    }
+    Ok(())
+}
+
+/// The agreed backend as the run uses it: with a warning when it cannot
+/// rename, and wrapped so that Ctrl-C / SIGTERM makes new operations fail
+/// (removals go on).
+fn run_backend(
+    comm: &dyn Comm,
+    o: &MdtestOptions,
+    setup: &Setup<'_>,
+    out: &Out<'_, '_>,
+) -> Result<Box<dyn Backend>, (String, i32)> {
+    let backend = backend_for(comm, o, out)?;
+    if setup.resolved.rename && !renames(&o.api) {
+        let w = format!(
+            "-a {}: the backend has no rename: the rename phase is skipped",
+            o.api
+        );
+        out.put(&text::warning_line(&w));
+    }
+    Ok(setup.interrupt.wrap(backend))
+}
+
+/// The rank shift of `-N`: multiplied by the ranks per node when several
+/// nodes hold blocks of consecutive ranks.
+fn rank_shift(o: &MdtestOptions, layout: &NodeLayout) -> u32 {
+    if o.stride > 0 && layout.num_nodes > 1 && layout.block_mapping {
+        o.stride.saturating_mul(layout.tasks_per_node.max(1))
+    } else {
+        o.stride
+    }
+}
+
+/// Whether an exit status means the run failed (not a verification error).
+fn is_failure(status: i32) -> bool {
+    status == EXIT_FAILED || status == EXIT_USAGE
+}
+
+/// The `-d` directory this run created (`made`) goes when the run removes
+/// (`remove`) and succeeded, or failed without `--keep-on-error`. Returns the exit status: 1 when that removal fails
+/// after a run that had not failed.
+fn remove_made_root(
+    env: &Env<'_>,
+    o: &MdtestOptions,
+    remove: bool,
+    made: Option<&str>,
+    status: i32,
+    out: &Out<'_, '_>,
+    record: &mut RunRecord,
+) -> i32 {
+    let failed = is_failure(status);
+    if (remove && !failed) || (failed && !o.keep_on_error) {
+        if let Err(e) = remove_root(env, made) {
+            if !failed {
+                let status = fail(env.comm, out.console, &e.message, EXIT_FAILED);
+                record.errors.push(e.message);
+                return status;
+            }
+        }
+    }
+    status
 }
 
 /// The backend, agreed on by every rank (`-k` wraps it to make nodes).

@@ -237,156 +237,205 @@ pub fn parse(args: &[String]) -> Result<MdtestOptions, OptionError> {
         let arg = &args[i];
         i += 1;
         if let Some(long) = arg.strip_prefix("--") {
-            let (name, inline) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (long, None),
-            };
-            if let Some((module, key)) = name.split_once('.') {
-                if module.is_empty() || key.is_empty() {
-                    return Err(bad(format!("{arg}: expected --<module>.<option>")));
-                }
-                let value = match inline {
-                    Some(v) => Some(v),
-                    None if i < args.len() && !args[i].starts_with('-') => {
-                        i += 1;
-                        Some(args[i - 1].clone())
-                    }
-                    None => None,
-                };
-                o.module_options
-                    .push((module.to_string(), key.to_string(), value));
-                continue;
-            }
-            let take = |i: &mut usize| -> Result<String, OptionError> {
-                if let Some(v) = inline.clone() {
-                    return Ok(v);
-                }
-                if *i < args.len() {
-                    *i += 1;
-                    return Ok(args[*i - 1].clone());
-                }
-                Err(bad(format!("--{name} needs a value")))
-            };
-            let flag = |inline: &Option<String>| -> Result<bool, OptionError> {
-                match inline.as_deref().map(str::trim) {
-                    None | Some("1") | Some("true") | Some("") => Ok(true),
-                    Some("0") | Some("false") => Ok(false),
-                    Some(v) => Err(bad(format!("--{name}={v}: expected no value, 0 or 1"))),
-                }
-            };
-            match name {
-                "print-all-procs" => o.print_all_procs = flag(&inline)?,
-                "verify-read" => o.verify_read = flag(&inline)?,
-                "verify-write" => o.verify_write = flag(&inline)?,
-                "warningAsErrors" => o.warning_as_errors = flag(&inline)?,
-                "keep-on-error" => o.keep_on_error = flag(&inline)?,
-                "help" => o.help = true,
-                "random-seed" => {
-                    let v = take(&mut i)?;
-                    o.random_seed = Some(parse_count("--random-seed", &v)?);
-                }
-                "dataPacketType" => {
-                    let v = take(&mut i)?;
-                    o.packet =
-                        PacketType::parse(&v).map_err(|e| bad(format!("--dataPacketType: {e}")))?;
-                }
-                "saveRankPerformanceDetails" => o.save_rank_details = Some(take(&mut i)?),
-                "run-cmd-before-phase" => o.run_cmd_before = Some(take(&mut i)?),
-                "run-cmd-after-phase" => o.run_cmd_after = Some(take(&mut i)?),
-                "summary-format" => {
-                    let v = take(&mut i)?;
-                    o.summary_format = Some(match v.to_ascii_lowercase().as_str() {
-                        "json" => SummaryFormat::Json,
-                        "csv" => SummaryFormat::Csv,
-                        _ => {
-                            return Err(bad(format!("--summary-format={v}: expected json or csv")))
-                        }
-                    });
-                }
-                "summary-file" => o.summary_file = Some(take(&mut i)?),
-                "tag" => {
-                    let v = take(&mut i)?;
-                    let tag = pario_store::parse_tag(&v).map_err(|e| bad(format!("--tag: {e}")))?;
-                    if tag.1.trim().is_empty() {
-                        return Err(bad(format!(
-                            "--tag {v}: the label's value is empty (write key=value)"
-                        )));
-                    }
-                    o.tags.push(tag);
-                }
-                "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
-                    // The value, if any, is the option's own (GPU id, 0/1).
-                    if inline.is_none() && i < args.len() && !args[i].starts_with('-') {
-                        i += 1;
-                    }
-                    o.gpu_options.push(format!("--{name}"));
-                }
-                "allow-cpu-fallback" => o.allow_cpu_fallback = flag(&inline)?,
-                "progress" | "progress-interval" | "live-json" | "series-interval" => {
-                    let word = [format!("--{name}={}", take(&mut i)?)];
-                    pario_frontend::progress::parse_option(&word, 0, &mut o.progress)
-                        .map_err(bad)?;
-                }
-                "warmup" => {
-                    return Err(bad(
-                        "--warmup: mdtest phases have no time limit to warm up in \
-                         (an ior option, with -D)"
-                            .to_string(),
-                    ))
-                }
-                _ => {
-                    return Err(bad(format!(
-                        "unknown option --{name} (run 'mdtest -h' for the list)"
-                    )))
-                }
-            }
-            continue;
-        }
-        let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
-            return Err(bad(format!(
-                "unexpected argument '{arg}': mdtest takes options only (did you mean -d {arg}?)"
-            )));
-        };
-        let chars: Vec<char> = cluster.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if FLAG_LETTERS.contains(c) {
-                // A flag may still be written "-X=1" style; accept "=0/1".
-                if k < chars.len() && chars[k] == '=' {
-                    let v: String = chars[k + 1..].iter().collect();
-                    k = chars.len();
-                    match v.trim() {
-                        "0" => continue,
-                        "1" | "" => {}
-                        _ => return Err(bad(format!("-{c}={v}: -{c} takes no value"))),
-                    }
-                }
-                set_flag(&mut o, c);
-                continue;
-            }
-            if VALUE_LETTERS.contains(c) {
-                let rest: String = chars[k..].iter().collect();
-                let value = if let Some(v) = rest.strip_prefix('=') {
-                    v.to_string()
-                } else if !rest.is_empty() {
-                    rest
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(bad(format!("-{c} needs a value")));
-                };
-                set_value(&mut o, c, &value)?;
-                break;
-            }
-            return Err(bad(format!(
-                "unknown option -{c} (run 'mdtest -h' for the list)"
-            )));
+            parse_long(&mut o, arg, long, args, &mut i)?;
+        } else {
+            parse_short_cluster(&mut o, arg, args, &mut i)?;
         }
     }
     Ok(o)
+}
+
+/// A long option as written: its name, the value after `=` if any, and
+/// the whole command line (a value may be the next word).
+struct LongOption<'a> {
+    name: &'a str,
+    inline: Option<String>,
+    args: &'a [String],
+}
+
+impl LongOption<'_> {
+    /// The option's value: after `=`, else the next word (consumed).
+    fn take(&self, i: &mut usize) -> Result<String, OptionError> {
+        if let Some(v) = self.inline.clone() {
+            return Ok(v);
+        }
+        if *i < self.args.len() {
+            *i += 1;
+            return Ok(self.args[*i - 1].clone());
+        }
+        Err(bad(format!("--{} needs a value", self.name)))
+    }
+
+    /// A flag's setting: no value, `1`, `true` or empty sets it; `0` or
+    /// `false` clears it.
+    fn flag(&self) -> Result<bool, OptionError> {
+        match self.inline.as_deref().map(str::trim) {
+            None | Some("1") | Some("true") | Some("") => Ok(true),
+            Some("0") | Some("false") => Ok(false),
+            Some(v) => Err(bad(format!(
+                "--{}={v}: expected no value, 0 or 1",
+                self.name
+            ))),
+        }
+    }
+}
+
+/// One long option word (`arg`, `long` without its dashes): a module option
+/// or one of mdtest's and pario's; `*i` indexes the next word.
+fn parse_long(
+    o: &mut MdtestOptions,
+    arg: &str,
+    long: &str,
+    args: &[String],
+    i: &mut usize,
+) -> Result<(), OptionError> {
+    let (name, inline) = match long.split_once('=') {
+        Some((n, v)) => (n, Some(v.to_string())),
+        None => (long, None),
+    };
+    if let Some((module, key)) = name.split_once('.') {
+        if module.is_empty() || key.is_empty() {
+            return Err(bad(format!("{arg}: expected --<module>.<option>")));
+        }
+        let value = match inline {
+            Some(v) => Some(v),
+            None if *i < args.len() && !args[*i].starts_with('-') => {
+                *i += 1;
+                Some(args[*i - 1].clone())
+            }
+            None => None,
+        };
+        o.module_options
+            .push((module.to_string(), key.to_string(), value));
+        return Ok(());
+    }
+    set_long(o, &LongOption { name, inline, args }, i)
+}
+
+/// Set what the long option `opt` says; `*i` indexes the next word.
+fn set_long(o: &mut MdtestOptions, opt: &LongOption<'_>, i: &mut usize) -> Result<(), OptionError> {
+    let name = opt.name;
+    match name {
+        "print-all-procs" => o.print_all_procs = opt.flag()?,
+        "verify-read" => o.verify_read = opt.flag()?,
+        "verify-write" => o.verify_write = opt.flag()?,
+        "warningAsErrors" => o.warning_as_errors = opt.flag()?,
+        "keep-on-error" => o.keep_on_error = opt.flag()?,
+        "help" => o.help = true,
+        "random-seed" => {
+            let v = opt.take(i)?;
+            o.random_seed = Some(parse_count("--random-seed", &v)?);
+        }
+        "dataPacketType" => {
+            let v = opt.take(i)?;
+            o.packet = PacketType::parse(&v).map_err(|e| bad(format!("--dataPacketType: {e}")))?;
+        }
+        "saveRankPerformanceDetails" => o.save_rank_details = Some(opt.take(i)?),
+        "run-cmd-before-phase" => o.run_cmd_before = Some(opt.take(i)?),
+        "run-cmd-after-phase" => o.run_cmd_after = Some(opt.take(i)?),
+        "summary-format" => o.summary_format = Some(parse_summary_format(&opt.take(i)?)?),
+        "summary-file" => o.summary_file = Some(opt.take(i)?),
+        "tag" => o.tags.push(parse_tag_option(&opt.take(i)?)?),
+        "allocateBufferOnGPU" | "GPUid" | "gpuDirect" => {
+            // The value, if any, is the option's own (GPU id, 0/1).
+            if opt.inline.is_none() && *i < opt.args.len() && !opt.args[*i].starts_with('-') {
+                *i += 1;
+            }
+            o.gpu_options.push(format!("--{name}"));
+        }
+        "allow-cpu-fallback" => o.allow_cpu_fallback = opt.flag()?,
+        "progress" | "progress-interval" | "live-json" | "series-interval" => {
+            let word = [format!("--{name}={}", opt.take(i)?)];
+            pario_frontend::progress::parse_option(&word, 0, &mut o.progress).map_err(bad)?;
+        }
+        "warmup" => {
+            return Err(bad(
+                "--warmup: mdtest phases have no time limit to warm up in \
+                 (an ior option, with -D)"
+                    .to_string(),
+            ))
+        }
+        _ => {
+            return Err(bad(format!(
+                "unknown option --{name} (run 'mdtest -h' for the list)"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The value of `--summary-format`: `json` or `csv`, in any case.
+fn parse_summary_format(v: &str) -> Result<SummaryFormat, OptionError> {
+    match v.to_ascii_lowercase().as_str() {
+        "json" => Ok(SummaryFormat::Json),
+        "csv" => Ok(SummaryFormat::Csv),
+        _ => Err(bad(format!("--summary-format={v}: expected json or csv"))),
+    }
+}
+
+/// The value of `--tag`: a `key=value` label with a non-empty value.
+fn parse_tag_option(v: &str) -> Result<(String, String), OptionError> {
+    let tag = pario_store::parse_tag(v).map_err(|e| bad(format!("--tag: {e}")))?;
+    if tag.1.trim().is_empty() {
+        return Err(bad(format!(
+            "--tag {v}: the label's value is empty (write key=value)"
+        )));
+    }
+    Ok(tag)
+}
+
+/// One word of short options (`-FCT`, `-n500`, `-d=/x`, `-X=0`); a value
+/// letter takes the rest of the word or, when none is left, the next word
+/// (`*i`).
+fn parse_short_cluster(
+    o: &mut MdtestOptions,
+    arg: &str,
+    args: &[String],
+    i: &mut usize,
+) -> Result<(), OptionError> {
+    let Some(cluster) = arg.strip_prefix('-').filter(|c| !c.is_empty()) else {
+        return Err(bad(format!(
+            "unexpected argument '{arg}': mdtest takes options only (did you mean -d {arg}?)"
+        )));
+    };
+    let chars: Vec<char> = cluster.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        if FLAG_LETTERS.contains(c) {
+            // A flag may still be written "-X=1" style; accept "=0/1".
+            if k < chars.len() && chars[k] == '=' {
+                let v: String = chars[k + 1..].iter().collect();
+                k = chars.len();
+                match v.trim() {
+                    "0" => continue,
+                    "1" | "" => {}
+                    _ => return Err(bad(format!("-{c}={v}: -{c} takes no value"))),
+                }
+            }
+            set_flag(o, c);
+            continue;
+        }
+        if VALUE_LETTERS.contains(c) {
+            let rest: String = chars[k..].iter().collect();
+            let value = if let Some(v) = rest.strip_prefix('=') {
+                v.to_string()
+            } else if !rest.is_empty() {
+                rest
+            } else if *i < args.len() {
+                *i += 1;
+                args[*i - 1].clone()
+            } else {
+                return Err(bad(format!("-{c} needs a value")));
+            };
+            return set_value(o, c, &value);
+        }
+        return Err(bad(format!(
+            "unknown option -{c} (run 'mdtest -h' for the list)"
+        )));
+    }
+    Ok(())
 }
 
 fn set_flag(o: &mut MdtestOptions, c: char) {
@@ -474,7 +523,44 @@ impl MdtestOptions {
     /// Apply mdtest's implied defaults and refuse inconsistent
     /// combinations. Pure: checks that need the rank count are in
     /// [`MdtestOptions::check_tasks`].
+    ///
+    /// The checks run in a fixed order (the first that fails is reported):
+    /// phases and `-D`/`-F`/`-S`, counts and the tree, data checks,
+    /// exclusive options, read size, rank scaling, the summary, then the
+    /// sizes and GPU options (which also give warnings).
     pub fn resolve(&self) -> Result<Resolved, OptionError> {
+        let o = self;
+        let mut r = o.selected_phases()?;
+        o.check_counts()?;
+        o.check_data(r.read)?;
+        o.check_exclusive()?;
+        if r.create && r.read && o.read_bytes > o.write_bytes {
+            return Err(bad(format!(
+                "-e {} reads more than -w {} writes to each file",
+                o.read_bytes, o.write_bytes
+            )));
+        }
+        o.check_scaling()?;
+        if o.summary_file.is_some() && o.summary_format.is_none() {
+            return Err(bad("--summary-file needs --summary-format=json|csv"));
+        }
+        if !(r.dirs || r.files) {
+            return Err(bad("nothing to test: -D and -F select nothing"));
+        }
+        let mut warnings = o.check_sizes()?;
+        warnings.extend(o.gpu_warning()?);
+        if r.read && o.read_bytes == 0 && r.files {
+            warnings.push(
+                "Read bytes is 0, thus, a read test will actually just open/close".to_string(),
+            );
+        }
+        r.warnings = warnings;
+        Ok(r)
+    }
+
+    /// The phases that run (all when none is selected) and whether
+    /// directories and files are tested (`-D`, `-F`, `-S`); no warnings yet.
+    fn selected_phases(&self) -> Result<Resolved, OptionError> {
         let o = self;
         let any_phase = o.create || o.stat || o.read || o.remove || o.rename;
         let (create, stat, read, remove, rename) = if any_phase {
@@ -501,6 +587,21 @@ impl MdtestOptions {
             }
             dirs = false;
         }
+        Ok(Resolved {
+            create,
+            stat,
+            read,
+            rename,
+            remove,
+            dirs,
+            files,
+            warnings: Vec::new(),
+        })
+    }
+
+    /// Iterations, `-I` and `-L` without a tree, `-b 0`, and `-n` with `-I`.
+    fn check_counts(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.iterations == 0 {
             return Err(bad("-i 0: at least one iteration is needed"));
         }
@@ -535,6 +636,13 @@ impl MdtestOptions {
                 o.items, o.items_per_dir
             )));
         }
+        Ok(())
+    }
+
+    /// The data options: `-X` (with the read phase `read` and `-e`),
+    /// `--verify-write` (with `-w`) and `-k` (without `-w`).
+    fn check_data(&self, read: bool) -> Result<(), OptionError> {
+        let o = self;
         if o.verify_read && o.read_bytes == 0 {
             return Err(bad(
                 "-X verifies the data read: give the bytes to read from each file with -e (> 0)",
@@ -555,6 +663,13 @@ impl MdtestOptions {
                 "-k (mknod) creates no data: it cannot be combined with -w",
             ));
         }
+        Ok(())
+    }
+
+    /// Options that exclude each other: `-B`, `-S`, `-c`, `-W`, `-N`, `-u`
+    /// and several `-d` directories.
+    fn check_exclusive(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.no_barriers && o.stride > 0 {
             return Err(bad(
                 "-B with -N: without barriers a rank may stat or remove items before their creator made them",
@@ -594,12 +709,12 @@ impl MdtestOptions {
                 ));
             }
         }
-        if create && read && o.read_bytes > o.write_bytes {
-            return Err(bad(format!(
-                "-e {} reads more than -w {} writes to each file",
-                o.read_bytes, o.write_bytes
-            )));
-        }
+        Ok(())
+    }
+
+    /// The rank counts of a scaling run: `-f`, `-l` and `-s`.
+    fn check_scaling(&self) -> Result<(), OptionError> {
+        let o = self;
         if o.last > 0 && o.first > o.last {
             return Err(bad(format!("-f {} is larger than -l {}", o.first, o.last)));
         }
@@ -609,41 +724,25 @@ impl MdtestOptions {
         if o.step == 0 {
             return Err(bad("-s 0: the step between rank counts must be at least 1"));
         }
-        if o.summary_file.is_some() && o.summary_format.is_none() {
-            return Err(bad("--summary-file needs --summary-format=json|csv"));
+        Ok(())
+    }
+
+    /// GPU options: refused, or with `--allow-cpu-fallback` a warning.
+    fn gpu_warning(&self) -> Result<Option<String>, OptionError> {
+        if self.gpu_options.is_empty() {
+            return Ok(None);
         }
-        if !(dirs || files) {
-            return Err(bad("nothing to test: -D and -F select nothing"));
+        let asked = self.gpu_options.join(", ");
+        if !self.allow_cpu_fallback {
+            return Err(bad(format!(
+                "{asked}: this build of pario has no GPU support; the test would measure \
+                 CPU memory instead (add --allow-cpu-fallback to run it on CPU memory anyway)"
+            )));
         }
-        let mut warnings = o.check_sizes()?;
-        if !o.gpu_options.is_empty() {
-            let asked = o.gpu_options.join(", ");
-            if !o.allow_cpu_fallback {
-                return Err(bad(format!(
-                    "{asked}: this build of pario has no GPU support; the test would measure \
-                     CPU memory instead (add --allow-cpu-fallback to run it on CPU memory anyway)"
-                )));
-            }
-            warnings.push(format!(
-                "{asked}: no GPU support in this build; buffers stay in CPU memory \
-                 (--allow-cpu-fallback)"
-            ));
-        }
-        if read && o.read_bytes == 0 && files {
-            warnings.push(
-                "Read bytes is 0, thus, a read test will actually just open/close".to_string(),
-            );
-        }
-        Ok(Resolved {
-            create,
-            stat,
-            read,
-            rename,
-            remove,
-            dirs,
-            files,
-            warnings,
-        })
+        Ok(Some(format!(
+            "{asked}: no GPU support in this build; buffers stay in CPU memory \
+             (--allow-cpu-fallback)"
+        )))
     }
 
     /// The counts of items and directories: nothing to test, a tree too
@@ -850,6 +949,55 @@ mod tests {
             .unwrap_err()
             .0
             .contains("zebra"));
+    }
+
+    #[test]
+    fn flag_values_and_option_errors_are_exact() {
+        let o = p(&[
+            "--verify-read=0",
+            "--keep-on-error=true",
+            "-X=0",
+            "-C=1",
+            "-n",
+            "1",
+        ])
+        .unwrap();
+        assert!(!o.verify_read && o.keep_on_error && o.create);
+        let e = |args: &[&str]| p(args).unwrap_err().0;
+        assert_eq!(
+            e(&["--verify-read=2"]),
+            "--verify-read=2: expected no value, 0 or 1"
+        );
+        assert_eq!(e(&["--random-seed"]), "--random-seed needs a value");
+        assert_eq!(
+            e(&["--summary-format=xml"]),
+            "--summary-format=xml: expected json or csv"
+        );
+        assert_eq!(e(&["--.x"]), "--.x: expected --<module>.<option>");
+        assert_eq!(e(&["-X=2"]), "-X=2: -X takes no value");
+        assert_eq!(
+            e(&["-Cq"]),
+            "unknown option -q (run 'mdtest -h' for the list)"
+        );
+        let o = p(&["--gpuDirect", "1", "-n2", "--posix.odirect", "-C"]).unwrap();
+        assert_eq!(o.gpu_options, vec!["--gpuDirect"]);
+        assert_eq!((o.items, o.module_options.len(), o.create), (2, 1, true));
+    }
+
+    #[test]
+    fn the_first_failing_check_is_reported() {
+        let e = |args: &[&str]| p(args).unwrap().resolve().unwrap_err().0;
+        // -D -F comes before -i 0; -i 0 before -X; -B -N before -e > -w.
+        assert!(e(&["-D", "-F", "-i", "0"]).starts_with("-D (directories only)"));
+        assert!(e(&["-i", "0", "-X"]).starts_with("-i 0"));
+        assert!(e(&["-B", "-N", "1", "-e", "9"]).starts_with("-B with -N"));
+        assert!(e(&["--gpuDirect", "-n", "1"]).contains("--allow-cpu-fallback"));
+        let r = p(&["--gpuDirect", "--allow-cpu-fallback", "-n", "1", "-C"])
+            .unwrap()
+            .resolve()
+            .unwrap();
+        assert_eq!(r.warnings.len(), 1);
+        assert!(r.warnings[0].starts_with("--gpuDirect: no GPU support"));
     }
 
     #[test]
