@@ -39,7 +39,7 @@ use pario_plan::reorder::Reorder;
 use pario_plan::{Layout, Ordering};
 use pario_results::record_io;
 use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
-use pario_results::{Operation, RunRecord, TestResult, Tool};
+use pario_results::{Operation, RankTimes, RunRecord, TestResult, Tool};
 use pario_signature::PacketType;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -288,6 +288,61 @@ impl TextObserver<'_, '_> {
         }
         self.console.out(&format!("{s}\n"));
     }
+
+    /// -vvv: each rank's file and timers, grouped by rank (IOR's ranks
+    /// print their own lines, interleaved as they come).
+    fn rank_detail_lines(
+        &self,
+        operation: Operation,
+        iteration: u32,
+        paths: &[String],
+        ranks: &[RankTimes],
+    ) -> String {
+        let mut s = String::new();
+        for (r, path) in paths.iter().enumerate() {
+            if !path.is_empty() {
+                s += &ior_text::task_file_line(r as u32, operation, path);
+            }
+            // Both lists are in rank order (one gather).
+            if let Some(t) = ranks.get(r).filter(|t| t.rank as usize == r) {
+                let timers = [
+                    t.open_start,
+                    t.open_end,
+                    t.xfer_start,
+                    t.xfer_end,
+                    t.close_start,
+                    t.close_end,
+                ]
+                .map(|x| self.clock.to_epoch(x));
+                s += &ior_text::timer_trace(self.test_id, iteration, t.rank, operation, &timers);
+            }
+        }
+        s
+    }
+
+    /// Data verification found `bad_transfers` wrong transfers: IOR's line,
+    /// then pario's details.
+    fn verify_errors(&mut self, operation: Operation, bad_transfers: u64, details: &[String]) {
+        // IOR's own line first (site scripts grep for it; on stdout, or
+        // stderr when a summary owns stdout): N counts the transfers with
+        // wrong data.
+        let access = match operation {
+            Operation::Write | Operation::CheckWrite => "write",
+            _ => "read",
+        };
+        self.warn(&format!(
+            "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
+        ));
+        // Then our details, always on stderr, whatever the output format.
+        let report = pario_results::render::format::verify_error_report(
+            "ior",
+            operation.ior_name(),
+            bad_transfers,
+            "transfer",
+            details,
+        );
+        self.console.err(&report);
+    }
 }
 
 impl Observer for TextObserver<'_, '_> {
@@ -351,34 +406,8 @@ impl Observer for TextObserver<'_, '_> {
                 paths,
                 ranks,
             } => {
-                // -vvv: each rank's file and timers, grouped by rank (IOR's
-                // ranks print their own lines, interleaved as they come).
                 if v >= 3 {
-                    let mut s = String::new();
-                    for (r, path) in paths.iter().enumerate() {
-                        if !path.is_empty() {
-                            s += &ior_text::task_file_line(r as u32, operation, path);
-                        }
-                        // Both lists are in rank order (one gather).
-                        if let Some(t) = ranks.get(r).filter(|t| t.rank as usize == r) {
-                            let timers = [
-                                t.open_start,
-                                t.open_end,
-                                t.xfer_start,
-                                t.xfer_end,
-                                t.close_start,
-                                t.close_end,
-                            ]
-                            .map(|x| self.clock.to_epoch(x));
-                            s += &ior_text::timer_trace(
-                                self.test_id,
-                                iteration,
-                                t.rank,
-                                operation,
-                                &timers,
-                            );
-                        }
-                    }
+                    let s = self.rank_detail_lines(operation, iteration, paths, ranks);
                     self.put(&s);
                 }
             }
@@ -394,27 +423,7 @@ impl Observer for TextObserver<'_, '_> {
                 operation,
                 bad_transfers,
                 details,
-            } => {
-                // IOR's own line first (site scripts grep for it; on stdout,
-                // or stderr when a summary owns stdout): N counts the
-                // transfers with wrong data.
-                let access = match operation {
-                    Operation::Write | Operation::CheckWrite => "write",
-                    _ => "read",
-                };
-                self.warn(&format!(
-                    "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
-                ));
-                // Then our details, always on stderr, whatever the output format.
-                let report = pario_results::render::format::verify_error_report(
-                    "ior",
-                    operation.ior_name(),
-                    bad_transfers,
-                    "transfer",
-                    details,
-                );
-                self.console.err(&report);
-            }
+            } => self.verify_errors(operation, bad_transfers, details),
             Event::Warning { text } => self.warn(&format!("WARNING: {text}\n")),
             Event::Info { level, text } => {
                 if v >= level {
