@@ -346,6 +346,8 @@ impl TextObserver<'_, '_> {
 }
 
 impl Observer for TextObserver<'_, '_> {
+    /// Prints what each event shows at this verbosity.
+    // long-function: table (one arm per engine event kind, each independent)
     fn event(&mut self, event: Event<'_>) {
         let v = self.verbose;
         match event {
