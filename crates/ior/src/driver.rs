@@ -461,42 +461,16 @@ pub fn run_with(
 ) -> i32 {
     let rank = comm.rank();
     let interrupt = &settings.interrupt;
-    let layout = comm.node_layout();
-    if let Err(e) = agree_on_first_error(comm, check_before_run(comm, &layout, inv).err()) {
-        if rank == 0 {
-            console.error(&e);
-        }
-        return EXIT_USAGE;
-    }
-    let progress = match pario_frontend::progress::build_agreed(comm, &inv.progress) {
+    let progress = match agree_to_start(comm, inv) {
         Ok(p) => p,
-        Err(e) => {
+        Err((e, status)) => {
             if rank == 0 {
                 console.error(&e);
             }
-            return EXIT_USAGE;
+            return status;
         }
     };
-    let summary = if rank == 0 {
-        check_summary_file(inv).err()
-    } else {
-        None
-    };
-    if let Err(e) = agree_on_first_error(comm, summary) {
-        if rank == 0 {
-            console.error(&e);
-        }
-        return EXIT_FAILED;
-    }
-    let first = inv.tests.first();
-    // An object store's names are not local paths: no local file system to describe.
-    let fs = first
-        .filter(|t| !t.api_kind.features().object_store)
-        .and_then(|t| {
-            let dir = parent_dir(&t.test_file);
-            pario_backends::posix::statfs_path(&dir).ok()
-        });
-    let run = RunContext::start(comm, settings, &inv.tags, fs.as_ref());
+    let run = RunContext::start(comm, settings, &inv.tags, first_test_fs(inv).as_ref());
     let mut record = run.record(Tool::Ior, IOR_VERSION, argv, inv.warnings.clone());
     record.deck = inv
         .deck
@@ -504,8 +478,7 @@ pub fn run_with(
         .and_then(|d| std::fs::read_to_string(d).ok());
 
     // Where the text goes: stdout, unless a machine-readable summary goes there.
-    let machine_to_stdout = first
-        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none());
+    let machine_to_stdout = machine_summary_to_stdout(inv);
     if rank == 0 {
         run_header(&run, &record, inv, machine_to_stdout, console);
     }
@@ -518,40 +491,106 @@ pub fn run_with(
         interrupt,
         progress,
     };
-    let mut status = run_tests(&ctx, inv, &mut record);
-    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
-    // (SIGTERM) on every rank, its record marked.
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught > 0 {
-        status = caught;
-        record.interrupted = true;
-        let text = format!(
-            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
-             that finished; the record is kept, marked interrupted",
-            Interrupt::name(caught)
-        );
-        if rank == 0 {
-            console.error(&text);
-        }
-        record.errors.push(text);
-    }
+    let status = run_tests(&ctx, inv, &mut record);
+    let status = agree_on_interrupt(comm, interrupt, &mut record, console, status);
     record.finished = run.now();
     record.exit_status = status;
+    finish_run(comm, inv, settings, console, &mut record)
+}
 
+/// The checks every rank agrees on before the run starts: the tests fit
+/// the machine (exit 2), the progress options (exit 2), and the
+/// `summaryFile` directory (exit 1). Returns the agreed progress, or the
+/// error with its exit status.
+fn agree_to_start(
+    comm: &dyn Comm,
+    inv: &Invocation,
+) -> Result<pario_engine::progress::Progress, (String, i32)> {
+    let layout = comm.node_layout();
+    agree_on_first_error(comm, check_before_run(comm, &layout, inv).err())
+        .map_err(|e| (e, EXIT_USAGE))?;
+    let progress =
+        pario_frontend::progress::build_agreed(comm, &inv.progress).map_err(|e| (e, EXIT_USAGE))?;
+    let summary = if comm.rank() == 0 {
+        check_summary_file(inv).err()
+    } else {
+        None
+    };
+    agree_on_first_error(comm, summary).map_err(|e| (e, EXIT_FAILED))?;
+    Ok(progress)
+}
+
+/// The file system holding the first test's directory, for the record; none
+/// for an object store, whose names are not local paths.
+fn first_test_fs(inv: &Invocation) -> Option<pario_backends::FsInfo> {
+    inv.tests
+        .first()
+        .filter(|t| !t.api_kind.features().object_store)
+        .and_then(|t| {
+            let dir = parent_dir(&t.test_file);
+            pario_backends::posix::statfs_path(&dir).ok()
+        })
+}
+
+/// Whether a machine-readable summary (JSON or CSV without `summaryFile`)
+/// goes to stdout, so that the text does not.
+fn machine_summary_to_stdout(inv: &Invocation) -> bool {
+    inv.tests
+        .first()
+        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none())
+}
+
+/// Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+/// (SIGTERM) on every rank, its record marked. Returns the exit status:
+/// that one, or `status` when no rank was interrupted.
+fn agree_on_interrupt(
+    comm: &dyn Comm,
+    interrupt: &Interrupt,
+    record: &mut RunRecord,
+    console: &Console<'_>,
+    status: i32,
+) -> i32 {
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught == 0 {
+        return status;
+    }
+    record.interrupted = true;
+    let text = format!(
+        "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+         that finished; the record is kept, marked interrupted",
+        Interrupt::name(caught)
+    );
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    record.errors.push(text);
+    caught
+}
+
+/// After the tests: rank 0 reviews the record, writes the summaries and
+/// keeps the run. A requested output that could not be written fails the
+/// run (exit 1, as IOR), after the record keeps what was measured. Returns
+/// the exit status, the same on every rank.
+fn finish_run(
+    comm: &dyn Comm,
+    inv: &Invocation,
+    settings: &Settings,
+    console: &Console<'_>,
+    record: &mut RunRecord,
+) -> i32 {
+    let status = record.exit_status;
     let mut failed_outputs = 0;
-    if rank == 0 {
+    if comm.rank() == 0 {
         // Stragglers and figures that are probably not the storage's.
-        insight::review(&mut record, inv, console);
-        // A requested output that could not be written fails the run (exit
-        // 1, as IOR), after the record keeps what was measured.
-        let errors = finish_output(&record, inv, machine_to_stdout, console);
+        insight::review(record, inv, console);
+        let errors = finish_output(record, inv, machine_summary_to_stdout(inv), console);
         if !errors.is_empty() && status == 0 {
             record.exit_status = EXIT_FAILED;
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
-        keep(&record, settings, console);
+        keep(record, settings, console);
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
