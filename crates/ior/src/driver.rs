@@ -950,17 +950,7 @@ fn run_on_ranks(
         }
     }
     let backend = ctx.interrupt.wrap(created.backend);
-    let mut spec = spec.clone();
-    spec.fs = backend
-        .statfs(&parent_dir(&params.test_file))
-        .ok()
-        .map(|f| fs_usage(&f));
-    if params.memory_per_node.is_some() {
-        spec.parameters
-            .insert("memoryPerNode".into(), json!(per_node));
-    }
-    spec.parameters
-        .insert("apiVersion".into(), json!(backend.api_version()));
+    let spec = spec_on_backend(spec, params, backend.as_ref(), per_node);
     if sub.rank() == 0 {
         test_start_lines(ctx, params, &notes, hog.as_ref());
     }
@@ -978,25 +968,7 @@ fn run_on_ranks(
         ),
         host: layout.host.clone(),
     };
-    let (out, pairs) = if sub.rank() == 0 {
-        let mut obs = TextObserver {
-            console: ctx.console,
-            run: record,
-            verbose: params.verbose,
-            use_existing: params.use_existing_test_file,
-            quiet: ctx.quiet,
-            pairs: None,
-            clock: ctx.run.clock(),
-            test_id: 0,
-        };
-        let out = run_ior_test_with(&env, &spec, extras, &mut obs);
-        (out, obs.pairs)
-    } else {
-        (
-            run_ior_test_with(&env, &spec, extras, &mut NullObserver),
-            None,
-        )
-    };
+    let (out, pairs) = run_observed(ctx, &env, record, params, &spec, extras);
     drop(hog);
     let ran = !out.result.phases.is_empty();
     (
@@ -1004,6 +976,59 @@ fn run_on_ranks(
         out.error.map(|e| e.message),
         pairs,
     )
+}
+
+/// The test's spec as run on `backend`: its file system's usage, the
+/// memory held per node (with `memoryPerNode`) and the backend's API version.
+fn spec_on_backend(
+    spec: &IorSpec,
+    params: &IorParams,
+    backend: &dyn pario_backends::Backend,
+    per_node: u64,
+) -> IorSpec {
+    let mut spec = spec.clone();
+    spec.fs = backend
+        .statfs(&parent_dir(&params.test_file))
+        .ok()
+        .map(|f| fs_usage(&f));
+    if params.memory_per_node.is_some() {
+        spec.parameters
+            .insert("memoryPerNode".into(), json!(per_node));
+    }
+    spec.parameters
+        .insert("apiVersion".into(), json!(backend.api_version()));
+    spec
+}
+
+/// Runs the test in `env`: the test's rank 0 prints IOR's text as it goes
+/// (a [`TextObserver`]), the other ranks print nothing. Returns the
+/// engine's outcome and, on rank 0, the wear-out count.
+fn run_observed(
+    ctx: &RunCtx<'_, '_>,
+    env: &Env<'_>,
+    record: &RunRecord,
+    params: &IorParams,
+    spec: &IorSpec,
+    extras: &IorExtras,
+) -> (pario_engine::ior::IorOutcome, Option<u64>) {
+    if env.comm.rank() != 0 {
+        return (
+            run_ior_test_with(env, spec, extras, &mut NullObserver),
+            None,
+        );
+    }
+    let mut obs = TextObserver {
+        console: ctx.console,
+        run: record,
+        verbose: params.verbose,
+        use_existing: params.use_existing_test_file,
+        quiet: ctx.quiet,
+        pairs: None,
+        clock: ctx.run.clock(),
+        test_id: 0,
+    };
+    let out = run_ior_test_with(env, spec, extras, &mut obs);
+    (out, obs.pairs)
 }
 
 /// The test's rank 0, before its I/O: the backend's notes (-v) and the
