@@ -454,6 +454,8 @@ pub struct IorParams {
 }
 
 impl Default for IorParams {
+    /// A test's settings before any option is applied, one default per field.
+    // long-function: table (a struct literal with one default per option)
     fn default() -> Self {
         IorParams {
             test_id: 0,
