@@ -97,96 +97,118 @@ fn classify(raw: &str) -> Line<'_> {
 
 /// Parses deck text. `file` names the deck in messages.
 pub fn parse_deck(text: &str, file: &str, defaults: &IorParams) -> Result<DeckRuns, OptionError> {
-    let at = |line: usize, error: OptionError| OptionError::Deck {
-        file: file.to_string(),
-        line,
-        error: Box::new(error),
-    };
     let mut warnings = Vec::new();
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l));
-
-    // Find IOR START; IOR skips whatever comes before it.
-    let mut skipped_before: Option<usize> = None;
-    let mut started = false;
-    for (no, raw) in lines.by_ref() {
-        match classify(raw) {
-            Line::Start => {
-                started = true;
-                break;
-            }
-            Line::Blank => {}
-            _ => {
-                skipped_before.get_or_insert(no);
-            }
-        }
-    }
-    if !started {
-        return Err(OptionError::DeckFile {
-            file: file.to_string(),
-            message: "no 'IOR START' line: a deck must begin with IOR START and end with \
-                      IOR STOP"
-                .to_string(),
-        });
-    }
-    if let Some(no) = skipped_before {
+    if let Some(no) = skip_to_start(&mut lines, file)? {
         warnings.push(format!("{file}:{no}: text before IOR START ignored"));
     }
-
-    let mut tests: Vec<IorParams> = Vec::new();
-    let mut current = defaults.clone();
-    // Line of a RUN that ended `current`, while no new test has started.
-    let mut pending_run: Option<usize> = None;
-    let mut stop_line: Option<usize> = None;
-    let mut last_line = 0;
-
-    let mut emit = |params: &IorParams, line: usize| -> Result<(), OptionError> {
-        let mut t = params.clone();
-        t.test_id = tests.len();
-        t.run_line = Some(line);
-        t.finalize();
-        t.check().map_err(|e| at(line, e))?;
-        tests.push(t);
-        Ok(())
-    };
-
-    for (no, raw) in lines.by_ref() {
-        last_line = no;
-        match classify(raw) {
-            Line::Blank => {}
-            Line::Start => {
-                return Err(at(no, OptionError::Usage("second IOR START".to_string())));
-            }
-            Line::Run => {
-                if let Some(prev) = pending_run {
-                    emit(&current, prev)?;
-                }
-                pending_run = Some(no);
-            }
-            Line::Stop => {
-                emit(&current, pending_run.unwrap_or(no))?;
-                stop_line = Some(no);
-                break;
-            }
-            Line::Settings(content) => {
-                if let Some(prev) = pending_run.take() {
-                    emit(&current, prev)?;
-                }
-                apply_line(&mut current, content).map_err(|e| at(no, e))?;
-            }
-        }
-    }
-    let Some(stop) = stop_line else {
-        return Err(at(
-            last_line.max(1),
-            OptionError::Usage("end of deck without IOR STOP (or IOR END)".to_string()),
-        ));
-    };
+    let (tests, stop) = read_tests(&mut lines, file, defaults)?;
     if let Some((no, _)) = lines.find(|(_, raw)| !matches!(classify(raw), Line::Blank)) {
         warnings.push(format!(
             "{file}:{no}: text after IOR STOP (line {stop}) ignored"
         ));
     }
     Ok(DeckRuns { tests, warnings })
+}
+
+/// `error`, found at `line` of the deck `file`.
+fn at(file: &str, line: usize, error: OptionError) -> OptionError {
+    OptionError::Deck {
+        file: file.to_string(),
+        line,
+        error: Box::new(error),
+    }
+}
+
+/// Consumes the numbered `lines` up to and including `IOR START` (IOR skips
+/// whatever comes before it). Returns the first non-blank line skipped, if
+/// any; a deck without `IOR START` is an error.
+fn skip_to_start<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+    file: &str,
+) -> Result<Option<usize>, OptionError> {
+    let mut skipped_before: Option<usize> = None;
+    for (no, raw) in lines {
+        match classify(raw) {
+            Line::Start => return Ok(skipped_before),
+            Line::Blank => {}
+            _ => {
+                skipped_before.get_or_insert(no);
+            }
+        }
+    }
+    Err(OptionError::DeckFile {
+        file: file.to_string(),
+        message: "no 'IOR START' line: a deck must begin with IOR START and end with \
+                  IOR STOP"
+            .to_string(),
+    })
+}
+
+/// Reads the numbered `lines` after `IOR START` up to and including `IOR
+/// STOP`: the tests they define, each starting from the previous one's
+/// settings (the first from `defaults`), and the line of `IOR STOP`.
+fn read_tests<'a>(
+    lines: &mut impl Iterator<Item = (usize, &'a str)>,
+    file: &str,
+    defaults: &IorParams,
+) -> Result<(Vec<IorParams>, usize), OptionError> {
+    let mut tests: Vec<IorParams> = Vec::new();
+    let mut current = defaults.clone();
+    // Line of a RUN that ended `current`, while no new test has started.
+    let mut pending_run: Option<usize> = None;
+    let mut last_line = 0;
+    for (no, raw) in lines {
+        last_line = no;
+        match classify(raw) {
+            Line::Blank => {}
+            Line::Start => {
+                return Err(at(
+                    file,
+                    no,
+                    OptionError::Usage("second IOR START".to_string()),
+                ));
+            }
+            Line::Run => {
+                if let Some(prev) = pending_run {
+                    emit(&mut tests, &current, prev, file)?;
+                }
+                pending_run = Some(no);
+            }
+            Line::Stop => {
+                emit(&mut tests, &current, pending_run.unwrap_or(no), file)?;
+                return Ok((tests, no));
+            }
+            Line::Settings(content) => {
+                if let Some(prev) = pending_run.take() {
+                    emit(&mut tests, &current, prev, file)?;
+                }
+                apply_line(&mut current, content).map_err(|e| at(file, no, e))?;
+            }
+        }
+    }
+    Err(at(
+        file,
+        last_line.max(1),
+        OptionError::Usage("end of deck without IOR STOP (or IOR END)".to_string()),
+    ))
+}
+
+/// Adds the test with settings `params`, ended at `line` (a `RUN` or `IOR
+/// STOP`), to `tests`: numbered, finalized and checked.
+fn emit(
+    tests: &mut Vec<IorParams>,
+    params: &IorParams,
+    line: usize,
+    file: &str,
+) -> Result<(), OptionError> {
+    let mut t = params.clone();
+    t.test_id = tests.len();
+    t.run_line = Some(line);
+    t.finalize();
+    t.check().map_err(|e| at(file, line, e))?;
+    tests.push(t);
+    Ok(())
 }
 
 /// One settings line: comma-separated directives.

@@ -39,7 +39,7 @@ use pario_plan::reorder::Reorder;
 use pario_plan::{Layout, Ordering};
 use pario_results::record_io;
 use pario_results::render::{ior_csv, ior_json, ior_text, shows_phase_row};
-use pario_results::{Operation, RunRecord, TestResult, Tool};
+use pario_results::{Operation, RankTimes, RunRecord, TestResult, Tool};
 use pario_signature::PacketType;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -288,9 +288,66 @@ impl TextObserver<'_, '_> {
         }
         self.console.out(&format!("{s}\n"));
     }
+
+    /// -vvv: each rank's file and timers, grouped by rank (IOR's ranks
+    /// print their own lines, interleaved as they come).
+    fn rank_detail_lines(
+        &self,
+        operation: Operation,
+        iteration: u32,
+        paths: &[String],
+        ranks: &[RankTimes],
+    ) -> String {
+        let mut s = String::new();
+        for (r, path) in paths.iter().enumerate() {
+            if !path.is_empty() {
+                s += &ior_text::task_file_line(r as u32, operation, path);
+            }
+            // Both lists are in rank order (one gather).
+            if let Some(t) = ranks.get(r).filter(|t| t.rank as usize == r) {
+                let timers = [
+                    t.open_start,
+                    t.open_end,
+                    t.xfer_start,
+                    t.xfer_end,
+                    t.close_start,
+                    t.close_end,
+                ]
+                .map(|x| self.clock.to_epoch(x));
+                s += &ior_text::timer_trace(self.test_id, iteration, t.rank, operation, &timers);
+            }
+        }
+        s
+    }
+
+    /// Data verification found `bad_transfers` wrong transfers: IOR's line,
+    /// then pario's details.
+    fn verify_errors(&mut self, operation: Operation, bad_transfers: u64, details: &[String]) {
+        // IOR's own line first (site scripts grep for it; on stdout, or
+        // stderr when a summary owns stdout): N counts the transfers with
+        // wrong data.
+        let access = match operation {
+            Operation::Write | Operation::CheckWrite => "write",
+            _ => "read",
+        };
+        self.warn(&format!(
+            "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
+        ));
+        // Then our details, always on stderr, whatever the output format.
+        let report = pario_results::render::format::verify_error_report(
+            "ior",
+            operation.ior_name(),
+            bad_transfers,
+            "transfer",
+            details,
+        );
+        self.console.err(&report);
+    }
 }
 
 impl Observer for TextObserver<'_, '_> {
+    /// Prints what each event shows at this verbosity.
+    // long-function: table (one arm per engine event kind, each independent)
     fn event(&mut self, event: Event<'_>) {
         let v = self.verbose;
         match event {
@@ -351,34 +408,8 @@ impl Observer for TextObserver<'_, '_> {
                 paths,
                 ranks,
             } => {
-                // -vvv: each rank's file and timers, grouped by rank (IOR's
-                // ranks print their own lines, interleaved as they come).
                 if v >= 3 {
-                    let mut s = String::new();
-                    for (r, path) in paths.iter().enumerate() {
-                        if !path.is_empty() {
-                            s += &ior_text::task_file_line(r as u32, operation, path);
-                        }
-                        // Both lists are in rank order (one gather).
-                        if let Some(t) = ranks.get(r).filter(|t| t.rank as usize == r) {
-                            let timers = [
-                                t.open_start,
-                                t.open_end,
-                                t.xfer_start,
-                                t.xfer_end,
-                                t.close_start,
-                                t.close_end,
-                            ]
-                            .map(|x| self.clock.to_epoch(x));
-                            s += &ior_text::timer_trace(
-                                self.test_id,
-                                iteration,
-                                t.rank,
-                                operation,
-                                &timers,
-                            );
-                        }
-                    }
+                    let s = self.rank_detail_lines(operation, iteration, paths, ranks);
                     self.put(&s);
                 }
             }
@@ -394,27 +425,7 @@ impl Observer for TextObserver<'_, '_> {
                 operation,
                 bad_transfers,
                 details,
-            } => {
-                // IOR's own line first (site scripts grep for it; on stdout,
-                // or stderr when a summary owns stdout): N counts the
-                // transfers with wrong data.
-                let access = match operation {
-                    Operation::Write | Operation::CheckWrite => "write",
-                    _ => "read",
-                };
-                self.warn(&format!(
-                    "WARNING: Incorrect data on {access} ({bad_transfers} errors found).\n"
-                ));
-                // Then our details, always on stderr, whatever the output format.
-                let report = pario_results::render::format::verify_error_report(
-                    "ior",
-                    operation.ior_name(),
-                    bad_transfers,
-                    "transfer",
-                    details,
-                );
-                self.console.err(&report);
-            }
+            } => self.verify_errors(operation, bad_transfers, details),
             Event::Warning { text } => self.warn(&format!("WARNING: {text}\n")),
             Event::Info { level, text } => {
                 if v >= level {
@@ -450,42 +461,16 @@ pub fn run_with(
 ) -> i32 {
     let rank = comm.rank();
     let interrupt = &settings.interrupt;
-    let layout = comm.node_layout();
-    if let Err(e) = agree_on_first_error(comm, check_before_run(comm, &layout, inv).err()) {
-        if rank == 0 {
-            console.error(&e);
-        }
-        return EXIT_USAGE;
-    }
-    let progress = match pario_frontend::progress::build_agreed(comm, &inv.progress) {
+    let progress = match agree_to_start(comm, inv) {
         Ok(p) => p,
-        Err(e) => {
+        Err((e, status)) => {
             if rank == 0 {
                 console.error(&e);
             }
-            return EXIT_USAGE;
+            return status;
         }
     };
-    let summary = if rank == 0 {
-        check_summary_file(inv).err()
-    } else {
-        None
-    };
-    if let Err(e) = agree_on_first_error(comm, summary) {
-        if rank == 0 {
-            console.error(&e);
-        }
-        return EXIT_FAILED;
-    }
-    let first = inv.tests.first();
-    // An object store's names are not local paths: no local file system to describe.
-    let fs = first
-        .filter(|t| !t.api_kind.features().object_store)
-        .and_then(|t| {
-            let dir = parent_dir(&t.test_file);
-            pario_backends::posix::statfs_path(&dir).ok()
-        });
-    let run = RunContext::start(comm, settings, &inv.tags, fs.as_ref());
+    let run = RunContext::start(comm, settings, &inv.tags, first_test_fs(inv).as_ref());
     let mut record = run.record(Tool::Ior, IOR_VERSION, argv, inv.warnings.clone());
     record.deck = inv
         .deck
@@ -493,8 +478,7 @@ pub fn run_with(
         .and_then(|d| std::fs::read_to_string(d).ok());
 
     // Where the text goes: stdout, unless a machine-readable summary goes there.
-    let machine_to_stdout = first
-        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none());
+    let machine_to_stdout = machine_summary_to_stdout(inv);
     if rank == 0 {
         run_header(&run, &record, inv, machine_to_stdout, console);
     }
@@ -507,40 +491,106 @@ pub fn run_with(
         interrupt,
         progress,
     };
-    let mut status = run_tests(&ctx, inv, &mut record);
-    // Interrupted on any rank: the run ends with 130 (SIGINT) or 143
-    // (SIGTERM) on every rank, its record marked.
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught > 0 {
-        status = caught;
-        record.interrupted = true;
-        let text = format!(
-            "interrupted by {}: stopped at the next transfer; the summary holds the phases \
-             that finished; the record is kept, marked interrupted",
-            Interrupt::name(caught)
-        );
-        if rank == 0 {
-            console.error(&text);
-        }
-        record.errors.push(text);
-    }
+    let status = run_tests(&ctx, inv, &mut record);
+    let status = agree_on_interrupt(comm, interrupt, &mut record, console, status);
     record.finished = run.now();
     record.exit_status = status;
+    finish_run(comm, inv, settings, console, &mut record)
+}
 
+/// The checks every rank agrees on before the run starts: the tests fit
+/// the machine (exit 2), the progress options (exit 2), and the
+/// `summaryFile` directory (exit 1). Returns the agreed progress, or the
+/// error with its exit status.
+fn agree_to_start(
+    comm: &dyn Comm,
+    inv: &Invocation,
+) -> Result<pario_engine::progress::Progress, (String, i32)> {
+    let layout = comm.node_layout();
+    agree_on_first_error(comm, check_before_run(comm, &layout, inv).err())
+        .map_err(|e| (e, EXIT_USAGE))?;
+    let progress =
+        pario_frontend::progress::build_agreed(comm, &inv.progress).map_err(|e| (e, EXIT_USAGE))?;
+    let summary = if comm.rank() == 0 {
+        check_summary_file(inv).err()
+    } else {
+        None
+    };
+    agree_on_first_error(comm, summary).map_err(|e| (e, EXIT_FAILED))?;
+    Ok(progress)
+}
+
+/// The file system holding the first test's directory, for the record; none
+/// for an object store, whose names are not local paths.
+fn first_test_fs(inv: &Invocation) -> Option<pario_backends::FsInfo> {
+    inv.tests
+        .first()
+        .filter(|t| !t.api_kind.features().object_store)
+        .and_then(|t| {
+            let dir = parent_dir(&t.test_file);
+            pario_backends::posix::statfs_path(&dir).ok()
+        })
+}
+
+/// Whether a machine-readable summary (JSON or CSV without `summaryFile`)
+/// goes to stdout, so that the text does not.
+fn machine_summary_to_stdout(inv: &Invocation) -> bool {
+    inv.tests
+        .first()
+        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none())
+}
+
+/// Interrupted on any rank: the run ends with 130 (SIGINT) or 143
+/// (SIGTERM) on every rank, its record marked. Returns the exit status:
+/// that one, or `status` when no rank was interrupted.
+fn agree_on_interrupt(
+    comm: &dyn Comm,
+    interrupt: &Interrupt,
+    record: &mut RunRecord,
+    console: &Console<'_>,
+    status: i32,
+) -> i32 {
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
+    if caught == 0 {
+        return status;
+    }
+    record.interrupted = true;
+    let text = format!(
+        "interrupted by {}: stopped at the next transfer; the summary holds the phases \
+         that finished; the record is kept, marked interrupted",
+        Interrupt::name(caught)
+    );
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    record.errors.push(text);
+    caught
+}
+
+/// After the tests: rank 0 reviews the record, writes the summaries and
+/// keeps the run. A requested output that could not be written fails the
+/// run (exit 1, as IOR), after the record keeps what was measured. Returns
+/// the exit status, the same on every rank.
+fn finish_run(
+    comm: &dyn Comm,
+    inv: &Invocation,
+    settings: &Settings,
+    console: &Console<'_>,
+    record: &mut RunRecord,
+) -> i32 {
+    let status = record.exit_status;
     let mut failed_outputs = 0;
-    if rank == 0 {
+    if comm.rank() == 0 {
         // Stragglers and figures that are probably not the storage's.
-        insight::review(&mut record, inv, console);
-        // A requested output that could not be written fails the run (exit
-        // 1, as IOR), after the record keeps what was measured.
-        let errors = finish_output(&record, inv, machine_to_stdout, console);
+        insight::review(record, inv, console);
+        let errors = finish_output(record, inv, machine_summary_to_stdout(inv), console);
         if !errors.is_empty() && status == 0 {
             record.exit_status = EXIT_FAILED;
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
-        keep(&record, settings, console);
+        keep(record, settings, console);
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
@@ -900,17 +950,7 @@ fn run_on_ranks(
         }
     }
     let backend = ctx.interrupt.wrap(created.backend);
-    let mut spec = spec.clone();
-    spec.fs = backend
-        .statfs(&parent_dir(&params.test_file))
-        .ok()
-        .map(|f| fs_usage(&f));
-    if params.memory_per_node.is_some() {
-        spec.parameters
-            .insert("memoryPerNode".into(), json!(per_node));
-    }
-    spec.parameters
-        .insert("apiVersion".into(), json!(backend.api_version()));
+    let spec = spec_on_backend(spec, params, backend.as_ref(), per_node);
     if sub.rank() == 0 {
         test_start_lines(ctx, params, &notes, hog.as_ref());
     }
@@ -928,25 +968,7 @@ fn run_on_ranks(
         ),
         host: layout.host.clone(),
     };
-    let (out, pairs) = if sub.rank() == 0 {
-        let mut obs = TextObserver {
-            console: ctx.console,
-            run: record,
-            verbose: params.verbose,
-            use_existing: params.use_existing_test_file,
-            quiet: ctx.quiet,
-            pairs: None,
-            clock: ctx.run.clock(),
-            test_id: 0,
-        };
-        let out = run_ior_test_with(&env, &spec, extras, &mut obs);
-        (out, obs.pairs)
-    } else {
-        (
-            run_ior_test_with(&env, &spec, extras, &mut NullObserver),
-            None,
-        )
-    };
+    let (out, pairs) = run_observed(ctx, &env, record, params, &spec, extras);
     drop(hog);
     let ran = !out.result.phases.is_empty();
     (
@@ -954,6 +976,59 @@ fn run_on_ranks(
         out.error.map(|e| e.message),
         pairs,
     )
+}
+
+/// The test's spec as run on `backend`: its file system's usage, the
+/// memory held per node (with `memoryPerNode`) and the backend's API version.
+fn spec_on_backend(
+    spec: &IorSpec,
+    params: &IorParams,
+    backend: &dyn pario_backends::Backend,
+    per_node: u64,
+) -> IorSpec {
+    let mut spec = spec.clone();
+    spec.fs = backend
+        .statfs(&parent_dir(&params.test_file))
+        .ok()
+        .map(|f| fs_usage(&f));
+    if params.memory_per_node.is_some() {
+        spec.parameters
+            .insert("memoryPerNode".into(), json!(per_node));
+    }
+    spec.parameters
+        .insert("apiVersion".into(), json!(backend.api_version()));
+    spec
+}
+
+/// Runs the test in `env`: the test's rank 0 prints IOR's text as it goes
+/// (a [`TextObserver`]), the other ranks print nothing. Returns the
+/// engine's outcome and, on rank 0, the wear-out count.
+fn run_observed(
+    ctx: &RunCtx<'_, '_>,
+    env: &Env<'_>,
+    record: &RunRecord,
+    params: &IorParams,
+    spec: &IorSpec,
+    extras: &IorExtras,
+) -> (pario_engine::ior::IorOutcome, Option<u64>) {
+    if env.comm.rank() != 0 {
+        return (
+            run_ior_test_with(env, spec, extras, &mut NullObserver),
+            None,
+        );
+    }
+    let mut obs = TextObserver {
+        console: ctx.console,
+        run: record,
+        verbose: params.verbose,
+        use_existing: params.use_existing_test_file,
+        quiet: ctx.quiet,
+        pairs: None,
+        clock: ctx.run.clock(),
+        test_id: 0,
+    };
+    let out = run_ior_test_with(env, spec, extras, &mut obs);
+    (out, obs.pairs)
 }
 
 /// The test's rank 0, before its I/O: the backend's notes (-v) and the

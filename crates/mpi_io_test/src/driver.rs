@@ -51,13 +51,7 @@ pub fn main_with(
             local_asctime()
         ));
     }
-    let (argv, progress) = match pario_frontend::progress::take_options(argv) {
-        Ok((rest, p)) if p.warmup > 0.0 => (rest, Err(warmup_refused())),
-        Ok((rest, p)) => (rest, Ok(p)),
-        Err(e) => (argv.to_vec(), Err(e)),
-    };
-    let progress = progress.and_then(|p| pario_frontend::progress::build_agreed(world, &p));
-    let progress = match progress {
+    let (argv, progress) = match take_progress(world, argv) {
         Ok(p) => p,
         Err(e) => {
             if r == 0 {
@@ -78,12 +72,7 @@ pub fn main_with(
         }
     };
     let ctx = RunContext::start(world, settings, &[], None);
-    let layout = world.node_layout();
-    let host = if layout.overridden {
-        format!("node{}", layout.node_index)
-    } else {
-        layout.host.clone()
-    };
+    let host = host_name(&world.node_layout());
     let hosts = run::all_hosts(world, &host);
     let (mut results, err) = match open_streams(world, &cfg, console) {
         Ok(s) => s,
@@ -109,14 +98,53 @@ pub fn main_with(
     let _ = results.flush();
     drop(results);
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {
-        crate::record::keep(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
-        if let Some(mut sink) = crate::mysql::Sink::from_env() {
-            let id = identity(&outcome, &hosts);
-            let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
-            crate::mysql::report(&mut sink, &cfg, argv, &id, w, rd, outcome.exit);
-        }
+        keep_outcome(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
     }
     outcome.exit
+}
+
+/// pario's progress options, taken out of `argv` and agreed on by every
+/// rank (`--warmup` is refused): the other arguments and the progress.
+fn take_progress(
+    world: &MpiComm,
+    argv: &[String],
+) -> Result<(Vec<String>, pario_engine::progress::Progress), String> {
+    let (rest, p) = pario_frontend::progress::take_options(argv)?;
+    if p.warmup > 0.0 {
+        return Err(warmup_refused());
+    }
+    let progress = pario_frontend::progress::build_agreed(world, &p)?;
+    Ok((rest, progress))
+}
+
+/// This rank's host name as the output shows it: `node<i>` when the node
+/// layout is overridden.
+fn host_name(layout: &pario_comm::NodeLayout) -> String {
+    if layout.overridden {
+        format!("node{}", layout.node_index)
+    } else {
+        layout.host.clone()
+    }
+}
+
+/// Rank 0: keeps the run record (JSON file, database) and, when configured
+/// in the environment (`MYSQL_HOST`, `MYSQL_FILE`), writes the original's
+/// MySQL results.
+fn keep_outcome(
+    ctx: &RunContext<'_>,
+    settings: &Settings,
+    console: &Console<'_>,
+    argv: &[String],
+    cfg: &Config,
+    hosts: &[String],
+    outcome: &Outcome,
+) {
+    crate::record::keep(ctx, settings, console, argv, cfg, hosts, outcome);
+    if let Some(mut sink) = crate::mysql::Sink::from_env() {
+        let id = identity(outcome, hosts);
+        let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
+        crate::mysql::report(&mut sink, cfg, argv, &id, w, rd, outcome.exit);
+    }
 }
 
 /// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.

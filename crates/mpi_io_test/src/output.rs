@@ -144,56 +144,66 @@ impl PhaseReport {
     /// "=== Completed MPI-IO <op>.".
     pub fn render(&self) -> String {
         let op = self.op;
-        let mib = self.mib_total;
         let mut o = String::new();
-        self.bw_line(&mut o, "Effective", |t| t.total);
-        self.per_rank(&mut o, |r, t| {
+        self.render_bandwidths(&mut o);
+        self.render_file_times(&mut o);
+        if self.aggregated {
+            self.render_messages(&mut o);
+        }
+        o.push_str(&format!("=== Completed MPI-IO {op}.\n"));
+        o
+    }
+
+    /// The effective and the operation's bandwidth, each with its time.
+    fn render_bandwidths(&self, o: &mut String) {
+        let op = self.op;
+        let mib = self.mib_total;
+        self.bw_line(o, "Effective", |t| t.total);
+        self.per_rank(o, |r, t| {
             format!("[{r}] Effective Bandwidth = {}", c_e(mib / t.total))
         });
-        self.time_line(&mut o, "Total Time (min [rank] avg max [rank])", |t| {
-            t.total
-        });
-        self.bw_line(&mut o, op, |t| t.op);
-        self.per_rank(&mut o, |r, t| {
+        self.time_line(o, "Total Time (min [rank] avg max [rank])", |t| t.total);
+        self.bw_line(o, op, |t| t.op);
+        self.per_rank(o, |r, t| {
             format!("[{r}] {op} Bandwidth = {}", c_e(mib / t.op))
         });
-        self.time_line(
-            &mut o,
-            &format!("{op} Time (min [rank] avg max [rank])"),
-            |t| t.op,
-        );
-        self.time_line(
-            &mut o,
-            "MPI File Open Time (min [rank] avg max [rank])",
-            |t| t.open,
-        );
-        self.per_rank(&mut o, |r, t| {
-            format!("[{r}] File Open Time = {}", c_e(t.open))
+        self.time_line(o, &format!("{op} Time (min [rank] avg max [rank])"), |t| {
+            t.op
         });
+    }
+
+    /// The times of the file operations: open, the operation's wait,
+    /// preallocation, barrier and sync (when used), close.
+    fn render_file_times(&self, o: &mut String) {
+        let op = self.op;
+        self.time_line(o, "MPI File Open Time (min [rank] avg max [rank])", |t| {
+            t.open
+        });
+        self.per_rank(o, |r, t| format!("[{r}] File Open Time = {}", c_e(t.open)));
         self.time_line_end(
-            &mut o,
+            o,
             &format!("MPI File {op} Wait Time (min [rank] avg max [rank])"),
             "  sec.",
             |t| t.opwait,
         );
-        self.per_rank(&mut o, |r, t| {
+        self.per_rank(o, |r, t| {
             format!("[{r}] File {op} Wait Time = {}", c_e(t.opwait))
         });
         self.time_line(
-            &mut o,
+            o,
             "MPI File Preallocate Time (min [rank] avg max [rank])",
             |t| t.prealloc,
         );
-        self.per_rank(&mut o, |r, t| {
+        self.per_rank(o, |r, t| {
             format!("[{r}] File Preallocate Time = {}", c_e(t.prealloc))
         });
         if self.barrier {
             self.time_line(
-                &mut o,
+                o,
                 "MPI Barrier Wait Time (min [rank] avg max [rank])",
                 |t| t.barrier,
             );
-            self.per_rank(&mut o, |r, t| {
+            self.per_rank(o, |r, t| {
                 format!(
                     "[{r}] MPI_Barrier Time before each write = {}",
                     c_e(t.barrier)
@@ -201,29 +211,20 @@ impl PhaseReport {
             });
         }
         if self.sync {
-            self.time_line(
-                &mut o,
-                "MPI File Sync Time (min [rank] avg max [rank])",
-                |t| t.sync,
-            );
-            self.per_rank(&mut o, |r, t| {
-                format!("[{r}] File Sync Time = {}", c_e(t.sync))
+            self.time_line(o, "MPI File Sync Time (min [rank] avg max [rank])", |t| {
+                t.sync
             });
+            self.per_rank(o, |r, t| format!("[{r}] File Sync Time = {}", c_e(t.sync)));
         }
         self.time_line_end(
-            &mut o,
+            o,
             "MPI File Close Wait Time (min [rank]  avg max [rank])",
             "  sec.",
             |t| t.close,
         );
-        self.per_rank(&mut o, |r, t| {
+        self.per_rank(o, |r, t| {
             format!("[{r}] File Close Time = {}", c_e(t.close))
         });
-        if self.aggregated {
-            self.render_messages(&mut o);
-        }
-        o.push_str(&format!("=== Completed MPI-IO {op}.\n"));
-        o
     }
 }
 

@@ -6,7 +6,7 @@
 use crate::error::StoreError;
 use crate::json_dir::check_run_id;
 use crate::sql::SqlValue;
-use pario_results::{Operation, RunRecord, Tool, Workload};
+use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool, Workload};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -325,8 +325,36 @@ pub(crate) fn flatten(rec: &RunRecord) -> Result<Flat, StoreError> {
         source: e,
     })?;
     let id = || text(&rec.run_id);
-    let run = vec![
-        id(),
+    let record = vec![id(), SqlValue::Text(Some(record))];
+    let tags = rec
+        .tags
+        .iter()
+        .map(|(k, v)| vec![id(), text(k), text(v)])
+        .collect();
+    let mut results = Vec::new();
+    let mut ranks = Vec::new();
+    for test in &rec.tests {
+        for (idx, p) in test.phases.iter().enumerate() {
+            let key = phase_key(&rec.run_id, test, idx, p);
+            results.push(result_row(&key, p, &test.workload)?);
+            for r in &p.ranks {
+                ranks.push(rank_row(&key, r)?);
+            }
+        }
+    }
+    Ok(Flat {
+        run: run_row(rec),
+        record,
+        tags,
+        results,
+        ranks,
+    })
+}
+
+/// The run's row (RUN_COLUMNS).
+fn run_row(rec: &RunRecord) -> Vec<SqlValue> {
+    vec![
+        text(&rec.run_id),
         opt_text(rec.tool.map(|t| tool_to_str(t).to_string())),
         text(&rec.tool_version),
         SqlValue::Real(Some(rec.began)),
@@ -337,71 +365,65 @@ pub(crate) fn flatten(rec: &RunRecord) -> Result<Flat, StoreError> {
         text(&display_command_line(&rec.command_line)),
         SqlValue::Int(rec.exit_status.into()),
         text(&rec.system.fs_type),
-    ];
-    let record = vec![id(), SqlValue::Text(Some(record))];
-    let tags = rec
-        .tags
-        .iter()
-        .map(|(k, v)| vec![id(), text(k), text(v)])
-        .collect();
-    let mut results = Vec::new();
-    let mut ranks = Vec::new();
-    for test in &rec.tests {
-        let w = &test.workload;
-        for (idx, p) in test.phases.iter().enumerate() {
-            let op = p.operation.map(op_to_string);
-            let idx = SqlValue::Int(idx as i64);
-            results.push(vec![
-                id(),
-                SqlValue::Int(test.test_id.into()),
-                idx.clone(),
-                opt_text(op.clone()),
-                SqlValue::Int(p.iteration.into()),
-                real(p.bandwidth),
-                real(p.iops),
-                real(p.latency),
-                real(p.total_time),
-                int("bytes", p.bytes)?,
-                int("ops", p.ops)?,
-                int("verification_errors", p.verification_errors)?,
-                text(&w.api),
-                SqlValue::Int(w.num_tasks.into()),
-                SqlValue::Int(w.file_per_proc.into()),
-                int("block_size", w.block_size)?,
-                int("transfer_size", w.transfer_size)?,
-                int("segment_count", w.segment_count)?,
-                text(&w.ordering),
-                int("items", w.items)?,
-                text(&w.extra),
-            ]);
-            for r in &p.ranks {
-                ranks.push(vec![
-                    id(),
-                    SqlValue::Int(test.test_id.into()),
-                    idx.clone(),
-                    opt_text(op.clone()),
-                    SqlValue::Int(p.iteration.into()),
-                    SqlValue::Int(r.rank.into()),
-                    text(&r.host),
-                    real(r.open_start),
-                    real(r.open_end),
-                    real(r.xfer_start),
-                    real(r.xfer_end),
-                    real(r.close_start),
-                    real(r.close_end),
-                    int("rank bytes", r.bytes)?,
-                    int("rank ops", r.ops)?,
-                ]);
-            }
-        }
-    }
-    Ok(Flat {
-        run,
-        record,
-        tags,
-        results,
-        ranks,
-    })
+    ]
+}
+
+/// The columns that name a phase, first in its result and rank rows:
+/// run_id, test_id, phase_idx, operation, iteration.
+fn phase_key(run_id: &str, test: &TestResult, idx: usize, p: &PhaseResult) -> Vec<SqlValue> {
+    vec![
+        text(run_id),
+        SqlValue::Int(test.test_id.into()),
+        SqlValue::Int(idx as i64),
+        opt_text(p.operation.map(op_to_string)),
+        SqlValue::Int(p.iteration.into()),
+    ]
+}
+
+/// A phase's result row (RESULT_COLUMNS): its `key`, figures and workload.
+fn result_row(
+    key: &[SqlValue],
+    p: &PhaseResult,
+    w: &Workload,
+) -> Result<Vec<SqlValue>, StoreError> {
+    let mut row = key.to_vec();
+    row.extend([
+        real(p.bandwidth),
+        real(p.iops),
+        real(p.latency),
+        real(p.total_time),
+        int("bytes", p.bytes)?,
+        int("ops", p.ops)?,
+        int("verification_errors", p.verification_errors)?,
+        text(&w.api),
+        SqlValue::Int(w.num_tasks.into()),
+        SqlValue::Int(w.file_per_proc.into()),
+        int("block_size", w.block_size)?,
+        int("transfer_size", w.transfer_size)?,
+        int("segment_count", w.segment_count)?,
+        text(&w.ordering),
+        int("items", w.items)?,
+        text(&w.extra),
+    ]);
+    Ok(row)
+}
+
+/// A rank's row (RANK_COLUMNS) in the phase named by `key`.
+fn rank_row(key: &[SqlValue], r: &RankTimes) -> Result<Vec<SqlValue>, StoreError> {
+    let mut row = key.to_vec();
+    row.extend([
+        SqlValue::Int(r.rank.into()),
+        text(&r.host),
+        real(r.open_start),
+        real(r.open_end),
+        real(r.xfer_start),
+        real(r.xfer_end),
+        real(r.close_start),
+        real(r.close_end),
+        int("rank bytes", r.bytes)?,
+        int("rank ops", r.ops)?,
+    ]);
+    Ok(row)
 }
 
 #[cfg(test)]
@@ -471,5 +493,39 @@ mod tests {
             flatten(&rec),
             Err(StoreError::OutOfRange { field: "began", .. })
         ));
+    }
+
+    #[test]
+    fn rows_match_their_column_lists() {
+        let mut rec = RunRecord {
+            run_id: "r1".into(),
+            ..Default::default()
+        };
+        rec.tags.insert("k".into(), "v".into());
+        rec.tests.push(Default::default());
+        rec.tests[0].test_id = 7;
+        rec.tests[0].phases.push(Default::default());
+        rec.tests[0].phases.push(Default::default());
+        rec.tests[0].phases[1].operation = Some(Operation::Read);
+        rec.tests[0].phases[1].iteration = 2;
+        rec.tests[0].phases[1].ranks.push(Default::default());
+        rec.tests[0].phases[1].ranks[0].rank = 3;
+        let f = flatten(&rec).unwrap();
+        assert_eq!(f.run.len(), RUN_COLUMNS.len());
+        assert_eq!(f.record.len(), RECORD_COLUMNS.len());
+        assert_eq!(f.tags[0].len(), TAG_COLUMNS.len());
+        assert_eq!(f.results.len(), 2);
+        assert!(f.results.iter().all(|r| r.len() == RESULT_COLUMNS.len()));
+        assert_eq!(f.ranks.len(), 1);
+        assert_eq!(f.ranks[0].len(), RANK_COLUMNS.len());
+        let key = vec![
+            text("r1"),
+            SqlValue::Int(7),
+            SqlValue::Int(1),
+            text("read"),
+            SqlValue::Int(2),
+        ];
+        assert_eq!(f.results[1][..5], key[..]);
+        assert_eq!(f.ranks[0][..6], [key, vec![SqlValue::Int(3)]].concat()[..]);
     }
 }

@@ -55,22 +55,36 @@ pub fn is_fs_module_key(key: &str) -> bool {
 /// The advice for one test. `fs_type` is the type of the file system that
 /// holds the test directory ("" when unknown).
 pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
-    let mut out = Vec::new();
-    let warn = |out: &mut Vec<Advice>, text: String| {
-        out.push(Advice {
-            level: Level::Warning,
-            text,
-        })
-    };
-    let note = |out: &mut Vec<Advice>, text: String| {
-        out.push(Advice {
-            level: Level::Note,
-            text,
-        })
-    };
+    let mut out: Vec<Advice> = fs_options_given(p)
+        .into_iter()
+        .map(|(fs, name)| warning(fs_option_warning(fs, &name, fs_type)))
+        .collect();
+    out.extend(without_effect(p).into_iter().map(warning));
+    out.extend(other_backends(p).into_iter().map(note));
+    out.extend(ignored(p).into_iter().map(note));
+    out
+}
 
-    // File-system specific options.
-    let mut fs_opts: Vec<(&str, String)> = Vec::new();
+/// An [`Advice`] at [`Level::Warning`].
+fn warning(text: String) -> Advice {
+    Advice {
+        level: Level::Warning,
+        text,
+    }
+}
+
+/// An [`Advice`] at [`Level::Note`].
+fn note(text: String) -> Advice {
+    Advice {
+        level: Level::Note,
+        text,
+    }
+}
+
+/// The file-system specific options given, as (file system, name as the
+/// user wrote it): the directives, then the `--posix.<fs>.*` options.
+fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
+    let mut fs_opts: Vec<(&'static str, String)> = Vec::new();
     // `--posix.lustre.stripecount` also sets lustreStripeCount: name it once,
     // as the user wrote it.
     let module_keys: Vec<String> = p
@@ -100,75 +114,74 @@ pub fn advise(p: &IorParams, fs_type: &str) -> Vec<Advice> {
             }
         }
     }
-    for (fs, name) in fs_opts {
-        let pretty = FILE_SYSTEMS
-            .iter()
-            .find(|(f, _)| *f == fs)
-            .map_or(fs, |(_, p)| p);
-        let on = if fs_type.is_empty() {
-            "a file system of unknown type".to_string()
-        } else {
-            fs_type.to_string()
-        };
-        if fs_type.eq_ignore_ascii_case(fs) {
-            warn(
-                &mut out,
-                format!(
-                    "{name}: the test directory is on {pretty}, but this build has no {pretty} \
-                     interface to apply it: not applied (set it on the directory with the \
-                     file system's own tools)"
-                ),
-            );
-        } else {
-            warn(
-                &mut out,
-                format!("{name}: the test directory is on {on}, not {pretty}: ignored"),
-            );
-        }
-    }
+    fs_opts
+}
 
+/// The warning about option `name` of file system `fs` when the test
+/// directory is on `fs_type`: not applied (on that file system) or ignored
+/// (on another).
+fn fs_option_warning(fs: &str, name: &str, fs_type: &str) -> String {
+    let pretty = FILE_SYSTEMS
+        .iter()
+        .find(|(f, _)| *f == fs)
+        .map_or(fs, |(_, p)| p);
+    let on = if fs_type.is_empty() {
+        "a file system of unknown type".to_string()
+    } else {
+        fs_type.to_string()
+    };
+    if fs_type.eq_ignore_ascii_case(fs) {
+        format!(
+            "{name}: the test directory is on {pretty}, but this build has no {pretty} \
+             interface to apply it: not applied (set it on the directory with the \
+             file system's own tools)"
+        )
+    } else {
+        format!("{name}: the test directory is on {on}, not {pretty}: ignored")
+    }
+}
+
+/// Warnings about options that are accepted but change nothing here: GPU
+/// buffers, `dualMount`, `collective` without collective I/O, `uniqueDir`
+/// without `-F`.
+fn without_effect(p: &IorParams) -> Vec<String> {
+    let mut out = Vec::new();
     // Not supported at all.
     if p.allocate_buffer_on_gpu || p.gpu_direct || p.gpu_id != 0 {
-        warn(
-            &mut out,
+        out.push(
             "allocateBufferOnGPU/GPUid/gpuDirect: this build has no GPU support; buffers stay \
              in CPU memory"
                 .to_string(),
         );
     }
     if p.dual_mount {
-        warn(
-            &mut out,
+        out.push(
             "dualMount: per-socket mount points are not supported; the test file name is used \
              as given"
                 .to_string(),
         );
     }
-
-    if let Some(text) = collective_without_collective_io(p) {
-        warn(&mut out, text);
-    }
+    out.extend(collective_without_collective_io(p));
     if p.unique_dir && !p.file_per_proc {
-        warn(
-            &mut out,
+        out.push(
             "uniqueDir (-u): a directory per task needs file per process (-F); with one shared \
              file it has no effect"
                 .to_string(),
         );
     }
-    out.extend(other_backends(p).into_iter().map(|text| Advice {
-        level: Level::Note,
-        text,
-    }));
+    out
+}
+
+/// Notes about options this build ignores: `debug` and `dryRun`.
+fn ignored(p: &IorParams) -> Vec<String> {
+    let mut out = Vec::new();
     if let Some(d) = &p.debug {
-        note(
-            &mut out,
-            format!("debug={d}: there is no debug mode in this build: ignored"),
-        );
+        out.push(format!(
+            "debug={d}: there is no debug mode in this build: ignored"
+        ));
     }
     if p.dry_run {
-        note(
-            &mut out,
+        out.push(
             "dryRun: no I/O is done; the DUMMY backend stands in for the selected one".to_string(),
         );
     }
@@ -191,11 +204,10 @@ fn not_selected(p: &IorParams, backends: &[&BackendDescriptor]) -> Option<String
     })
 }
 
-/// Notes on options given for backends other than the selected one: IOR 3
-/// directives (and their letters) of backend options, `collective`, and
-/// `--<module>.*` options of modules the selected backend does not read.
-/// IOR accepts `-c` with any backend and says nothing; a warning here,
-/// since the user asked for collective I/O and gets independent I/O.
+/// The warning about `collective` (`-c`) with a backend without collective
+/// I/O, if given. IOR accepts `-c` with any backend and says nothing; a
+/// warning here, since the user asked for collective I/O and gets
+/// independent I/O.
 fn collective_without_collective_io(p: &IorParams) -> Option<String> {
     if !p.collective {
         return None;
@@ -209,6 +221,9 @@ fn collective_without_collective_io(p: &IorParams) -> Option<String> {
         .map(|why| format!("collective (-c): collective I/O is {why}: independent I/O is used"))
 }
 
+/// Notes on options given for backends other than the selected one: IOR 3
+/// directives (and their letters) of backend options, and `--<module>.*`
+/// options of modules the selected backend does not read.
 fn other_backends(p: &IorParams) -> Vec<String> {
     let mut out = Vec::new();
     let api = p.api.to_ascii_uppercase();
@@ -337,5 +352,48 @@ mod tests {
     fn unsupported_features_warn() {
         let p = params("--allocateBufferOnGPU -O dualMount=1 --allow-cpu-fallback");
         assert_eq!(texts(&advise(&p, "xfs"), Level::Warning).len(), 2);
+    }
+
+    #[test]
+    fn advice_comes_in_a_fixed_order_with_its_levels() {
+        let p = IorParams {
+            lustre_stripe_count: 4,
+            gpfs_hint_access: true,
+            module_options: vec![("posix".into(), "beegfs.ChunkSize".into(), Some("1m".into()))],
+            gpu_id: 1,
+            dual_mount: true,
+            collective: true,
+            unique_dir: true,
+            debug: Some("x".into()),
+            dry_run: true,
+            ..IorParams::default()
+        };
+        let got: Vec<(Level, String)> = advise(&p, "lustre")
+            .into_iter()
+            .map(|a| (a.level, a.text.split(':').next().unwrap_or("").to_string()))
+            .collect();
+        let w = |s: &str| (Level::Warning, s.to_string());
+        let n = |s: &str| (Level::Note, s.to_string());
+        assert_eq!(
+            got,
+            vec![
+                w("lustreStripeCount"),
+                w("gpfsHintAccess"),
+                w("--posix.beegfs.ChunkSize"),
+                w("allocateBufferOnGPU/GPUid/gpuDirect"),
+                w("dualMount"),
+                w("collective (-c)"),
+                w("uniqueDir (-u)"),
+                n("debug=x"),
+                n("dryRun"),
+            ]
+        );
+        let texts: Vec<String> = advise(&p, "lustre").into_iter().map(|a| a.text).collect();
+        assert!(texts[0].contains("is on Lustre, but this build has no Lustre interface"));
+        assert!(texts[1].contains("is on lustre, not GPFS: ignored"));
+        let unknown = advise(&p, "");
+        assert!(unknown[0]
+            .text
+            .contains("on a file system of unknown type, not Lustre"));
     }
 }

@@ -3,6 +3,11 @@
 
 use super::*;
 
+/// A refusal with message `msg`.
+fn bad(msg: String) -> Result<(), OptionError> {
+    Err(OptionError::Invalid(msg))
+}
+
 impl IorParams {
     /// The value recorded for `--module.key`: `None` when not given,
     /// `Some(None)` for a flag given without value.
@@ -23,9 +28,27 @@ impl IorParams {
     }
 
     /// Cross-option rules that need no knowledge of the machine. Call after
-    /// [`IorParams::finalize`]. Messages name the options involved.
+    /// [`IorParams::finalize`]. Messages name the options involved; when
+    /// several rules are broken, the first in the order below is reported.
     pub fn check(&self) -> Result<(), OptionError> {
-        let bad = |msg: String| Err(OptionError::Invalid(msg));
+        let features = self.api_kind.features();
+        self.check_sizes(&features)?;
+        self.check_counts()?;
+        self.check_task_order()?;
+        self.check_access_pattern(&features)?;
+        self.check_read_signature()?;
+        self.check_stonewalling()?;
+        self.check_backend()
+    }
+
+    /// Whether data is checked (`-W` or `-R`).
+    fn data_checked(&self) -> bool {
+        self.check_write || self.check_read
+    }
+
+    /// Transfer and block sizes: positive, nested, and fit for data checks
+    /// and the backend's minimum transfer.
+    fn check_sizes(&self, features: &Features) -> Result<(), OptionError> {
         let t = self.transfer_size;
         let b = self.block_size;
         if t == 0 {
@@ -50,20 +73,25 @@ impl IorParams {
                 format_size(t)
             ));
         }
-        let checked = self.check_write || self.check_read;
+        let checked = self.data_checked();
         if checked && !t.is_multiple_of(8) {
             return bad(format!(
                 "transfer size (-t/transferSize = {t}) must be a multiple of 8 bytes when data \
                  is checked (-W/checkWrite, -R/checkRead)"
             ));
         }
-        let features = self.api_kind.features();
         if t < features.min_transfer {
             return bad(format!(
                 "transfer size (-t/transferSize = {t}) must be at least {} bytes with -a {}",
                 features.min_transfer, self.api_kind
             ));
         }
+        Ok(())
+    }
+
+    /// Counts, delays and the signature are in range, and the test does
+    /// something.
+    fn check_counts(&self) -> Result<(), OptionError> {
         if self.segment_count == 0 {
             return bad("segment count (-s/segmentCount) must be at least 1".into());
         }
@@ -91,7 +119,11 @@ impl IorParams {
         if !(self.write_file || self.read_file || self.check_write || self.check_read) {
             return bad("the test must write, read or check (-w, -r, -W or -R)".into());
         }
-        // Ordering
+        Ok(())
+    }
+
+    /// Task reordering (`-C`, `-Z`, `-Q`) and the node layout overrides.
+    fn check_task_order(&self) -> Result<(), OptionError> {
         if self.reorder_tasks && self.reorder_tasks_random > 0 {
             return bad(
                 "-C and -Z are mutually exclusive (reorderTasksConstant, reorderTasksRandom)"
@@ -116,6 +148,13 @@ impl IorParams {
                     .into(),
             );
         }
+        Ok(())
+    }
+
+    /// Random offsets (`-z`, `--randomPrefill`) and file per process (`-F`)
+    /// go with each other, the reordering and the backend's features.
+    fn check_access_pattern(&self, features: &Features) -> Result<(), OptionError> {
+        let b = self.block_size;
         if self.random_offset > 0 && !self.file_per_proc {
             if self.reorder_tasks {
                 return bad("-z with -C needs -F: a shared file with random offsets \
@@ -157,6 +196,12 @@ impl IorParams {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `-R` without `-w` reads back an existing file: it needs the
+    /// signature that file was written with.
+    fn check_read_signature(&self) -> Result<(), OptionError> {
         if self.check_read && !self.write_file && self.set_timestamp_signature == 0 {
             return bad(
                 "-R without -w (checkRead of an existing file) needs the signature \
@@ -164,7 +209,13 @@ impl IorParams {
                     .into(),
             );
         }
-        // Stonewalling
+        Ok(())
+    }
+
+    /// Stonewalling (`-D`, wear-out, status file) with data checks and
+    /// split write/read runs.
+    fn check_stonewalling(&self) -> Result<(), OptionError> {
+        let checked = self.data_checked();
         if self.deadline_for_stonewalling > 0 && checked && self.stonewalling_status_file.is_none()
         {
             return bad(
@@ -190,7 +241,12 @@ impl IorParams {
                     .into());
             }
         }
-        // Backends
+        Ok(())
+    }
+
+    /// File-system hints (BeeGFS), GPUDirect, then the selected backend's
+    /// own checks, as a run would make them.
+    fn check_backend(&self) -> Result<(), OptionError> {
         if let Some(c) = self.beegfs_chunk_size {
             if !c.is_power_of_two() || c < (64 << 10) {
                 return bad(format!(
@@ -204,7 +260,6 @@ impl IorParams {
         if self.gpu_direct && !self.use_o_direct {
             return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
         }
-        // The selected backend's own checks, as a run would make them.
         registry::check_options(self.api_kind.name(), &self.backend_options())
             .map_err(OptionError::Invalid)
     }

@@ -294,79 +294,147 @@ pub(super) fn apply_directive_spec(
     label: &str,
     value: Option<&str>,
 ) -> Result<(), OptionError> {
-    let v = value.unwrap_or("");
-    let b = || -> Result<bool, OptionError> {
-        match value {
+    let x = Given { label, value };
+    let name = spec.name;
+    let known = apply_test_directive(p, name, &x)?
+        || apply_timing_directive(p, name, &x)?
+        || apply_report_directive(p, name, &x)?
+        || apply_backend_directive(p, name, &x)?;
+    if !known {
+        return Err(OptionError::UnknownDirective(name.to_string()));
+    }
+    Ok(())
+}
+
+/// A directive's value as given, with the option label for messages.
+struct Given<'a> {
+    label: &'a str,
+    /// None: the flag was given without a value.
+    value: Option<&'a str>,
+}
+
+impl Given<'_> {
+    /// The value text ("" for a flag without value).
+    fn raw(&self) -> &str {
+        self.value.unwrap_or("")
+    }
+
+    /// A boolean; a flag without value means true.
+    fn flag(&self) -> Result<bool, OptionError> {
+        match self.value {
             None => Ok(true),
-            Some(v) => parse_bool(label, v),
+            Some(v) => parse_bool(self.label, v),
         }
-    };
-    let count = |old: u8| -> Result<u8, OptionError> {
-        match value {
+    }
+
+    /// A counter; a flag without value counts up from `old`.
+    fn count(&self, old: u8) -> Result<u8, OptionError> {
+        match self.value {
             None => Ok(old.saturating_add(1)),
-            Some(v) => parse_u8(label, v),
+            Some(v) => parse_u8(self.label, v),
         }
-    };
-    let text = || nonempty(label, v).map(str::to_string);
-    match spec.name {
+    }
+
+    /// A text that must not be empty.
+    fn text(&self) -> Result<String, OptionError> {
+        nonempty(self.label, self.raw()).map(str::to_string)
+    }
+}
+
+/// Sets a directive about the test itself (backend, files, phases, tasks,
+/// geometry, memory). Returns false when `name` is not one of them.
+fn apply_test_directive(p: &mut IorParams, name: &str, x: &Given<'_>) -> Result<bool, OptionError> {
+    let (label, v) = (x.label, x.raw());
+    match name {
         "api" => set_api(p, v)?,
         "refNum" | "testNum" => p.ref_num = parse_i64(label, v)?,
-        "testFile" => p.test_file = text()?,
-        "hintsFileName" => p.hints_file_name = Some(text()?),
+        "testFile" => p.test_file = x.text()?,
+        "hintsFileName" => p.hints_file_name = Some(x.text()?),
         "repetitions" => p.repetitions = parse_count(label, v)?,
-        "multiFile" => p.multi_file = b()?,
-        "reorderTasksConstant" | "reorderTasks" => p.reorder_tasks = b()?,
-        "taskPerNodeOffset" => p.task_per_node_offset = parse_u64(label, v)?,
-        "reorderTasksRandom" => p.reorder_tasks_random = count(p.reorder_tasks_random)?,
-        "reorderTasksRandomSeed" => p.reorder_tasks_random_seed = parse_i64(label, v)?,
-        "quitOnError" => p.quit_on_error = b()?,
+        "multiFile" => p.multi_file = x.flag()?,
+        "uniqueDir" => p.unique_dir = x.flag()?,
+        "writeFile" => p.write_file = x.flag()?,
+        "readFile" => p.read_file = x.flag()?,
+        "filePerProc" => p.file_per_proc = x.flag()?,
+        "checkWrite" => p.check_write = x.flag()?,
+        "checkRead" => p.check_read = x.flag()?,
+        "keepFile" => p.keep_file = x.flag()?,
+        "keepFileWithError" => p.keep_file_with_error = x.flag()?,
+        "useExistingTestFile" => p.use_existing_test_file = x.flag()?,
+        "quitOnError" => p.quit_on_error = x.flag()?,
         "numTasks" => p.num_tasks = parse_num_tasks(label, v)?,
-        "interTestDelay" => p.inter_test_delay = parse_seconds_f64(label, v)?,
-        "interIODelay" => p.inter_io_delay = parse_u64(label, v)?,
-        "outlierThreshold" => p.outlier_threshold = parse_u64(label, v)?,
-        "intraTestBarriers" => p.intra_test_barriers = b()?,
-        "uniqueDir" => p.unique_dir = b()?,
-        "writeFile" => p.write_file = b()?,
-        "readFile" => p.read_file = b()?,
-        "filePerProc" => p.file_per_proc = b()?,
-        "checkWrite" => p.check_write = b()?,
-        "checkRead" => p.check_read = b()?,
-        "keepFile" => p.keep_file = b()?,
-        "keepFileWithError" => p.keep_file_with_error = b()?,
-        "useExistingTestFile" => p.use_existing_test_file = b()?,
+        "numNodes" | "nodes" => p.num_nodes = Some(parse_u64(label, v)?),
+        "numTasksOnNode0" => p.num_tasks_on_node0 = Some(parse_u64(label, v)?),
         "segmentCount" => p.segment_count = parse_count(label, v)?,
         "blockSize" => p.block_size = parse_bytes(label, v)?,
         "transferSize" => p.transfer_size = parse_bytes(label, v)?,
-        "verbose" => p.verbose = count(p.verbose)?,
-        "setTimeStampSignature" => p.set_timestamp_signature = parse_i64(label, v)?,
-        "storeFileOffset" => {
-            if b()? {
-                p.data_packet_type = DataPacketType::Offset;
-            } else if p.data_packet_type == DataPacketType::Offset {
-                p.data_packet_type = DataPacketType::Generic;
-            }
-        }
         "memoryPerNode" => set_memory_per_node(p, label, v)?,
         "memoryPerTask" => {
             p.memory_per_task = parse_bytes(label, v)?;
             p.memory_per_node = None;
         }
-        "maxTimeDuration" => p.max_time_duration = parse_u64(label, v)?,
-        "minTimeDuration" => p.min_time_duration = parse_u64(label, v)?,
-        "deadlineForStonewalling" => p.deadline_for_stonewalling = parse_u64(label, v)?,
-        "stoneWallingWearOut" => p.stonewalling_wear_out = b()?,
-        "stoneWallingWearOutIterations" => {
-            p.stonewalling_wear_out_iterations = parse_u64(label, v)?
-        }
-        "stoneWallingStatusFile" => p.stonewalling_status_file = Some(text()?),
-        "randomOffset" => p.random_offset = count(p.random_offset)?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets a directive about the order of tasks and offsets, delays, time
+/// limits and stonewalling. Returns false when `name` is not one of them.
+fn apply_timing_directive(
+    p: &mut IorParams,
+    name: &str,
+    x: &Given<'_>,
+) -> Result<bool, OptionError> {
+    let (label, v) = (x.label, x.raw());
+    match name {
+        "reorderTasksConstant" | "reorderTasks" => p.reorder_tasks = x.flag()?,
+        "taskPerNodeOffset" => p.task_per_node_offset = parse_u64(label, v)?,
+        "reorderTasksRandom" => p.reorder_tasks_random = x.count(p.reorder_tasks_random)?,
+        "reorderTasksRandomSeed" => p.reorder_tasks_random_seed = parse_i64(label, v)?,
+        "randomOffset" => p.random_offset = x.count(p.random_offset)?,
         "random-offset-seed" => {
             let s = parse_i64(label, v)?;
             p.random_offset_seed = if s == -1 { None } else { Some(s) };
         }
         "randomPrefill" => p.random_prefill = parse_bytes(label, v)?,
-        "summaryAlways" => p.summary_always = b()?,
-        "summaryFile" => p.summary_file = Some(text()?),
+        "interTestDelay" => p.inter_test_delay = parse_seconds_f64(label, v)?,
+        "interIODelay" => p.inter_io_delay = parse_u64(label, v)?,
+        "intraTestBarriers" => p.intra_test_barriers = x.flag()?,
+        "outlierThreshold" => p.outlier_threshold = parse_u64(label, v)?,
+        "maxTimeDuration" => p.max_time_duration = parse_u64(label, v)?,
+        "minTimeDuration" => p.min_time_duration = parse_u64(label, v)?,
+        "deadlineForStonewalling" => p.deadline_for_stonewalling = parse_u64(label, v)?,
+        "stoneWallingWearOut" => p.stonewalling_wear_out = x.flag()?,
+        "stoneWallingWearOutIterations" => {
+            p.stonewalling_wear_out_iterations = parse_u64(label, v)?
+        }
+        "stoneWallingStatusFile" => p.stonewalling_status_file = Some(x.text()?),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets a directive about the data written, what is printed and the
+/// summaries. Returns false when `name` is not one of them.
+fn apply_report_directive(
+    p: &mut IorParams,
+    name: &str,
+    x: &Given<'_>,
+) -> Result<bool, OptionError> {
+    let (label, v) = (x.label, x.raw());
+    match name {
+        "setTimeStampSignature" => p.set_timestamp_signature = parse_i64(label, v)?,
+        "storeFileOffset" => {
+            if x.flag()? {
+                p.data_packet_type = DataPacketType::Offset;
+            } else if p.data_packet_type == DataPacketType::Offset {
+                p.data_packet_type = DataPacketType::Generic;
+            }
+        }
+        "dataPacketType" => p.data_packet_type = parse_packet_type(label, v)?,
+        "verbose" => p.verbose = x.count(p.verbose)?,
+        "summaryAlways" => p.summary_always = x.flag()?,
+        "summaryFile" => p.summary_file = Some(x.text()?),
         "summaryFormat" => {
             p.summary_format = match v.trim().to_ascii_lowercase().as_str() {
                 "default" => SummaryFormat::Default,
@@ -381,43 +449,54 @@ pub(super) fn apply_directive_spec(
                 }
             }
         }
-        "saveRankPerformanceDetailsCSV" => p.save_rank_performance_details_csv = Some(text()?),
-        "savePerOpDataCSV" => p.save_per_op_data_csv = Some(text()?),
-        "dataPacketType" => p.data_packet_type = parse_packet_type(label, v)?,
-        "warningAsErrors" => p.warning_as_errors = b()?,
-        "dryRun" => p.dry_run = b()?,
-        "numNodes" | "nodes" => p.num_nodes = Some(parse_u64(label, v)?),
-        "numTasksOnNode0" => p.num_tasks_on_node0 = Some(parse_u64(label, v)?),
-        "collective" => p.collective = b()?,
-        "showHints" => p.show_hints = b()?,
-        "preallocate" => p.preallocate = b()?,
-        "useFileView" => p.use_file_view = b()?,
-        "useSharedFilePointer" => p.use_shared_file_pointer = b()?,
-        "useStridedDatatype" => p.use_strided_datatype = b()?,
-        "individualDataSets" => p.individual_data_sets = b()?,
-        "noFill" => p.no_fill = b()?,
+        "saveRankPerformanceDetailsCSV" => p.save_rank_performance_details_csv = Some(x.text()?),
+        "savePerOpDataCSV" => p.save_per_op_data_csv = Some(x.text()?),
+        "warningAsErrors" => p.warning_as_errors = x.flag()?,
+        "dryRun" => p.dry_run = x.flag()?,
+        "showHelp" => p.show_help = x.flag()?,
+        "platform" => p.platform = Some(x.text()?),
+        "debug" => p.debug = Some(x.text()?),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets a directive about backend hints (MPI-IO, POSIX, Lustre, GPFS,
+/// BeeGFS, GPU). Returns false when `name` is not one of them.
+fn apply_backend_directive(
+    p: &mut IorParams,
+    name: &str,
+    x: &Given<'_>,
+) -> Result<bool, OptionError> {
+    let (label, v) = (x.label, x.raw());
+    match name {
+        "collective" => p.collective = x.flag()?,
+        "showHints" => p.show_hints = x.flag()?,
+        "preallocate" => p.preallocate = x.flag()?,
+        "useFileView" => p.use_file_view = x.flag()?,
+        "useSharedFilePointer" => p.use_shared_file_pointer = x.flag()?,
+        "useStridedDatatype" => p.use_strided_datatype = x.flag()?,
+        "individualDataSets" => p.individual_data_sets = x.flag()?,
+        "noFill" => p.no_fill = x.flag()?,
         "setAlignment" => p.set_alignment = parse_bytes(label, v)?,
-        "fsync" => p.fsync = b()?,
-        "fsyncPerWrite" => p.fsync_per_write = b()?,
-        "singleXferAttempt" => p.single_xfer_attempt = b()?,
-        "useO_DIRECT" => p.use_o_direct = b()?,
-        "showHelp" => p.show_help = b()?,
+        "fsync" => p.fsync = x.flag()?,
+        "fsyncPerWrite" => p.fsync_per_write = x.flag()?,
+        "singleXferAttempt" => p.single_xfer_attempt = x.flag()?,
+        "useO_DIRECT" => p.use_o_direct = x.flag()?,
+        "collectiveMetadata" => p.collective_metadata = x.flag()?,
         "lustreStripeCount" => p.lustre_stripe_count = parse_i64(label, v)?,
         "lustreStripeSize" => p.lustre_stripe_size = parse_bytes(label, v)?,
         "lustreStartOST" => p.lustre_start_ost = parse_i64(label, v)?,
-        "lustreIgnoreLocks" => p.lustre_ignore_locks = b()?,
-        "gpfsHintAccess" => p.gpfs_hint_access = b()?,
-        "gpfsReleaseToken" => p.gpfs_release_token = b()?,
+        "lustreIgnoreLocks" => p.lustre_ignore_locks = x.flag()?,
+        "gpfsHintAccess" => p.gpfs_hint_access = x.flag()?,
+        "gpfsReleaseToken" => p.gpfs_release_token = x.flag()?,
         "beegfsNumTargets" => p.beegfs_num_targets = Some(parse_u64(label, v)?),
         "beegfsChunkSize" => p.beegfs_chunk_size = Some(parse_bytes(label, v)?),
-        "collectiveMetadata" => p.collective_metadata = b()?,
-        "dualMount" => p.dual_mount = b()?,
-        "allocateBufferOnGPU" => p.allocate_buffer_on_gpu = b()?,
+        "dualMount" => p.dual_mount = x.flag()?,
+        "allocateBufferOnGPU" => p.allocate_buffer_on_gpu = x.flag()?,
         "GPUid" => p.gpu_id = parse_i64(label, v)?,
-        "gpuDirect" => p.gpu_direct = b()?,
-        "platform" => p.platform = Some(text()?),
-        "debug" => p.debug = Some(text()?),
-        other => return Err(OptionError::UnknownDirective(other.to_string())),
+        "gpuDirect" => p.gpu_direct = x.flag()?,
+        _ => return Ok(false),
     }
-    Ok(())
+    Ok(true)
 }

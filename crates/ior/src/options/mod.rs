@@ -454,6 +454,8 @@ pub struct IorParams {
 }
 
 impl Default for IorParams {
+    /// A test's settings before any option is applied, one default per field.
+    // long-function: table (a struct literal with one default per option)
     fn default() -> Self {
         IorParams {
             test_id: 0,
@@ -670,84 +672,132 @@ pub fn parse_command_line_with(
     args: &[String],
     after_deck: AfterDeck,
 ) -> Result<Invocation, OptionError> {
-    let mut params = IorParams::default();
+    let scan = scan_arguments(args, after_deck)?;
+    let mut warnings = Vec::new();
+    if !scan.ignored.is_empty() {
+        warnings.push(format!(
+            "ignored after -f (options after the deck do not apply to its runs): {}",
+            scan.ignored.join(" ")
+        ));
+    }
+    let help = scan.help || scan.params.show_help;
+
+    let tests = if help {
+        vec![scan.params]
+    } else if let Some(path) = &scan.deck {
+        let runs = deck::read_deck(path, &scan.params)?;
+        warnings.extend(runs.warnings);
+        runs.tests
+    } else {
+        let mut t = scan.params;
+        t.finalize();
+        t.check()?;
+        vec![t]
+    };
+    if !help {
+        check_run_options(&tests, scan.allow_cpu_fallback, &scan.progress)?;
+    }
+
+    Ok(Invocation {
+        tests,
+        warnings,
+        help,
+        deck: scan.deck,
+        command_line: args.to_vec(),
+        tags: scan.tags,
+        progress: scan.progress,
+    })
+}
+
+/// What the pass over the command line found, before any test is built.
+struct Scan {
+    /// The settings the options give (before `-f`, and after it unless
+    /// ignored).
+    params: IorParams,
+    /// In Ignore mode, the arguments given after `-f` (checked, then dropped).
+    ignored: Vec<String>,
+    /// The deck given with `-f`.
+    deck: Option<PathBuf>,
+    /// `-h` / `--help` was given.
+    help: bool,
+    tags: Vec<(String, String)>,
+    progress: pario_frontend::progress::ProgressOptions,
+    /// [`ALLOW_CPU_FALLBACK`] was given.
+    allow_cpu_fallback: bool,
+}
+
+/// One pass over the arguments: pario's own options (CPU fallback,
+/// progress, tags), then IOR's, applied in order; options after `-f` go to
+/// a scratch copy in Ignore mode.
+fn scan_arguments(args: &[String], after_deck: AfterDeck) -> Result<Scan, OptionError> {
+    let mut scan = Scan {
+        params: IorParams::default(),
+        ignored: Vec::new(),
+        deck: None,
+        help: false,
+        tags: Vec::new(),
+        progress: pario_frontend::progress::ProgressOptions::default(),
+        allow_cpu_fallback: false,
+    };
     // In Ignore mode, options after -f go here: checked, then dropped.
     let mut scratch: Option<IorParams> = None;
-    let mut ignored: Vec<String> = Vec::new();
-    let mut deck_path: Option<PathBuf> = None;
-    let mut help = false;
-    let mut warnings = Vec::new();
-
-    let mut tags = Vec::new();
-    let mut progress = pario_frontend::progress::ProgressOptions::default();
-    let mut allow_cpu_fallback = false;
     let mut i = 0;
     while i < args.len() {
         if args[i] == ALLOW_CPU_FALLBACK {
-            allow_cpu_fallback = true;
+            scan.allow_cpu_fallback = true;
             i += 1;
             continue;
         }
-        let used = pario_frontend::progress::parse_option(args, i, &mut progress)
+        let used = pario_frontend::progress::parse_option(args, i, &mut scan.progress)
             .map_err(OptionError::Usage)?;
         if used > 0 {
             i += used;
             continue;
         }
         if let Some((tag, used)) = parse_tag_option(args, i)? {
-            tags.push(tag);
+            scan.tags.push(tag);
             i += used;
             continue;
         }
-        let target = scratch.as_mut().unwrap_or(&mut params);
+        let target = scratch.as_mut().unwrap_or(&mut scan.params);
         let (used, actions) = parse_argument(args, i, target)?;
         if scratch.is_some() {
-            ignored.extend(args[i..i + used].iter().cloned());
+            scan.ignored.extend(args[i..i + used].iter().cloned());
         }
         i += used;
         for action in actions {
             match action {
-                Action::Help => help = true,
+                Action::Help => scan.help = true,
                 Action::Deck(path) => {
-                    if deck_path.is_some() {
+                    if scan.deck.is_some() {
                         return Err(OptionError::Usage(format!(
                             "-f given more than once (second: '{path}'); one deck per run"
                         )));
                     }
-                    deck_path = Some(PathBuf::from(path));
+                    scan.deck = Some(PathBuf::from(path));
                     if after_deck == AfterDeck::Ignore {
-                        scratch = Some(params.clone());
+                        scratch = Some(scan.params.clone());
                     }
                 }
             }
         }
     }
-    if !ignored.is_empty() {
-        warnings.push(format!(
-            "ignored after -f (options after the deck do not apply to its runs): {}",
-            ignored.join(" ")
-        ));
-    }
-    help |= params.show_help;
+    Ok(scan)
+}
 
-    let tests = if help {
-        vec![params]
-    } else if let Some(path) = &deck_path {
-        let runs = deck::read_deck(path, &params)?;
-        warnings.extend(runs.warnings);
-        runs.tests
-    } else {
-        let mut t = params;
-        t.finalize();
-        t.check()?;
-        vec![t]
-    };
-    if !help && !allow_cpu_fallback {
-        for t in &tests {
+/// pario's run-wide refusals of the tests to run: GPU buffers without
+/// [`ALLOW_CPU_FALLBACK`], and `--warmup` with a test that has no time limit.
+fn check_run_options(
+    tests: &[IorParams],
+    allow_cpu_fallback: bool,
+    progress: &pario_frontend::progress::ProgressOptions,
+) -> Result<(), OptionError> {
+    if !allow_cpu_fallback {
+        for t in tests {
             refuse_gpu(t)?;
         }
     }
-    if !help && progress.warmup > 0.0 {
+    if progress.warmup > 0.0 {
         if let Some(t) = tests.iter().find(|t| t.deadline_for_stonewalling == 0) {
             return Err(OptionError::Usage(format!(
                 "--warmup {}: only for time-limited phases; test {} has no -D \
@@ -756,16 +806,7 @@ pub fn parse_command_line_with(
             )));
         }
     }
-
-    Ok(Invocation {
-        tests,
-        warnings,
-        help,
-        deck: deck_path,
-        command_line: args.to_vec(),
-        tags,
-        progress,
-    })
+    Ok(())
 }
 
 /// pario's option to run a test that asks for GPU buffers or GPUDirect on

@@ -491,6 +491,26 @@ fn geometry_checks() {
 }
 
 #[test]
+fn the_first_broken_rule_is_reported() {
+    // Each line breaks the rules of the lines below it too.
+    let cases = [
+        ("-s 0 -C -Z -z -R --gpuDirect", "segment count"),
+        (
+            "-C -Z -z -R --gpuDirect",
+            "-C and -Z are mutually exclusive",
+        ),
+        ("-z -C -R --gpuDirect", "-z with -C needs -F"),
+        ("-R -D 3 --gpuDirect", "-R without -w"),
+        ("-R -G 5 -D 3 --gpuDirect", "cannot be combined with -W/-R"),
+        ("-w --gpuDirect", "--gpuDirect needs direct I/O"),
+    ];
+    for (args, first) in cases {
+        let e = err(&format!("{args} --allow-cpu-fallback"));
+        assert!(e.contains(first), "{args}: {e}");
+    }
+}
+
+#[test]
 fn command_line_is_kept() {
     let args = argv("-w -r -C -e -F -t 1m -b 4m -s 2 -i 2 -o /scratch/ior/t");
     let inv = parse_command_line(&args).unwrap();
