@@ -111,8 +111,10 @@ pub fn split_runs(lines: &[String]) -> Vec<&[String]> {
         .collect()
 }
 
-#[derive(PartialEq)]
+/// The block of `key: value` lines being read.
+#[derive(Default, PartialEq)]
 enum Block {
+    #[default]
     None,
     Options,
     Params,
@@ -121,171 +123,227 @@ enum Block {
 
 /// Parse one run's lines (from its header to the next).
 pub fn parse_text_run(lines: &[String]) -> Result<Run, ImportError> {
-    let mut run = Run::default();
-    let mut block = Block::None;
-    let mut table: Option<Vec<String>> = None;
-    let mut summary_cols: Option<Vec<String>> = None;
-    let mut current: Option<usize> = None;
-    let ensure = |run: &mut Run, current: &mut Option<usize>, id: u32| -> usize {
-        if let Some(i) = run.tests.iter().position(|t| t.id == id) {
-            *current = Some(i);
+    let mut parser = TextParser::default();
+    for raw in lines {
+        parser.line(raw.trim());
+    }
+    let run = parser.run;
+    if run.tests.iter().all(|t| t.rows.is_empty()) && run.summary.is_empty() {
+        return Err(ImportError::NoResults(
+            "IOR output without a results table or summary".into(),
+        ));
+    }
+    Ok(run)
+}
+
+/// The state of reading one run's text, a line at a time.
+#[derive(Default)]
+struct TextParser {
+    run: Run,
+    block: Block,
+    /// The per-iteration table's column names, once its header was seen.
+    table: Option<Vec<String>>,
+    /// The "Summary of all tests" table's column names.
+    summary_cols: Option<Vec<String>>,
+    /// The index of the test lines belong to.
+    current: Option<usize>,
+}
+
+impl TextParser {
+    /// Read one trimmed line. The checks run in order; the first that takes
+    /// the line ends its reading.
+    fn line(&mut self, line: &str) {
+        if line.is_empty() {
+            if self.block != Block::Summary {
+                self.block = Block::None;
+            }
+            return;
+        }
+        if self.header_or_message(line) {
+            return;
+        }
+        let first = line.split_whitespace().next().unwrap_or("");
+        if self.table_start(line, first) {
+            return;
+        }
+        if self.block == Block::Summary && self.summary_line(line, first) {
+            return;
+        }
+        if self.result_row(line, first) || self.test_started(line) || self.block_start(line) {
+            return;
+        }
+        if self.block_entry(line) {
+            return;
+        }
+        self.run_key_value(line);
+    }
+
+    /// The index of test `id` (added when new), which becomes the current one.
+    fn ensure(&mut self, id: u32) -> usize {
+        if let Some(i) = self.run.tests.iter().position(|t| t.id == id) {
+            self.current = Some(i);
             return i;
         }
-        run.tests.push(Test {
+        self.run.tests.push(Test {
             id,
             ..Default::default()
         });
-        *current = Some(run.tests.len() - 1);
-        run.tests.len() - 1
-    };
-    for raw in lines {
-        let line = raw.trim();
-        if line.is_empty() {
-            if block != Block::Summary {
-                block = Block::None;
-            }
-            continue;
+        self.current = Some(self.run.tests.len() - 1);
+        self.run.tests.len() - 1
+    }
+
+    /// The current test's index; test 0 when there is none yet.
+    fn current_test(&mut self) -> usize {
+        match self.current {
+            Some(i) => i,
+            None => self.ensure(0),
         }
+    }
+
+    /// The `IOR-x.y` header (the version), a warning (kept once) or an error.
+    fn header_or_message(&mut self, line: &str) -> bool {
         if is_header(line) {
-            run.version = line
+            self.run.version = line
                 .trim_start_matches("IOR-")
                 .split(':')
                 .next()
                 .unwrap_or("")
                 .to_string();
-            continue;
+            return true;
         }
         if let Some(w) = line.strip_prefix("WARNING:") {
             let w = w.trim().to_string();
-            if !run.warnings.contains(&w) {
-                run.warnings.push(w);
+            if !self.run.warnings.contains(&w) {
+                self.run.warnings.push(w);
             }
-            continue;
+            return true;
         }
         if line.starts_with("ior ERROR") || line.starts_with("ERROR") {
-            run.errors.push(line.to_string());
-            continue;
+            self.run.errors.push(line.to_string());
+            return true;
         }
-        let first = line.split_whitespace().next().unwrap_or("");
-        // The per-iteration table header and its rows.
+        false
+    }
+
+    /// The per-iteration table's header (its columns) or the start of the
+    /// "Summary of all tests" block.
+    fn table_start(&mut self, line: &str, first: &str) -> bool {
         if first == "access" && line.contains("bw(MiB/s)") {
-            table = Some(line.split_whitespace().map(str::to_string).collect());
-            block = Block::None;
-            continue;
+            self.table = Some(line.split_whitespace().map(str::to_string).collect());
+            self.block = Block::None;
+            return true;
         }
         if line == "Summary of all tests:" {
-            block = Block::Summary;
-            summary_cols = None;
-            continue;
+            self.block = Block::Summary;
+            self.summary_cols = None;
+            return true;
         }
-        if block == Block::Summary {
-            if first == "Operation" {
-                summary_cols = Some(line.split_whitespace().map(str::to_string).collect());
-                continue;
-            }
-            if let (Some(cols), Some(_)) = (&summary_cols, op_of(first)) {
-                let vals: Vec<&str> = line.split_whitespace().collect();
-                if vals.len() == cols.len() {
-                    let mut m = BTreeMap::new();
-                    for (c, v) in cols.iter().zip(vals) {
-                        m.entry(c.clone()).or_insert_with(|| v.to_string());
-                    }
-                    run.summary.push(m);
-                    continue;
-                }
-            }
-            if !line.starts_with("Finished") {
-                continue;
-            }
-            block = Block::None;
+        false
+    }
+
+    /// A line of the summary block: its header, a row, or anything else up
+    /// to the "Finished" line, which ends the block and is not taken.
+    fn summary_line(&mut self, line: &str, first: &str) -> bool {
+        if first == "Operation" {
+            self.summary_cols = Some(line.split_whitespace().map(str::to_string).collect());
+            return true;
         }
-        if let (Some(cols), Some(op)) = (&table, op_of(first)) {
+        if let (Some(cols), Some(_)) = (&self.summary_cols, op_of(first)) {
             let vals: Vec<&str> = line.split_whitespace().collect();
             if vals.len() == cols.len() {
-                let mut row = Row {
-                    op: Some(op),
-                    ..Default::default()
-                };
-                for (c, v) in cols.iter().zip(&vals) {
-                    let x = num(v);
-                    match c.as_str() {
-                        "bw(MiB/s)" => row.bw_mib = x,
-                        "IOPS" => row.iops = x,
-                        "Latency(s)" => row.latency = x,
-                        "block(KiB)" => row.block_kib = x,
-                        "xfer(KiB)" => row.xfer_kib = x,
-                        "open(s)" => row.open = x,
-                        "wr/rd(s)" => row.wrrd = x,
-                        "close(s)" => row.close = x,
-                        "total(s)" => row.total = x,
-                        "iter" => row.iter = v.parse().ok(),
-                        _ => {}
-                    }
+                let mut m = BTreeMap::new();
+                for (c, v) in cols.iter().zip(vals) {
+                    m.entry(c.clone()).or_insert_with(|| v.to_string());
                 }
-                let i = match current {
-                    Some(i) => i,
-                    None => ensure(&mut run, &mut current, 0),
-                };
-                run.tests[i].rows.push(row);
-                continue;
+                self.run.summary.push(m);
+                return true;
             }
         }
-        // IOR 3.0: "Test 0 started: <date>".
-        if let Some(rest) = line.strip_prefix("Test ") {
-            if let Some((n, date)) = rest.split_once(" started:") {
-                if let Ok(id) = n.trim().parse::<u32>() {
-                    let i = ensure(&mut run, &mut current, id);
-                    run.tests[i].start = parse_ctime(date.trim());
-                    continue;
-                }
-            }
+        if !line.starts_with("Finished") {
+            return true;
         }
-        match line {
-            "Options:" => {
-                block = Block::Options;
-                continue;
-            }
-            "Summary:" => {
-                block = Block::Options;
-                continue;
-            }
-            "Parameters:" => {
-                block = Block::Params;
-                continue;
-            }
-            "Results:" => {
-                block = Block::None;
-                continue;
-            }
-            _ => {}
+        self.block = Block::None;
+        false
+    }
+
+    /// A row of the per-iteration table (as many words as it has columns),
+    /// added to the current test.
+    fn result_row(&mut self, line: &str, first: &str) -> bool {
+        let (Some(cols), Some(op)) = (&self.table, op_of(first)) else {
+            return false;
+        };
+        let vals: Vec<&str> = line.split_whitespace().collect();
+        if vals.len() != cols.len() {
+            return false;
         }
-        if block == Block::Options {
+        let row = table_row(op, cols, &vals);
+        let i = self.current_test();
+        self.run.tests[i].rows.push(row);
+        true
+    }
+
+    /// IOR 3.0's "Test 0 started: <date>": the test and its start.
+    fn test_started(&mut self, line: &str) -> bool {
+        let Some((n, date)) = line
+            .strip_prefix("Test ")
+            .and_then(|rest| rest.split_once(" started:"))
+        else {
+            return false;
+        };
+        let Ok(id) = n.trim().parse::<u32>() else {
+            return false;
+        };
+        let i = self.ensure(id);
+        self.run.tests[i].start = parse_ctime(date.trim());
+        true
+    }
+
+    /// The title of a block: `Options:` or IOR 3.0's `Summary:` (options),
+    /// `Parameters:`, or `Results:` (which ends them).
+    fn block_start(&mut self, line: &str) -> bool {
+        self.block = match line {
+            "Options:" | "Summary:" => Block::Options,
+            "Parameters:" => Block::Params,
+            "Results:" => Block::None,
+            _ => return false,
+        };
+        true
+    }
+
+    /// A `key: value` (or IOR 3.0 `key = value`) line of the options block,
+    /// or a `key: value` line of the parameters block (numbers as numbers),
+    /// kept in the current test.
+    fn block_entry(&mut self, line: &str) -> bool {
+        if self.block == Block::Options {
             let kv = kv_colon(line)
                 .filter(|(k, _)| !k.contains('='))
                 .or_else(|| kv_equals(line));
             if let Some((k, v)) = kv {
-                let i = match current {
-                    Some(i) => i,
-                    None => ensure(&mut run, &mut current, 0),
-                };
-                run.tests[i].options.insert(k.to_string(), v.to_string());
-                continue;
+                let i = self.current_test();
+                self.run.tests[i]
+                    .options
+                    .insert(k.to_string(), v.to_string());
+                return true;
             }
         }
-        if block == Block::Params {
+        if self.block == Block::Params {
             if let Some((k, v)) = kv_colon(line) {
-                let i = match current {
-                    Some(i) => i,
-                    None => ensure(&mut run, &mut current, 0),
-                };
+                let i = self.current_test();
                 let val = num(v).map_or_else(|| json!(v), |x| json!(x));
-                run.tests[i].params.insert(k.to_string(), val);
-                continue;
+                self.run.tests[i].params.insert(k.to_string(), val);
+                return true;
             }
         }
+        false
+    }
+
+    /// A `key: value` line outside the blocks: the run's times, command
+    /// line, machine and task count, a test's id, start time and path.
+    fn run_key_value(&mut self, line: &str) {
         let Some((k, v)) = kv_colon(line) else {
-            continue;
+            return;
         };
+        let run = &mut self.run;
         match k {
             "Began" => run.began = parse_ctime(v),
             "Finished" => run.finished = parse_ctime(v),
@@ -293,16 +351,16 @@ pub fn parse_text_run(lines: &[String]) -> Result<Run, ImportError> {
             "Machine" => run.machine = v.to_string(),
             "TestID" => {
                 if let Ok(id) = v.parse::<u32>() {
-                    ensure(&mut run, &mut current, id);
+                    self.ensure(id);
                 }
             }
             "StartTime" => {
-                if let Some(i) = current {
+                if let Some(i) = self.current {
                     run.tests[i].start = parse_ctime(v);
                 }
             }
             "Path" => {
-                if let Some(i) = current {
+                if let Some(i) = self.current {
                     run.tests[i].path = Some(v.to_string());
                 }
             }
@@ -310,12 +368,32 @@ pub fn parse_text_run(lines: &[String]) -> Result<Run, ImportError> {
             _ => {}
         }
     }
-    if run.tests.iter().all(|t| t.rows.is_empty()) && run.summary.is_empty() {
-        return Err(ImportError::NoResults(
-            "IOR output without a results table or summary".into(),
-        ));
+}
+
+/// A per-iteration table row of operation `op`: `vals` read by the column
+/// names `cols` (unknown columns ignored).
+fn table_row(op: Operation, cols: &[String], vals: &[&str]) -> Row {
+    let mut row = Row {
+        op: Some(op),
+        ..Default::default()
+    };
+    for (c, v) in cols.iter().zip(vals) {
+        let x = num(v);
+        match c.as_str() {
+            "bw(MiB/s)" => row.bw_mib = x,
+            "IOPS" => row.iops = x,
+            "Latency(s)" => row.latency = x,
+            "block(KiB)" => row.block_kib = x,
+            "xfer(KiB)" => row.xfer_kib = x,
+            "open(s)" => row.open = x,
+            "wr/rd(s)" => row.wrrd = x,
+            "close(s)" => row.close = x,
+            "total(s)" => row.total = x,
+            "iter" => row.iter = v.parse().ok(),
+            _ => {}
+        }
     }
-    Ok(run)
+    row
 }
 
 /// Parse IOR's JSON summary document.
