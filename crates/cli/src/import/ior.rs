@@ -420,98 +420,118 @@ pub fn parse_json(text: &str) -> Result<Run, ImportError> {
         machine: s(&doc, "Machine"),
         ..Default::default()
     };
-    for (k, t) in tests.iter().enumerate() {
-        let mut test = Test {
-            id: t
-                .get("TestID")
-                .and_then(Value::as_u64)
-                .map_or(k as u32, |v| v as u32),
-            start: t
-                .get("StartTime")
-                .and_then(Value::as_str)
-                .and_then(parse_ctime),
-            path: t.get("Path").and_then(Value::as_str).map(str::to_string),
-            ..Default::default()
-        };
-        if let Some(o) = t.get("Options").and_then(Value::as_object) {
-            for (k, v) in o {
-                let text = match v {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                test.options.insert(k.clone(), text);
-            }
-        }
-        if let Some(p) = t.get("Parameters").and_then(Value::as_object) {
-            test.params = p.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        }
-        // IOR 4: a flat list; IOR 3.x: a list per iteration.
-        let mut flat: Vec<&Value> = Vec::new();
-        for r in t
-            .get("Results")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            match r {
-                Value::Array(inner) => flat.extend(inner.iter()),
-                other => flat.push(other),
-            }
-        }
-        let f = |v: &Value, k: &str| v.get(k).and_then(Value::as_f64);
-        for r in flat {
-            test.rows.push(Row {
-                op: r.get("access").and_then(Value::as_str).and_then(op_of),
-                bw_mib: f(r, "bwMiB"),
-                iops: f(r, "iops"),
-                latency: f(r, "latency"),
-                block_kib: f(r, "blockKiB"),
-                xfer_kib: f(r, "xferKiB"),
-                open: f(r, "openTime"),
-                wrrd: f(r, "wrRdTime"),
-                close: f(r, "closeTime"),
-                total: f(r, "totalTime"),
-                iter: r.get("iter").and_then(Value::as_u64).map(|v| v as u32),
-                num_tasks: None,
-            });
-        }
-        run.tests.push(test);
-    }
-    for sm in doc
+    run.tests = tests
+        .iter()
+        .enumerate()
+        .map(|(k, t)| json_test(k, t))
+        .collect();
+    run.summary = doc
         .get("summary")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        if let Some(o) = sm.as_object() {
-            let mut m = BTreeMap::new();
-            for (k, v) in o {
-                let text = match v {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                // Use the text table's column names for the geometry.
-                let key = match k.as_str() {
-                    "numTasks" => "#Tasks",
-                    "tasksPerNode" => "tPN",
-                    "filePerProc" => "fPP",
-                    "segmentCount" => "segcnt",
-                    "blockSize" => "blksiz",
-                    "transferSize" => "xsize",
-                    "TestID" => "Test#",
-                    "operation" => "Operation",
-                    "repetitions" => "reps",
-                    other => other,
-                };
-                m.insert(key.to_string(), text);
-            }
-            run.summary.push(m);
-        }
-    }
+        .filter_map(Value::as_object)
+        .map(json_summary_row)
+        .collect();
     if run.tests.iter().all(|t| t.rows.is_empty()) {
         return Err(ImportError::NoResults("IOR JSON without results".into()));
     }
     Ok(run)
+}
+
+/// A JSON value as the text the options and summary keep: strings as they
+/// are, anything else in JSON notation.
+fn json_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The `k`-th test of the JSON document (`k` is its id when it gives none):
+/// start, path, options, parameters and result rows.
+fn json_test(k: usize, t: &Value) -> Test {
+    let mut test = Test {
+        id: t
+            .get("TestID")
+            .and_then(Value::as_u64)
+            .map_or(k as u32, |v| v as u32),
+        start: t
+            .get("StartTime")
+            .and_then(Value::as_str)
+            .and_then(parse_ctime),
+        path: t.get("Path").and_then(Value::as_str).map(str::to_string),
+        ..Default::default()
+    };
+    if let Some(o) = t.get("Options").and_then(Value::as_object) {
+        for (k, v) in o {
+            test.options.insert(k.clone(), json_text(v));
+        }
+    }
+    if let Some(p) = t.get("Parameters").and_then(Value::as_object) {
+        test.params = p.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    }
+    test.rows = json_results(t).into_iter().map(json_row).collect();
+    test
+}
+
+/// A test's "Results": IOR 4's flat list, or IOR 3.x's list per iteration
+/// flattened.
+fn json_results(t: &Value) -> Vec<&Value> {
+    let mut flat: Vec<&Value> = Vec::new();
+    for r in t
+        .get("Results")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        match r {
+            Value::Array(inner) => flat.extend(inner.iter()),
+            other => flat.push(other),
+        }
+    }
+    flat
+}
+
+/// One JSON result as a row.
+fn json_row(r: &Value) -> Row {
+    let f = |k: &str| r.get(k).and_then(Value::as_f64);
+    Row {
+        op: r.get("access").and_then(Value::as_str).and_then(op_of),
+        bw_mib: f("bwMiB"),
+        iops: f("iops"),
+        latency: f("latency"),
+        block_kib: f("blockKiB"),
+        xfer_kib: f("xferKiB"),
+        open: f("openTime"),
+        wrrd: f("wrRdTime"),
+        close: f("closeTime"),
+        total: f("totalTime"),
+        iter: r.get("iter").and_then(Value::as_u64).map(|v| v as u32),
+        num_tasks: None,
+    }
+}
+
+/// One JSON summary entry, keyed by the text table's column names where
+/// the geometry reads them.
+fn json_summary_row(o: &serde_json::Map<String, Value>) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for (k, v) in o {
+        let key = match k.as_str() {
+            "numTasks" => "#Tasks",
+            "tasksPerNode" => "tPN",
+            "filePerProc" => "fPP",
+            "segmentCount" => "segcnt",
+            "blockSize" => "blksiz",
+            "transferSize" => "xsize",
+            "TestID" => "Test#",
+            "operation" => "Operation",
+            "repetitions" => "reps",
+            other => other,
+        };
+        m.insert(key.to_string(), json_text(v));
+    }
+    m
 }
 
 /// Repairs for JSON some IOR versions wrote: bare `nan`/`inf` values and
