@@ -625,103 +625,190 @@ struct Geometry {
     collective: bool,
 }
 
+/// The geometry of test `t` of `run`.
 fn geometry(run: &Run, t: &Test) -> Geometry {
-    let sm = run
-        .summary
-        .iter()
-        .find(|m| m.get("Test#").and_then(|v| v.parse::<u32>().ok()) == Some(t.id));
-    let s_u64 = |k: &str| {
-        sm.and_then(|m| m.get(k))
-            .and_then(|v| v.parse::<u64>().ok())
-    };
-    let o = |k: &str| t.options.get(k).map(String::as_str);
-    let p_u64 = |k: &str| t.params.get(k).and_then(Value::as_u64);
-    let first_row = t.rows.first();
-    // IOR 3.0: "clients = 1600 (16 per node)".
-    let clients = o("clients");
-    let clients_per_node = clients.and_then(|c| {
-        let inner = c.split_once('(')?.1;
-        leading_u64(inner)
-    });
-    let tasks = s_u64("#Tasks")
-        .or_else(|| o("tasks").and_then(leading_u64))
-        .or_else(|| clients.and_then(leading_u64))
-        .or_else(|| run.participating.map(u64::from))
-        .or_else(|| first_row.and_then(|r| r.num_tasks).map(u64::from))
-        .unwrap_or(0) as u32;
-    let tpn = s_u64("tPN")
-        .or_else(|| o("clients per node").and_then(leading_u64))
-        .or(clients_per_node)
-        .or_else(|| p_u64("tasksPerNode"))
-        .unwrap_or(u64::from(tasks)) as u32;
-    let nodes = o("nodes")
-        .and_then(leading_u64)
-        .or_else(|| p_u64("nodes"))
-        .map(|n| n as u32)
-        .unwrap_or_else(|| if tpn > 0 { tasks.div_ceil(tpn) } else { 1 });
-    let fpp = s_u64("fPP")
-        .map(|v| v != 0)
-        .or_else(|| o("access").map(|a| a.contains("file-per-process")))
-        .or_else(|| p_u64("filePerProc").map(|v| v != 0))
-        .unwrap_or(false);
-    let segments = s_u64("segcnt")
-        .or_else(|| o("segments").and_then(leading_u64))
-        .or_else(|| {
-            // IOR 3.0: "pattern = segmented (1 segment)".
-            o("pattern").and_then(|p| leading_u64(p.split_once('(')?.1))
-        })
-        .or_else(|| p_u64("segmentCount"))
-        .unwrap_or(if t.options.is_empty() { 0 } else { 1 });
-    let block = s_u64("blksiz")
-        .or_else(|| o("blocksize").and_then(parse_size))
-        .or_else(|| p_u64("blockSize"))
-        .or_else(|| {
-            first_row
-                .and_then(|r| r.block_kib)
-                .map(|k| (k * 1024.0).round() as u64)
-        })
-        .unwrap_or(0);
-    let xfer = s_u64("xsize")
-        .or_else(|| o("xfersize").and_then(parse_size))
-        .or_else(|| p_u64("transferSize"))
-        .or_else(|| {
-            first_row
-                .and_then(|r| r.xfer_kib)
-                .map(|k| (k * 1024.0).round() as u64)
-        })
-        .unwrap_or(0);
-    let api = sm
-        .and_then(|m| m.get("API"))
-        .map(String::as_str)
-        .or_else(|| o("api"))
-        .or_else(|| t.params.get("api").and_then(Value::as_str))
-        .unwrap_or("")
-        .to_ascii_uppercase();
-    let ordering = match o("ordering in a file") {
-        Some(v) if v.contains("random") => "random",
-        Some(_) => "sequential",
-        None => match p_u64("randomOffset") {
-            Some(0) => "sequential",
-            Some(1) => "random",
-            Some(_) => "random-repeats",
-            None if t.options.is_empty() => "",
-            None => "sequential",
-        },
-    }
-    .to_string();
-    let collective = o("type").is_some_and(|v| v.contains("collective"))
-        || p_u64("collective").is_some_and(|v| v != 0);
+    let src = GeometrySources::new(run, t);
+    let tasks = src.tasks();
+    let tpn = src.tasks_per_node(tasks);
     Geometry {
-        api,
+        api: src.api(),
         tasks,
         tpn,
-        nodes,
-        fpp,
-        segments,
-        block,
-        xfer,
-        ordering,
-        collective,
+        nodes: src.nodes(tasks, tpn),
+        fpp: src.file_per_proc(),
+        segments: src.segments(),
+        block: src.block(),
+        xfer: src.xfer(),
+        ordering: src.ordering(),
+        collective: src.collective(),
+    }
+}
+
+/// What a test's geometry is read from, in order of trust: its row of the
+/// "Summary of all tests" table, its options, its parameters, then its
+/// first result row or the run.
+struct GeometrySources<'a> {
+    run: &'a Run,
+    test: &'a Test,
+    summary: Option<&'a BTreeMap<String, String>>,
+}
+
+impl<'a> GeometrySources<'a> {
+    /// The sources of test `t` of `run` (its summary row found by test id).
+    fn new(run: &'a Run, t: &'a Test) -> Self {
+        let summary = run
+            .summary
+            .iter()
+            .find(|m| m.get("Test#").and_then(|v| v.parse::<u32>().ok()) == Some(t.id));
+        GeometrySources {
+            run,
+            test: t,
+            summary,
+        }
+    }
+
+    /// A whole number of the summary row.
+    fn summary_u64(&self, k: &str) -> Option<u64> {
+        self.summary
+            .and_then(|m| m.get(k))
+            .and_then(|v| v.parse::<u64>().ok())
+    }
+
+    /// An option's text.
+    fn option(&self, k: &str) -> Option<&'a str> {
+        self.test.options.get(k).map(String::as_str)
+    }
+
+    /// A whole-number parameter.
+    fn param_u64(&self, k: &str) -> Option<u64> {
+        self.test.params.get(k).and_then(Value::as_u64)
+    }
+
+    /// A size in KiB of the first result row, in bytes.
+    fn first_row_bytes(&self, kib: impl Fn(&Row) -> Option<f64>) -> Option<u64> {
+        self.test
+            .rows
+            .first()
+            .and_then(kib)
+            .map(|k| (k * 1024.0).round() as u64)
+    }
+
+    /// The number of tasks (0 when nothing gives it).
+    fn tasks(&self) -> u32 {
+        // IOR 3.0: "clients = 1600 (16 per node)".
+        let clients = self.option("clients");
+        self.summary_u64("#Tasks")
+            .or_else(|| self.option("tasks").and_then(leading_u64))
+            .or_else(|| clients.and_then(leading_u64))
+            .or_else(|| self.run.participating.map(u64::from))
+            .or_else(|| {
+                self.test
+                    .rows
+                    .first()
+                    .and_then(|r| r.num_tasks)
+                    .map(u64::from)
+            })
+            .unwrap_or(0) as u32
+    }
+
+    /// Tasks per node (all `tasks` on one node when nothing gives it).
+    fn tasks_per_node(&self, tasks: u32) -> u32 {
+        let clients_per_node = self.option("clients").and_then(|c| {
+            let inner = c.split_once('(')?.1;
+            leading_u64(inner)
+        });
+        self.summary_u64("tPN")
+            .or_else(|| self.option("clients per node").and_then(leading_u64))
+            .or(clients_per_node)
+            .or_else(|| self.param_u64("tasksPerNode"))
+            .unwrap_or(u64::from(tasks)) as u32
+    }
+
+    /// The number of nodes, else as many as `tasks` at `tpn` per node need.
+    fn nodes(&self, tasks: u32, tpn: u32) -> u32 {
+        self.option("nodes")
+            .and_then(leading_u64)
+            .or_else(|| self.param_u64("nodes"))
+            .map(|n| n as u32)
+            .unwrap_or_else(|| if tpn > 0 { tasks.div_ceil(tpn) } else { 1 })
+    }
+
+    /// Whether each task has its own file.
+    fn file_per_proc(&self) -> bool {
+        self.summary_u64("fPP")
+            .map(|v| v != 0)
+            .or_else(|| {
+                self.option("access")
+                    .map(|a| a.contains("file-per-process"))
+            })
+            .or_else(|| self.param_u64("filePerProc").map(|v| v != 0))
+            .unwrap_or(false)
+    }
+
+    /// The segment count (1 when options say nothing of it, 0 without options).
+    fn segments(&self) -> u64 {
+        self.summary_u64("segcnt")
+            .or_else(|| self.option("segments").and_then(leading_u64))
+            .or_else(|| {
+                // IOR 3.0: "pattern = segmented (1 segment)".
+                self.option("pattern")
+                    .and_then(|p| leading_u64(p.split_once('(')?.1))
+            })
+            .or_else(|| self.param_u64("segmentCount"))
+            .unwrap_or(if self.test.options.is_empty() { 0 } else { 1 })
+    }
+
+    /// The block size in bytes (0 when unknown).
+    fn block(&self) -> u64 {
+        self.summary_u64("blksiz")
+            .or_else(|| self.option("blocksize").and_then(parse_size))
+            .or_else(|| self.param_u64("blockSize"))
+            .or_else(|| self.first_row_bytes(|r| r.block_kib))
+            .unwrap_or(0)
+    }
+
+    /// The transfer size in bytes (0 when unknown).
+    fn xfer(&self) -> u64 {
+        self.summary_u64("xsize")
+            .or_else(|| self.option("xfersize").and_then(parse_size))
+            .or_else(|| self.param_u64("transferSize"))
+            .or_else(|| self.first_row_bytes(|r| r.xfer_kib))
+            .unwrap_or(0)
+    }
+
+    /// The API, upper case ("" when unknown).
+    fn api(&self) -> String {
+        self.summary
+            .and_then(|m| m.get("API"))
+            .map(String::as_str)
+            .or_else(|| self.option("api"))
+            .or_else(|| self.test.params.get("api").and_then(Value::as_str))
+            .unwrap_or("")
+            .to_ascii_uppercase()
+    }
+
+    /// The order of offsets in a file: "sequential", "random",
+    /// "random-repeats", or "" when a test without options gives none.
+    fn ordering(&self) -> String {
+        match self.option("ordering in a file") {
+            Some(v) if v.contains("random") => "random",
+            Some(_) => "sequential",
+            None => match self.param_u64("randomOffset") {
+                Some(0) => "sequential",
+                Some(1) => "random",
+                Some(_) => "random-repeats",
+                None if self.test.options.is_empty() => "",
+                None => "sequential",
+            },
+        }
+        .to_string()
+    }
+
+    /// Whether the test used collective I/O.
+    fn collective(&self) -> bool {
+        self.option("type")
+            .is_some_and(|v| v.contains("collective"))
+            || self.param_u64("collective").is_some_and(|v| v != 0)
     }
 }
 
