@@ -817,7 +817,6 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
     let mut warnings = run.warnings.clone();
     let mut tests = Vec::new();
     let mut system = SystemInfo::default();
-    let mut total_time = 0.0;
     let mut derived_iops = false;
     for t in &run.tests {
         if t.rows.is_empty() {
@@ -829,97 +828,27 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
             system.tasks_per_node = g.tpn;
             system.num_nodes = g.nodes;
         }
-        let mut parameters: BTreeMap<String, Value> = t
-            .options
-            .iter()
-            .map(|(k, v)| (k.clone(), json!(v)))
-            .collect();
-        parameters.extend(t.params.clone());
-        parameters.insert("pario.imported_from".into(), json!(source));
-        parameters.insert("pario.import_format".into(), json!(format));
-        if let Some(p) = &t.path {
-            parameters.insert("Path".into(), json!(p));
-        }
-        let bytes = g.block * g.segments.max(1) * u64::from(g.tasks);
-        let mut counters: BTreeMap<Operation, u32> = BTreeMap::new();
-        let mut phases = Vec::new();
-        for r in &t.rows {
-            let Some(op) = r.op else { continue };
-            let iteration = r.iter.unwrap_or_else(|| *counters.get(&op).unwrap_or(&0));
-            *counters.entry(op).or_insert(0) = iteration + 1;
-            let moved = if op == Operation::Remove { 0 } else { bytes };
-            // Records are JSON: unknown figures are 0, never NaN.
-            let bandwidth = r.bw_mib.map_or(0.0, |b| b * MEBIBYTE);
-            let iops = match (r.iops, op) {
-                (Some(v), _) => v,
-                (None, Operation::Remove) => 0.0,
-                (None, _) if g.xfer > 0 && bandwidth > 0.0 => {
-                    derived_iops = true;
-                    bandwidth / g.xfer as f64
-                }
-                _ => 0.0,
-            };
-            let total = r.total.unwrap_or(0.0);
-            if total.is_finite() {
-                total_time += total;
-            }
-            phases.push(PhaseResult {
-                operation: Some(op),
-                iteration,
-                bytes: moved,
-                ops: moved.checked_div(g.xfer).unwrap_or(0),
-                open_time: r.open.unwrap_or(0.0),
-                xfer_time: r.wrrd.unwrap_or(0.0),
-                close_time: r.close.unwrap_or(0.0),
-                total_time: total,
-                bandwidth: if op == Operation::Remove {
-                    0.0
-                } else {
-                    bandwidth
-                },
-                iops,
-                latency: r.latency.unwrap_or(0.0),
-                ..Default::default()
-            });
-        }
-        tests.push(TestResult {
-            test_id: t.id,
-            parameters,
-            workload: pario_store::ior_workload(&pario_store::IorKey {
-                api: g.api,
-                num_tasks: g.tasks,
-                file_per_proc: g.fpp,
-                block_size: g.block,
-                transfer_size: g.xfer,
-                segment_count: g.segments,
-                ordering: g.ordering,
-                collective: g.collective,
-            }),
-            phases,
-            ..Default::default()
-        });
+        let (test, derived) = build_test(t, g, format, source);
+        derived_iops |= derived;
+        tests.push(test);
     }
     if derived_iops {
         warnings.push("IOPS derived from bandwidth / transfer size (this IOR prints none)".into());
     }
-    let mut words = run.machine.split_whitespace();
-    system.os = words.next().unwrap_or("").to_string();
-    if let Some(host) = words.next() {
-        system.hosts = vec![host.to_string()];
-    }
-    system.kernel = words.collect::<Vec<_>>().join(" ");
+    read_machine(&mut system, &run.machine);
+    // The phases' times in order (what a run without an end time took).
+    let total_time: f64 = tests
+        .iter()
+        .flat_map(|t| &t.phases)
+        .map(|p| p.total_time)
+        .filter(|x| x.is_finite())
+        .fold(0.0, |sum, x| sum + x);
     let began = run
         .began
         .or_else(|| run.tests.iter().find_map(|t| t.start))
         .unwrap_or(f64::NAN);
     let finished = run.finished.unwrap_or(began + total_time);
-    let mut errors = run.errors.clone();
-    let text_run = format == "ior-text";
-    if text_run && run.finished.is_none() {
-        errors.push(
-            "the output ends before IOR's 'Finished' line: the run may not have completed".into(),
-        );
-    }
+    let errors = run_errors(&run, format);
     let version = if run.version.is_empty() {
         "IOR".to_string()
     } else {
@@ -946,6 +875,113 @@ pub fn build(run: Run, format: &str, text: &str, source: &str) -> RunRecord {
     }
 }
 
+/// The result of test `t` of geometry `g`, and whether any of its IOPS had
+/// to be derived from the bandwidth.
+fn build_test(t: &Test, g: Geometry, format: &str, source: &str) -> (TestResult, bool) {
+    let (phases, derived_iops) = build_phases(t, &g);
+    let test = TestResult {
+        test_id: t.id,
+        parameters: test_parameters(t, format, source),
+        workload: pario_store::ior_workload(&pario_store::IorKey {
+            api: g.api,
+            num_tasks: g.tasks,
+            file_per_proc: g.fpp,
+            block_size: g.block,
+            transfer_size: g.xfer,
+            segment_count: g.segments,
+            ordering: g.ordering,
+            collective: g.collective,
+        }),
+        phases,
+        ..Default::default()
+    };
+    (test, derived_iops)
+}
+
+/// A test's parameters: its options (as text), its parameters, where and
+/// how it was imported, and its path.
+fn test_parameters(t: &Test, format: &str, source: &str) -> BTreeMap<String, Value> {
+    let mut parameters: BTreeMap<String, Value> = t
+        .options
+        .iter()
+        .map(|(k, v)| (k.clone(), json!(v)))
+        .collect();
+    parameters.extend(t.params.clone());
+    parameters.insert("pario.imported_from".into(), json!(source));
+    parameters.insert("pario.import_format".into(), json!(format));
+    if let Some(p) = &t.path {
+        parameters.insert("Path".into(), json!(p));
+    }
+    parameters
+}
+
+/// A phase per row with an operation (iterations counted per operation
+/// where the rows give none), and whether any IOPS were derived.
+fn build_phases(t: &Test, g: &Geometry) -> (Vec<PhaseResult>, bool) {
+    let bytes = g.block * g.segments.max(1) * u64::from(g.tasks);
+    let mut counters: BTreeMap<Operation, u32> = BTreeMap::new();
+    let mut phases = Vec::new();
+    let mut derived_iops = false;
+    for r in &t.rows {
+        let Some(op) = r.op else { continue };
+        let iteration = r.iter.unwrap_or_else(|| *counters.get(&op).unwrap_or(&0));
+        *counters.entry(op).or_insert(0) = iteration + 1;
+        let moved = if op == Operation::Remove { 0 } else { bytes };
+        // Records are JSON: unknown figures are 0, never NaN.
+        let bandwidth = r.bw_mib.map_or(0.0, |b| b * MEBIBYTE);
+        let iops = match (r.iops, op) {
+            (Some(v), _) => v,
+            (None, Operation::Remove) => 0.0,
+            (None, _) if g.xfer > 0 && bandwidth > 0.0 => {
+                derived_iops = true;
+                bandwidth / g.xfer as f64
+            }
+            _ => 0.0,
+        };
+        phases.push(PhaseResult {
+            operation: Some(op),
+            iteration,
+            bytes: moved,
+            ops: moved.checked_div(g.xfer).unwrap_or(0),
+            open_time: r.open.unwrap_or(0.0),
+            xfer_time: r.wrrd.unwrap_or(0.0),
+            close_time: r.close.unwrap_or(0.0),
+            total_time: r.total.unwrap_or(0.0),
+            bandwidth: if op == Operation::Remove {
+                0.0
+            } else {
+                bandwidth
+            },
+            iops,
+            latency: r.latency.unwrap_or(0.0),
+            ..Default::default()
+        });
+    }
+    (phases, derived_iops)
+}
+
+/// IOR's "Machine" line (`OS host kernel...`) into `system`.
+fn read_machine(system: &mut SystemInfo, machine: &str) {
+    let mut words = machine.split_whitespace();
+    system.os = words.next().unwrap_or("").to_string();
+    if let Some(host) = words.next() {
+        system.hosts = vec![host.to_string()];
+    }
+    system.kernel = words.collect::<Vec<_>>().join(" ");
+}
+
+/// The run's errors, and for text output that stops before IOR's
+/// "Finished" line, one saying so.
+fn run_errors(run: &Run, format: &str) -> Vec<String> {
+    let mut errors = run.errors.clone();
+    if format == "ior-text" && run.finished.is_none() {
+        errors.push(
+            "the output ends before IOR's 'Finished' line: the run may not have completed".into(),
+        );
+    }
+    errors
+}
+
 /// Parse IOR text (one or more runs).
 pub fn import_text(text: &str, source: &str) -> Result<Vec<RunRecord>, ImportError> {
     let lines = clean_lines(text);
@@ -970,5 +1006,55 @@ mod tests {
             sanitize_json("{\"a\": nan, \"b\": [1, 2, ], }"),
             "{\"a\": null, \"b\": [1, 2 ] }"
         );
+    }
+
+    #[test]
+    fn table_rows_are_read_by_column_name() {
+        let cols: Vec<String> = ["access", "bw(MiB/s)", "IOPS", "extra", "iter"]
+            .map(String::from)
+            .to_vec();
+        let row = table_row(Operation::Write, &cols, &["write", "12.5", "x", "7", "3"]);
+        assert_eq!(row.op, Some(Operation::Write));
+        assert_eq!(row.bw_mib, Some(12.5));
+        assert_eq!(row.iops, None);
+        assert_eq!(row.iter, Some(3));
+    }
+
+    #[test]
+    fn json_results_per_iteration_are_flattened() {
+        let t = json!({"Results": [[{"access": "write"}], {"access": "read"}]});
+        let ops: Vec<_> = json_results(&t)
+            .into_iter()
+            .map(|r| json_row(r).op)
+            .collect();
+        assert_eq!(ops, [Some(Operation::Write), Some(Operation::Read)]);
+    }
+
+    #[test]
+    fn geometry_falls_back_from_the_summary_to_the_options() {
+        let mut run = Run::default();
+        let mut t = Test::default();
+        t.options.insert("clients".into(), "16 (4 per node)".into());
+        t.options.insert("blocksize".into(), "1 MiB".into());
+        run.summary.push(
+            [("Test#", "0"), ("xsize", "4096")]
+                .map(|(k, v)| (k.into(), v.into()))
+                .into(),
+        );
+        let g = geometry(&run, &t);
+        assert_eq!((g.tasks, g.tpn, g.nodes), (16, 4, 4));
+        assert_eq!((g.block, g.xfer, g.segments), (1 << 20, 4096, 1));
+        assert_eq!(g.ordering, "sequential");
+    }
+
+    #[test]
+    fn machine_lines_give_os_host_and_kernel() {
+        let mut sys = SystemInfo::default();
+        read_machine(&mut sys, "Linux node01 5.14 #1 SMP");
+        assert_eq!(
+            (sys.os.as_str(), sys.kernel.as_str()),
+            ("Linux", "5.14 #1 SMP")
+        );
+        assert_eq!(sys.hosts, ["node01"]);
     }
 }
