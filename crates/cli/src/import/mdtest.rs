@@ -116,99 +116,27 @@ fn between<'a>(s: &'a str, a: &str, b: &str) -> Option<&'a str> {
 /// Parse one run.
 pub fn parse_run(lines: &[String]) -> Result<Run, ImportError> {
     let mut run = Run::default();
+    // Whether the lines are those of a SUMMARY rate table.
     let mut in_rate = false;
     for raw in lines {
         let line = raw.trim();
-        if let Some(d) = between(line, "-- started at", "--") {
-            run.began = parse_mdtest_date(d);
+        if run_line(&mut run, line) {
             continue;
         }
-        if let Some(d) = between(line, "-- finished at", "-") {
-            run.finished = parse_mdtest_date(d);
+        if rank_count(&mut run, line) {
+            in_rate = false;
             continue;
-        }
-        if line.starts_with("mdtest-") && line.contains("was launched with") {
-            run.version = line
-                .trim_start_matches("mdtest-")
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            run.tasks = between(line, "launched with", "total")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            run.nodes = line
-                .rsplit_once(" on ")
-                .and_then(|(_, r)| r.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1);
-            continue;
-        }
-        if let Some(cmd) = line.strip_prefix("Command line used:") {
-            run.argv = shell_split(cmd.trim());
-            continue;
-        }
-        if let Some(w) = line.strip_prefix("WARNING:") {
-            run.warnings.push(w.trim().to_string());
-            continue;
-        }
-        // "2 tasks, 1000 files/directories": a new rank count.
-        if let Some((n, rest)) = line.split_once(" tasks, ") {
-            if let Ok(tasks) = n.trim().parse::<u32>() {
-                let items = rest.split_whitespace().next().and_then(|v| v.parse().ok());
-                run.tests.push(Test {
-                    tasks,
-                    items_total: items,
-                    ..Default::default()
-                });
-                in_rate = false;
-                continue;
-            }
         }
         if line.starts_with("SUMMARY") {
-            in_rate = !line.starts_with("SUMMARY time");
-            if in_rate {
-                if run.tests.is_empty() {
-                    run.tests.push(Test {
-                        tasks: run.tasks,
-                        ..Default::default()
-                    });
-                }
-                let n = between(line, "(of", "iteration")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(1);
-                if let Some(t) = run.tests.last_mut() {
-                    t.iterations = n;
-                }
-            }
+            in_rate = summary_title(&mut run, line);
             continue;
         }
         if in_rate {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            if words.len() >= 5 {
-                let nums: Vec<Option<f64>> = words[words.len() - 4..]
-                    .iter()
-                    .map(|w| w.parse::<f64>().ok())
-                    .collect();
-                let name = words[..words.len() - 4]
-                    .join(" ")
-                    .trim_end_matches(':')
-                    .trim()
-                    .to_string();
-                if let (Some(op), [Some(max), Some(min), Some(mean), Some(sd)]) =
-                    (op_of(&name), nums.as_slice())
-                {
-                    if let Some(t) = run.tests.last_mut() {
-                        t.rows.push(OpRow {
-                            op,
-                            max: *max,
-                            min: *min,
-                            mean: *mean,
-                            sd: *sd,
-                        });
-                    }
-                    continue;
+            if let Some(row) = rate_row(line) {
+                if let Some(t) = run.tests.last_mut() {
+                    t.rows.push(row);
                 }
+                continue;
             }
         }
         if let Some(("Path", p)) = kv_colon(line) {
@@ -221,6 +149,112 @@ pub fn parse_run(lines: &[String]) -> Result<Run, ImportError> {
         ));
     }
     Ok(run)
+}
+
+/// A line about the whole run, kept in `run`: its start or end date, the
+/// "mdtest-x was launched with N total task(s) on M node(s)" line, the
+/// command line or a warning. False for any other line.
+fn run_line(run: &mut Run, line: &str) -> bool {
+    if let Some(d) = between(line, "-- started at", "--") {
+        run.began = parse_mdtest_date(d);
+        return true;
+    }
+    if let Some(d) = between(line, "-- finished at", "-") {
+        run.finished = parse_mdtest_date(d);
+        return true;
+    }
+    if line.starts_with("mdtest-") && line.contains("was launched with") {
+        run.version = line
+            .trim_start_matches("mdtest-")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        run.tasks = between(line, "launched with", "total")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        run.nodes = line
+            .rsplit_once(" on ")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        return true;
+    }
+    if let Some(cmd) = line.strip_prefix("Command line used:") {
+        run.argv = shell_split(cmd.trim());
+        return true;
+    }
+    if let Some(w) = line.strip_prefix("WARNING:") {
+        run.warnings.push(w.trim().to_string());
+        return true;
+    }
+    false
+}
+
+/// "2 tasks, 1000 files/directories": a new rank count, added to `run`.
+fn rank_count(run: &mut Run, line: &str) -> bool {
+    let Some((n, rest)) = line.split_once(" tasks, ") else {
+        return false;
+    };
+    let Ok(tasks) = n.trim().parse::<u32>() else {
+        return false;
+    };
+    let items = rest.split_whitespace().next().and_then(|v| v.parse().ok());
+    run.tests.push(Test {
+        tasks,
+        items_total: items,
+        ..Default::default()
+    });
+    true
+}
+
+/// A "SUMMARY ..." title: whether a rate table follows (not for "SUMMARY
+/// time"). A rate table gives the last test (added when there is none) its
+/// iteration count.
+fn summary_title(run: &mut Run, line: &str) -> bool {
+    let in_rate = !line.starts_with("SUMMARY time");
+    if in_rate {
+        if run.tests.is_empty() {
+            run.tests.push(Test {
+                tasks: run.tasks,
+                ..Default::default()
+            });
+        }
+        let n = between(line, "(of", "iteration")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        if let Some(t) = run.tests.last_mut() {
+            t.iterations = n;
+        }
+    }
+    in_rate
+}
+
+/// A row of a rate table: an operation's name, then max, min, mean and sd.
+fn rate_row(line: &str) -> Option<OpRow> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.len() < 5 {
+        return None;
+    }
+    let nums: Vec<Option<f64>> = words[words.len() - 4..]
+        .iter()
+        .map(|w| w.parse::<f64>().ok())
+        .collect();
+    let name = words[..words.len() - 4]
+        .join(" ")
+        .trim_end_matches(':')
+        .trim()
+        .to_string();
+    match (op_of(&name), nums.as_slice()) {
+        (Some(op), [Some(max), Some(min), Some(mean), Some(sd)]) => Some(OpRow {
+            op,
+            max: *max,
+            min: *min,
+            mean: *mean,
+            sd: *sd,
+        }),
+        _ => None,
+    }
 }
 
 /// The options of an mdtest command line that define the workload.
