@@ -307,89 +307,126 @@ const LONG_WITH_VALUE: &[&str] = &[
     "tag",
 ];
 
+/// The workload options of mdtest's arguments (argv without the program);
+/// other options are skipped with their values.
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    const VALUES: &str = "abdefGiIlnNpsVwWxz";
-    const FLAGS: &str = "BcCDEFhkLPrRStTuUvXyYZ";
     let mut o = Opts::default();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
         i += 1;
         if let Some(long) = a.strip_prefix("--") {
-            let has_inline = long.contains('=');
-            let name = long.split('=').next().unwrap_or("");
-            if name.contains('.') {
-                if !has_inline && i < args.len() && !args[i].starts_with('-') {
-                    i += 1;
-                }
-            } else if !has_inline && LONG_WITH_VALUE.contains(&name) {
-                i += 1;
-            }
+            i = skip_long(long, args, i);
             continue;
         }
         let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
             return Err(format!("unexpected argument '{a}'"));
         };
-        let chars: Vec<char> = cluster.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if FLAGS.contains(c) {
-                if k < chars.len() && chars[k] == '=' {
-                    let v: String = chars[k + 1..].iter().collect();
-                    k = chars.len();
-                    if v.trim() == "0" {
-                        continue;
-                    }
-                }
-                match c {
-                    'c' => o.collective = true,
-                    'C' => o.create = true,
-                    'D' => o.dirs_only = true,
-                    'E' => o.read = true,
-                    'F' => o.files_only = true,
-                    'L' => o.leaf = true,
-                    'r' => o.remove = true,
-                    'R' => o.random = true,
-                    'S' => o.shared = true,
-                    'T' => o.stat = true,
-                    'u' => o.unique = true,
-                    'U' => o.rename = true,
-                    _ => {}
-                }
-                continue;
-            }
-            if VALUES.contains(c) {
-                let rest: String = chars[k..].iter().collect();
-                let v = if let Some(v) = rest.strip_prefix('=') {
-                    v.to_string()
-                } else if !rest.is_empty() {
-                    rest
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(format!("-{c} needs a value"));
-                };
-                let bad = || format!("-{c} {v}: not a number");
-                match c {
-                    'a' => o.api = Some(v.trim().to_string()),
-                    'b' => o.branch = Some(count(&v).ok_or_else(bad)? as u32),
-                    'e' => o.read_bytes = count(&v).ok_or_else(bad)?,
-                    'I' => o.items_per_dir = count(&v).ok_or_else(bad)?,
-                    'n' => o.items = count(&v).ok_or_else(bad)?,
-                    'N' => o.stride = count(&v).ok_or_else(bad)? as u32,
-                    'w' => o.write_bytes = count(&v).ok_or_else(bad)?,
-                    'z' => o.depth = count(&v).ok_or_else(bad)? as u32,
-                    _ => {}
-                }
-                break;
-            }
-            return Err(format!("unknown option -{c}"));
-        }
+        i = read_cluster(&mut o, cluster, args, i)?;
     }
     Ok(o)
+}
+
+/// Past the long option `long` (without its dashes), whose next word is
+/// `args[next]`: the index after its value when it takes the next word as
+/// one (a module option `--x.y` followed by a word that is not an option,
+/// or one of [`LONG_WITH_VALUE`]), else `next`.
+fn skip_long(long: &str, args: &[String], next: usize) -> usize {
+    let has_inline = long.contains('=');
+    let name = long.split('=').next().unwrap_or("");
+    if name.contains('.') {
+        if !has_inline && next < args.len() && !args[next].starts_with('-') {
+            return next + 1;
+        }
+    } else if !has_inline && LONG_WITH_VALUE.contains(&name) {
+        return next + 1;
+    }
+    next
+}
+
+/// A cluster of short options (`-uF`, `-C=0`, `-n10`, `-n=10`, `-n 10`)
+/// into `o`. `args[next]` is the word after the cluster; the index
+/// returned is past the value taken from it, if any.
+fn read_cluster(
+    o: &mut Opts,
+    cluster: &str,
+    args: &[String],
+    mut next: usize,
+) -> Result<usize, String> {
+    const VALUES: &str = "abdefGiIlnNpsVwWxz";
+    const FLAGS: &str = "BcCDEFhkLPrRStTuUvXyYZ";
+    let chars: Vec<char> = cluster.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        if FLAGS.contains(c) {
+            // "-C=0" turns a flag off; "-C=1" (any other value) on.
+            if k < chars.len() && chars[k] == '=' {
+                let v: String = chars[k + 1..].iter().collect();
+                k = chars.len();
+                if v.trim() == "0" {
+                    continue;
+                }
+            }
+            set_flag(o, c);
+            continue;
+        }
+        if VALUES.contains(c) {
+            let rest: String = chars[k..].iter().collect();
+            let v = if let Some(v) = rest.strip_prefix('=') {
+                v.to_string()
+            } else if !rest.is_empty() {
+                rest
+            } else if next < args.len() {
+                next += 1;
+                args[next - 1].clone()
+            } else {
+                return Err(format!("-{c} needs a value"));
+            };
+            set_value(o, c, &v)?;
+            break;
+        }
+        return Err(format!("unknown option -{c}"));
+    }
+    Ok(next)
+}
+
+/// Flag `-c` on in `o` (flags that do not shape the workload are ignored).
+fn set_flag(o: &mut Opts, c: char) {
+    match c {
+        'c' => o.collective = true,
+        'C' => o.create = true,
+        'D' => o.dirs_only = true,
+        'E' => o.read = true,
+        'F' => o.files_only = true,
+        'L' => o.leaf = true,
+        'r' => o.remove = true,
+        'R' => o.random = true,
+        'S' => o.shared = true,
+        'T' => o.stat = true,
+        'u' => o.unique = true,
+        'U' => o.rename = true,
+        _ => {}
+    }
+}
+
+/// Option `-c` with value `v` into `o` (options that do not shape the
+/// workload are ignored); counts must be numbers.
+fn set_value(o: &mut Opts, c: char, v: &str) -> Result<(), String> {
+    let n = || count(v).ok_or_else(|| format!("-{c} {v}: not a number"));
+    match c {
+        'a' => o.api = Some(v.trim().to_string()),
+        'b' => o.branch = Some(n()? as u32),
+        'e' => o.read_bytes = n()?,
+        'I' => o.items_per_dir = n()?,
+        'n' => o.items = n()?,
+        'N' => o.stride = n()? as u32,
+        'w' => o.write_bytes = n()?,
+        'z' => o.depth = n()? as u32,
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The workload `mdtest ARGS` (argv without the program) has on `tasks`
@@ -582,6 +619,45 @@ mod tests {
 
     fn argv(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn command_line_options() {
+        let o = parse_opts(&argv(
+            "-C=0 -T=1 -n5 -z=2 -b 3k --posix.odirect --random-seed 5 --foo=bar -ua POSIX \
+             --dummy.delay 5 -L=1 -S=0 -w 4096 -e=8 -I10 -N 2 -c -D -F -E -r -R -U",
+        ))
+        .unwrap();
+        let want = Opts {
+            api: Some("POSIX".into()),
+            branch: Some(3072),
+            depth: 2,
+            items_per_dir: 10,
+            items: 5,
+            leaf: true,
+            dirs_only: true,
+            files_only: true,
+            create: false,
+            stat: true,
+            read: true,
+            remove: true,
+            rename: true,
+            write_bytes: 4096,
+            read_bytes: 8,
+            shared: false,
+            collective: true,
+            unique: true,
+            stride: 2,
+            random: true,
+        };
+        assert_eq!(o, want);
+        let err = |s: &str| parse_opts(&argv(s)).unwrap_err();
+        assert_eq!(err("-d /x -n"), "-n needs a value");
+        assert_eq!(err("-d /x -n abc"), "-n abc: not a number");
+        assert_eq!(err("-d /x -Q"), "unknown option -Q");
+        assert_eq!(err("-d /x x"), "unexpected argument 'x'");
+        assert_eq!(err("-"), "unexpected argument '-'");
+        assert_eq!(err("-vQ"), "unknown option -Q");
     }
 
     #[test]
