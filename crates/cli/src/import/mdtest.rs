@@ -500,66 +500,12 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
             continue;
         }
         let tasks = if t.tasks > 0 { t.tasks } else { run.tasks };
-        let wl = match workload(args, tasks, run.nodes) {
-            Ok(w) => w,
-            Err(e) => {
-                understood = false;
-                Workload {
-                    api: "POSIX".into(),
-                    num_tasks: tasks,
-                    file_per_proc: true,
-                    items: t.items_total.map_or(0, |m| m / u64::from(tasks.max(1))),
-                    extra: format!("mdtest (command line not understood: {e})"),
-                    ..Default::default()
-                }
-            }
-        };
-        let mut parameters = BTreeMap::new();
-        parameters.insert("numTasks".to_string(), json!(tasks));
-        parameters.insert("iterations".to_string(), json!(t.iterations));
-        if let Some(m) = t.items_total {
-            parameters.insert("items_total".to_string(), json!(m));
-        }
-        parameters.insert("pario.imported_from".into(), json!(source));
-        parameters.insert("pario.import_format".into(), json!("mdtest-text"));
-        let mut phases = Vec::new();
-        for r in &t.rows {
-            if r.max == 0.0 && r.min == 0.0 && r.mean == 0.0 {
-                continue;
-            }
-            parameters.insert(
-                format!("summary.{}", r.op.mdtest_name()),
-                json!({"max": r.max, "min": r.min, "mean": r.mean, "sd": r.sd, "iterations": t.iterations}),
-            );
-            phases.push(PhaseResult {
-                operation: Some(r.op),
-                iteration: 0,
-                iops: r.mean,
-                latency: if r.mean > 0.0 { 1.0 / r.mean } else { 0.0 },
-                ..Default::default()
-            });
-        }
-        tests.push(TestResult {
-            test_id: idx as u32,
-            parameters,
-            workload: wl,
-            phases,
-            ..Default::default()
-        });
+        let wl = test_workload(args, t, tasks, run.nodes);
+        understood &= wl.is_ok();
+        let wl = wl.unwrap_or_else(|approximate| approximate);
+        tests.push(build_test(idx as u32, t, tasks, wl, source));
     }
-    if tests
-        .iter()
-        .any(|t| t.parameters["iterations"].as_u64().unwrap_or(1) > 1)
-    {
-        warnings.push(
-            "mdtest prints only summary statistics over its iterations: each operation keeps one \
-             value, the mean (Max/Min/Std Dev are in the test parameters)"
-                .into(),
-        );
-    }
-    if !understood {
-        warnings.push("the command line could not be read: workloads are approximate".into());
-    }
+    warnings.extend(import_warnings(&tests, understood));
     let began = run.began.unwrap_or(f64::NAN);
     let tasks_per_node = if run.nodes > 0 {
         run.tasks.div_ceil(run.nodes)
@@ -597,6 +543,79 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
         advisories: Vec::new(),
         notes: Vec::new(),
     }
+}
+
+/// The workload of test `t` on `tasks` ranks, from the command line
+/// `args`; when that cannot be read, `Err` with an approximate workload
+/// that says why.
+fn test_workload(args: &[String], t: &Test, tasks: u32, nodes: u32) -> Result<Workload, Workload> {
+    workload(args, tasks, nodes).map_err(|e| Workload {
+        api: "POSIX".into(),
+        num_tasks: tasks,
+        file_per_proc: true,
+        items: t.items_total.map_or(0, |m| m / u64::from(tasks.max(1))),
+        extra: format!("mdtest (command line not understood: {e})"),
+        ..Default::default()
+    })
+}
+
+/// The result of test `t` (number `test_id`) on `tasks` ranks: a phase per
+/// operation that ran (its mean rate), and the parameters with each
+/// operation's four summary figures.
+fn build_test(test_id: u32, t: &Test, tasks: u32, workload: Workload, source: &str) -> TestResult {
+    let mut parameters = BTreeMap::new();
+    parameters.insert("numTasks".to_string(), json!(tasks));
+    parameters.insert("iterations".to_string(), json!(t.iterations));
+    if let Some(m) = t.items_total {
+        parameters.insert("items_total".to_string(), json!(m));
+    }
+    parameters.insert("pario.imported_from".into(), json!(source));
+    parameters.insert("pario.import_format".into(), json!("mdtest-text"));
+    let mut phases = Vec::new();
+    for r in &t.rows {
+        if r.max == 0.0 && r.min == 0.0 && r.mean == 0.0 {
+            continue;
+        }
+        parameters.insert(
+            format!("summary.{}", r.op.mdtest_name()),
+            json!({"max": r.max, "min": r.min, "mean": r.mean, "sd": r.sd, "iterations": t.iterations}),
+        );
+        phases.push(PhaseResult {
+            operation: Some(r.op),
+            iteration: 0,
+            iops: r.mean,
+            latency: if r.mean > 0.0 { 1.0 / r.mean } else { 0.0 },
+            ..Default::default()
+        });
+    }
+    TestResult {
+        test_id,
+        parameters,
+        workload,
+        phases,
+        ..Default::default()
+    }
+}
+
+/// What an import must say about its tests: that only means are kept when
+/// a test ran several iterations, and that the workloads are approximate
+/// when the command line was not `understood`.
+fn import_warnings(tests: &[TestResult], understood: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if tests
+        .iter()
+        .any(|t| t.parameters["iterations"].as_u64().unwrap_or(1) > 1)
+    {
+        warnings.push(
+            "mdtest prints only summary statistics over its iterations: each operation keeps one \
+             value, the mean (Max/Min/Std Dev are in the test parameters)"
+                .into(),
+        );
+    }
+    if !understood {
+        warnings.push("the command line could not be read: workloads are approximate".into());
+    }
+    warnings
 }
 
 /// Parse mdtest text (one or more runs).
