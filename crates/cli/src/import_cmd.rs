@@ -5,93 +5,136 @@
 //! labels stay those of the first import).
 
 use crate::args::ImportArgs;
-use crate::import::import_file;
+use crate::import::{import_file, Format};
 use crate::{emit, CliError, Ctx, EXIT_OK, EXIT_REGRESSION};
 use pario_results::RunRecord;
 use pario_store::{DbStore, Store};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+/// Import every file `a` names and report each run; the exit status says
+/// whether any file (or run) could not be imported.
 pub fn run(ctx: &Ctx, a: &ImportArgs) -> Result<i32, CliError> {
     let tags: Vec<(String, String)> = a
         .tags
         .iter()
         .map(|t| pario_store::parse_tag(t).map_err(CliError::Usage))
         .collect::<Result<_, _>>()?;
-    let mut store = if a.dry_run {
+    let mut keeper = if a.dry_run {
         None
     } else {
-        Some(ctx.open_for_write()?)
+        let store = ctx.open_for_write()?;
+        Some((store, ctx.results_dir()?))
     };
-    let dir = if a.dry_run {
-        None
-    } else {
-        Some(ctx.results_dir()?)
-    };
-    let (mut new, mut present, mut failed) = (0, 0, 0);
+    let mut counts = Counts::default();
     let mut out = String::new();
     for path in &a.files {
         emit(&std::mem::take(&mut out))?;
-        let imp = import_file(path, a.format);
-        let from = if imp.read_from != imp.path {
-            format!(" (results read from {})", imp.read_from.display())
-        } else {
-            String::new()
-        };
-        let records = match imp.result {
-            Ok(r) => r,
-            Err(e) => {
-                failed += 1;
-                let _ = writeln!(out, "{}: not imported: {e}{from}", path.display());
-                continue;
-            }
-        };
-        for mut rec in records {
-            for (k, v) in &tags {
-                rec.tags.insert(k.clone(), v.clone());
-            }
-            let what = describe(&rec);
-            let status = match (&mut store, &dir) {
-                (Some(store), Some(dir)) => match keep(ctx, store, dir, &rec)? {
-                    Kept::New => {
-                        new += 1;
-                        "imported".to_string()
-                    }
-                    Kept::Present => {
-                        present += 1;
-                        "already present".to_string()
-                    }
-                    Kept::Refused(e) => {
-                        failed += 1;
-                        format!("not stored ({e})")
-                    }
-                },
-                _ => {
-                    new += 1;
-                    "parsed (dry run)".to_string()
-                }
-            };
-            let _ = writeln!(
-                out,
-                "{}: {status} run {} ({what}){from}",
-                path.display(),
-                rec.run_id
-            );
-            for w in &rec.warnings {
-                let _ = writeln!(out, "  note: {w}");
-            }
-            for e in &rec.errors {
-                let _ = writeln!(out, "  error in the run: {e}");
-            }
-        }
+        out = import_one(ctx, path, a.format, &tags, &mut keeper, &mut counts)?;
     }
     let _ = writeln!(
         out,
-        "{new} run(s) {}, {present} already present, {failed} file(s) not imported",
-        if a.dry_run { "parsed" } else { "imported" }
+        "{} run(s) {}, {} already present, {} file(s) not imported",
+        counts.new,
+        if a.dry_run { "parsed" } else { "imported" },
+        counts.present,
+        counts.failed
     );
     emit(&out)?;
-    Ok(if failed > 0 { EXIT_REGRESSION } else { EXIT_OK })
+    Ok(if counts.failed > 0 {
+        EXIT_REGRESSION
+    } else {
+        EXIT_OK
+    })
+}
+
+/// How the runs of an import went.
+#[derive(Default)]
+struct Counts {
+    /// Runs stored (or, in a dry run, parsed).
+    new: usize,
+    /// Runs the database already held.
+    present: usize,
+    /// Files not imported and runs the database refused.
+    failed: usize,
+}
+
+/// Import the file `path` (labelled with `tags`, kept in the database and
+/// results directory of `keeper`, which a dry run has not), counting in
+/// `counts`: the lines that report it (each run with its notes and errors,
+/// or why the file was not imported).
+fn import_one(
+    ctx: &Ctx,
+    path: &Path,
+    format: Format,
+    tags: &[(String, String)],
+    keeper: &mut Option<(DbStore, PathBuf)>,
+    counts: &mut Counts,
+) -> Result<String, CliError> {
+    let mut out = String::new();
+    let imp = import_file(path, format);
+    let from = if imp.read_from != imp.path {
+        format!(" (results read from {})", imp.read_from.display())
+    } else {
+        String::new()
+    };
+    let records = match imp.result {
+        Ok(r) => r,
+        Err(e) => {
+            counts.failed += 1;
+            let _ = writeln!(out, "{}: not imported: {e}{from}", path.display());
+            return Ok(out);
+        }
+    };
+    for mut rec in records {
+        for (k, v) in tags {
+            rec.tags.insert(k.clone(), v.clone());
+        }
+        let what = describe(&rec);
+        let status = store_run(ctx, keeper, &rec, counts)?;
+        let _ = writeln!(
+            out,
+            "{}: {status} run {} ({what}){from}",
+            path.display(),
+            rec.run_id
+        );
+        for w in &rec.warnings {
+            let _ = writeln!(out, "  note: {w}");
+        }
+        for e in &rec.errors {
+            let _ = writeln!(out, "  error in the run: {e}");
+        }
+    }
+    Ok(out)
+}
+
+/// Keep `rec` in `keeper`'s database and directory (a dry run has none:
+/// the run is only counted), counting in `counts`: what its line says
+/// happened to it.
+fn store_run(
+    ctx: &Ctx,
+    keeper: &mut Option<(DbStore, PathBuf)>,
+    rec: &RunRecord,
+    counts: &mut Counts,
+) -> Result<String, CliError> {
+    let Some((store, dir)) = keeper else {
+        counts.new += 1;
+        return Ok("parsed (dry run)".to_string());
+    };
+    Ok(match keep(ctx, store, dir, rec)? {
+        Kept::New => {
+            counts.new += 1;
+            "imported".to_string()
+        }
+        Kept::Present => {
+            counts.present += 1;
+            "already present".to_string()
+        }
+        Kept::Refused(e) => {
+            counts.failed += 1;
+            format!("not stored ({e})")
+        }
+    })
 }
 
 /// "ior 3.0.0, 1 test(s), 10 phase(s), 1600 task(s)".

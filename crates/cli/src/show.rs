@@ -10,12 +10,23 @@ use crate::{emit, CliError, Ctx, EXIT_OK};
 use pario_report::analysis::{is_metadata_op, WorkloadKey};
 use pario_report::table::num;
 use pario_results::summary::Stats;
-use pario_results::{RunRecord, Tool, MEBIBYTE};
+use pario_results::{Operation, RunRecord, TestResult, Tool, MEBIBYTE};
 use pario_store::{display_command_line, Store};
 use std::fmt::Write as _;
 
 /// The text view of a record.
 pub fn text(r: &RunRecord) -> String {
+    let mut s = run_lines(r);
+    s.push_str(&system_lines(r));
+    s.push_str(&remark_lines(r));
+    for t in &r.tests {
+        s.push_str(&test_text(r, t));
+    }
+    s
+}
+
+/// The run's id, tool, command line, times and exit status.
+fn run_lines(r: &RunRecord) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "run        {}", r.run_id);
     let _ = writeln!(
@@ -33,6 +44,13 @@ pub fn text(r: &RunRecord) -> String {
         r.finished - r.began
     );
     let _ = writeln!(s, "exit       {}", r.exit_status);
+    s
+}
+
+/// Where the run ran (ranks, MPI, system, file system), its labels and
+/// its environment; the lines whose value is empty are left out.
+fn system_lines(r: &RunRecord) -> String {
+    let mut s = String::new();
     let sys = &r.system;
     let _ = writeln!(
         s,
@@ -67,6 +85,12 @@ pub fn text(r: &RunRecord) -> String {
             .collect();
         let _ = writeln!(s, "env        {}", env.join(" "));
     }
+    s
+}
+
+/// The run's notes, deck size, warnings, errors and advisories, a line each.
+fn remark_lines(r: &RunRecord) -> String {
+    let mut s = String::new();
     for n in &r.notes {
         let _ = writeln!(s, "note       {n}");
     }
@@ -86,133 +110,153 @@ pub fn text(r: &RunRecord) -> String {
             a.kind, a.reason, a.remedy
         );
     }
-    for t in &r.tests {
-        let key = WorkloadKey {
-            tool: r.tool,
-            workload: t.workload.clone(),
-        };
-        let _ = writeln!(s, "\ntest {}: {}", t.test_id, key.label());
-        let mdtest = r.tool == Some(Tool::Mdtest);
-        let mut tab = if mdtest {
-            Table::new(&[
-                ("operation", Align::Left),
-                ("iter", Align::Right),
-                ("rate ops/s", Align::Right),
-                ("time s", Align::Right),
-                ("items", Align::Right),
-            ])
-        } else {
-            Table::new(&[
-                ("operation", Align::Left),
-                ("iter", Align::Right),
-                ("bw MiB/s", Align::Right),
-                ("IOPS", Align::Right),
-                ("latency s", Align::Right),
-                ("time s", Align::Right),
-                ("bytes", Align::Right),
-                ("errors", Align::Right),
-            ])
-        };
-        for p in &t.phases {
-            let Some(op) = p.operation else { continue };
-            let name = if is_metadata_op(op) {
-                op.mdtest_name()
-            } else {
-                op.ior_name()
-            };
-            let cells = if mdtest {
-                vec![
-                    name.to_string(),
-                    p.iteration.to_string(),
-                    num(p.iops),
-                    num(p.total_time),
-                    p.ops.to_string(),
-                ]
-            } else {
-                vec![
-                    name.to_string(),
-                    p.iteration.to_string(),
-                    num(p.bandwidth / MEBIBYTE),
-                    num(p.iops),
-                    num(p.latency),
-                    num(p.total_time),
-                    p.bytes.to_string(),
-                    p.verification_errors.to_string(),
-                ]
-            };
-            tab.row(cells, None);
-        }
-        if !tab.is_empty() {
-            s.push_str(&tab.render("  "));
-        }
-        // Mean and spread per operation over the iterations.
-        let mut ops: Vec<_> = t.phases.iter().filter_map(|p| p.operation).collect();
-        ops.dedup();
-        ops.sort();
-        ops.dedup();
-        let mut summary = Table::new(&[
-            ("summary", Align::Left),
-            ("n", Align::Right),
-            ("mean", Align::Right),
-            ("sd (n-1)", Align::Right),
-            ("min", Align::Right),
-            ("max", Align::Right),
-        ]);
-        for op in ops {
-            if !op.is_measured() || op == pario_results::Operation::Remove {
-                continue;
-            }
-            let vals: Vec<f64> = t
-                .phases
-                .iter()
-                .filter(|p| p.operation == Some(op))
-                .map(|p| {
-                    if mdtest {
-                        p.iops
-                    } else {
-                        p.bandwidth / MEBIBYTE
-                    }
-                })
-                .filter(|v| v.is_finite())
-                .collect();
-            if vals.is_empty() {
-                continue;
-            }
-            let st = Stats::of(&vals);
-            let unit = if mdtest { "ops/s" } else { "MiB/s" };
-            let name = if is_metadata_op(op) {
-                op.mdtest_name()
-            } else {
-                op.ior_name()
-            };
-            summary.row(
-                vec![
-                    format!("{name} {unit}"),
-                    st.n.to_string(),
-                    num(st.mean),
-                    num(st.stddev_sample),
-                    num(st.min),
-                    num(st.max),
-                ],
-                None,
-            );
-        }
-        if !summary.is_empty() {
-            s.push('\n');
-            s.push_str(&summary.render("  "));
-        }
-        // The merged latency percentiles of each phase that kept them.
-        let latency = pario_results::render::latency::latency_block(t);
-        if !latency.is_empty() {
-            s.push('\n');
-            s.push_str(&latency);
-        }
-        let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
-        if ranks > 0 {
-            let _ = writeln!(s, "  per-rank timers kept for {ranks} rank(s) per phase");
-        }
+    s
+}
+
+/// One test of the run: its workload, its phases, their summary per
+/// operation, the latency percentiles and how many ranks kept timers.
+fn test_text(r: &RunRecord, t: &TestResult) -> String {
+    let mut s = String::new();
+    let key = WorkloadKey {
+        tool: r.tool,
+        workload: t.workload.clone(),
+    };
+    let _ = writeln!(s, "\ntest {}: {}", t.test_id, key.label());
+    let mdtest = r.tool == Some(Tool::Mdtest);
+    let tab = phase_table(t, mdtest);
+    if !tab.is_empty() {
+        s.push_str(&tab.render("  "));
+    }
+    let summary = summary_table(t, mdtest);
+    if !summary.is_empty() {
+        s.push('\n');
+        s.push_str(&summary.render("  "));
+    }
+    // The merged latency percentiles of each phase that kept them.
+    let latency = pario_results::render::latency::latency_block(t);
+    if !latency.is_empty() {
+        s.push('\n');
+        s.push_str(&latency);
+    }
+    let ranks = t.phases.iter().map(|p| p.ranks.len()).max().unwrap_or(0);
+    if ranks > 0 {
+        let _ = writeln!(s, "  per-rank timers kept for {ranks} rank(s) per phase");
     }
     s
+}
+
+/// The name an operation goes by: mdtest's for metadata operations, IOR's
+/// for the others.
+fn op_name(op: Operation) -> &'static str {
+    if is_metadata_op(op) {
+        op.mdtest_name()
+    } else {
+        op.ior_name()
+    }
+}
+
+/// A row per phase with an operation: mdtest's columns (rate, time, items)
+/// or IOR's (bandwidth, IOPS, latency, time, bytes, errors).
+fn phase_table(t: &TestResult, mdtest: bool) -> Table {
+    let mut tab = if mdtest {
+        Table::new(&[
+            ("operation", Align::Left),
+            ("iter", Align::Right),
+            ("rate ops/s", Align::Right),
+            ("time s", Align::Right),
+            ("items", Align::Right),
+        ])
+    } else {
+        Table::new(&[
+            ("operation", Align::Left),
+            ("iter", Align::Right),
+            ("bw MiB/s", Align::Right),
+            ("IOPS", Align::Right),
+            ("latency s", Align::Right),
+            ("time s", Align::Right),
+            ("bytes", Align::Right),
+            ("errors", Align::Right),
+        ])
+    };
+    for p in &t.phases {
+        let Some(op) = p.operation else { continue };
+        let name = op_name(op).to_string();
+        let cells = if mdtest {
+            vec![
+                name,
+                p.iteration.to_string(),
+                num(p.iops),
+                num(p.total_time),
+                p.ops.to_string(),
+            ]
+        } else {
+            vec![
+                name,
+                p.iteration.to_string(),
+                num(p.bandwidth / MEBIBYTE),
+                num(p.iops),
+                num(p.latency),
+                num(p.total_time),
+                p.bytes.to_string(),
+                p.verification_errors.to_string(),
+            ]
+        };
+        tab.row(cells, None);
+    }
+    tab
+}
+
+/// Mean and spread per measured operation over the iterations (rates for
+/// mdtest, bandwidths otherwise); removals and operations without a finite
+/// value are left out.
+fn summary_table(t: &TestResult, mdtest: bool) -> Table {
+    let mut ops: Vec<_> = t.phases.iter().filter_map(|p| p.operation).collect();
+    ops.dedup();
+    ops.sort();
+    ops.dedup();
+    let mut summary = Table::new(&[
+        ("summary", Align::Left),
+        ("n", Align::Right),
+        ("mean", Align::Right),
+        ("sd (n-1)", Align::Right),
+        ("min", Align::Right),
+        ("max", Align::Right),
+    ]);
+    let unit = if mdtest { "ops/s" } else { "MiB/s" };
+    for op in ops {
+        if !op.is_measured() || op == Operation::Remove {
+            continue;
+        }
+        let vals: Vec<f64> = t
+            .phases
+            .iter()
+            .filter(|p| p.operation == Some(op))
+            .map(|p| {
+                if mdtest {
+                    p.iops
+                } else {
+                    p.bandwidth / MEBIBYTE
+                }
+            })
+            .filter(|v| v.is_finite())
+            .collect();
+        if vals.is_empty() {
+            continue;
+        }
+        let st = Stats::of(&vals);
+        summary.row(
+            vec![
+                format!("{} {unit}", op_name(op)),
+                st.n.to_string(),
+                num(st.mean),
+                num(st.stddev_sample),
+                num(st.min),
+                num(st.max),
+            ],
+            None,
+        );
+    }
+    summary
 }
 
 pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<i32, CliError> {

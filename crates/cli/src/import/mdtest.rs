@@ -116,99 +116,27 @@ fn between<'a>(s: &'a str, a: &str, b: &str) -> Option<&'a str> {
 /// Parse one run.
 pub fn parse_run(lines: &[String]) -> Result<Run, ImportError> {
     let mut run = Run::default();
+    // Whether the lines are those of a SUMMARY rate table.
     let mut in_rate = false;
     for raw in lines {
         let line = raw.trim();
-        if let Some(d) = between(line, "-- started at", "--") {
-            run.began = parse_mdtest_date(d);
+        if run_line(&mut run, line) {
             continue;
         }
-        if let Some(d) = between(line, "-- finished at", "-") {
-            run.finished = parse_mdtest_date(d);
+        if rank_count(&mut run, line) {
+            in_rate = false;
             continue;
-        }
-        if line.starts_with("mdtest-") && line.contains("was launched with") {
-            run.version = line
-                .trim_start_matches("mdtest-")
-                .split_whitespace()
-                .next()
-                .unwrap_or("")
-                .to_string();
-            run.tasks = between(line, "launched with", "total")
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            run.nodes = line
-                .rsplit_once(" on ")
-                .and_then(|(_, r)| r.split_whitespace().next())
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(1);
-            continue;
-        }
-        if let Some(cmd) = line.strip_prefix("Command line used:") {
-            run.argv = shell_split(cmd.trim());
-            continue;
-        }
-        if let Some(w) = line.strip_prefix("WARNING:") {
-            run.warnings.push(w.trim().to_string());
-            continue;
-        }
-        // "2 tasks, 1000 files/directories": a new rank count.
-        if let Some((n, rest)) = line.split_once(" tasks, ") {
-            if let Ok(tasks) = n.trim().parse::<u32>() {
-                let items = rest.split_whitespace().next().and_then(|v| v.parse().ok());
-                run.tests.push(Test {
-                    tasks,
-                    items_total: items,
-                    ..Default::default()
-                });
-                in_rate = false;
-                continue;
-            }
         }
         if line.starts_with("SUMMARY") {
-            in_rate = !line.starts_with("SUMMARY time");
-            if in_rate {
-                if run.tests.is_empty() {
-                    run.tests.push(Test {
-                        tasks: run.tasks,
-                        ..Default::default()
-                    });
-                }
-                let n = between(line, "(of", "iteration")
-                    .and_then(|v| v.parse().ok())
-                    .unwrap_or(1);
-                if let Some(t) = run.tests.last_mut() {
-                    t.iterations = n;
-                }
-            }
+            in_rate = summary_title(&mut run, line);
             continue;
         }
         if in_rate {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            if words.len() >= 5 {
-                let nums: Vec<Option<f64>> = words[words.len() - 4..]
-                    .iter()
-                    .map(|w| w.parse::<f64>().ok())
-                    .collect();
-                let name = words[..words.len() - 4]
-                    .join(" ")
-                    .trim_end_matches(':')
-                    .trim()
-                    .to_string();
-                if let (Some(op), [Some(max), Some(min), Some(mean), Some(sd)]) =
-                    (op_of(&name), nums.as_slice())
-                {
-                    if let Some(t) = run.tests.last_mut() {
-                        t.rows.push(OpRow {
-                            op,
-                            max: *max,
-                            min: *min,
-                            mean: *mean,
-                            sd: *sd,
-                        });
-                    }
-                    continue;
+            if let Some(row) = rate_row(line) {
+                if let Some(t) = run.tests.last_mut() {
+                    t.rows.push(row);
                 }
+                continue;
             }
         }
         if let Some(("Path", p)) = kv_colon(line) {
@@ -221,6 +149,112 @@ pub fn parse_run(lines: &[String]) -> Result<Run, ImportError> {
         ));
     }
     Ok(run)
+}
+
+/// A line about the whole run, kept in `run`: its start or end date, the
+/// "mdtest-x was launched with N total task(s) on M node(s)" line, the
+/// command line or a warning. False for any other line.
+fn run_line(run: &mut Run, line: &str) -> bool {
+    if let Some(d) = between(line, "-- started at", "--") {
+        run.began = parse_mdtest_date(d);
+        return true;
+    }
+    if let Some(d) = between(line, "-- finished at", "-") {
+        run.finished = parse_mdtest_date(d);
+        return true;
+    }
+    if line.starts_with("mdtest-") && line.contains("was launched with") {
+        run.version = line
+            .trim_start_matches("mdtest-")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        run.tasks = between(line, "launched with", "total")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        run.nodes = line
+            .rsplit_once(" on ")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        return true;
+    }
+    if let Some(cmd) = line.strip_prefix("Command line used:") {
+        run.argv = shell_split(cmd.trim());
+        return true;
+    }
+    if let Some(w) = line.strip_prefix("WARNING:") {
+        run.warnings.push(w.trim().to_string());
+        return true;
+    }
+    false
+}
+
+/// "2 tasks, 1000 files/directories": a new rank count, added to `run`.
+fn rank_count(run: &mut Run, line: &str) -> bool {
+    let Some((n, rest)) = line.split_once(" tasks, ") else {
+        return false;
+    };
+    let Ok(tasks) = n.trim().parse::<u32>() else {
+        return false;
+    };
+    let items = rest.split_whitespace().next().and_then(|v| v.parse().ok());
+    run.tests.push(Test {
+        tasks,
+        items_total: items,
+        ..Default::default()
+    });
+    true
+}
+
+/// A "SUMMARY ..." title: whether a rate table follows (not for "SUMMARY
+/// time"). A rate table gives the last test (added when there is none) its
+/// iteration count.
+fn summary_title(run: &mut Run, line: &str) -> bool {
+    let in_rate = !line.starts_with("SUMMARY time");
+    if in_rate {
+        if run.tests.is_empty() {
+            run.tests.push(Test {
+                tasks: run.tasks,
+                ..Default::default()
+            });
+        }
+        let n = between(line, "(of", "iteration")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(1);
+        if let Some(t) = run.tests.last_mut() {
+            t.iterations = n;
+        }
+    }
+    in_rate
+}
+
+/// A row of a rate table: an operation's name, then max, min, mean and sd.
+fn rate_row(line: &str) -> Option<OpRow> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    if words.len() < 5 {
+        return None;
+    }
+    let nums: Vec<Option<f64>> = words[words.len() - 4..]
+        .iter()
+        .map(|w| w.parse::<f64>().ok())
+        .collect();
+    let name = words[..words.len() - 4]
+        .join(" ")
+        .trim_end_matches(':')
+        .trim()
+        .to_string();
+    match (op_of(&name), nums.as_slice()) {
+        (Some(op), [Some(max), Some(min), Some(mean), Some(sd)]) => Some(OpRow {
+            op,
+            max: *max,
+            min: *min,
+            mean: *mean,
+            sd: *sd,
+        }),
+        _ => None,
+    }
 }
 
 /// The options of an mdtest command line that define the workload.
@@ -273,89 +307,126 @@ const LONG_WITH_VALUE: &[&str] = &[
     "tag",
 ];
 
+/// The workload options of mdtest's arguments (argv without the program);
+/// other options are skipped with their values.
 fn parse_opts(args: &[String]) -> Result<Opts, String> {
-    const VALUES: &str = "abdefGiIlnNpsVwWxz";
-    const FLAGS: &str = "BcCDEFhkLPrRStTuUvXyYZ";
     let mut o = Opts::default();
     let mut i = 0;
     while i < args.len() {
         let a = &args[i];
         i += 1;
         if let Some(long) = a.strip_prefix("--") {
-            let has_inline = long.contains('=');
-            let name = long.split('=').next().unwrap_or("");
-            if name.contains('.') {
-                if !has_inline && i < args.len() && !args[i].starts_with('-') {
-                    i += 1;
-                }
-            } else if !has_inline && LONG_WITH_VALUE.contains(&name) {
-                i += 1;
-            }
+            i = skip_long(long, args, i);
             continue;
         }
         let Some(cluster) = a.strip_prefix('-').filter(|c| !c.is_empty()) else {
             return Err(format!("unexpected argument '{a}'"));
         };
-        let chars: Vec<char> = cluster.chars().collect();
-        let mut k = 0;
-        while k < chars.len() {
-            let c = chars[k];
-            k += 1;
-            if FLAGS.contains(c) {
-                if k < chars.len() && chars[k] == '=' {
-                    let v: String = chars[k + 1..].iter().collect();
-                    k = chars.len();
-                    if v.trim() == "0" {
-                        continue;
-                    }
-                }
-                match c {
-                    'c' => o.collective = true,
-                    'C' => o.create = true,
-                    'D' => o.dirs_only = true,
-                    'E' => o.read = true,
-                    'F' => o.files_only = true,
-                    'L' => o.leaf = true,
-                    'r' => o.remove = true,
-                    'R' => o.random = true,
-                    'S' => o.shared = true,
-                    'T' => o.stat = true,
-                    'u' => o.unique = true,
-                    'U' => o.rename = true,
-                    _ => {}
-                }
-                continue;
-            }
-            if VALUES.contains(c) {
-                let rest: String = chars[k..].iter().collect();
-                let v = if let Some(v) = rest.strip_prefix('=') {
-                    v.to_string()
-                } else if !rest.is_empty() {
-                    rest
-                } else if i < args.len() {
-                    i += 1;
-                    args[i - 1].clone()
-                } else {
-                    return Err(format!("-{c} needs a value"));
-                };
-                let bad = || format!("-{c} {v}: not a number");
-                match c {
-                    'a' => o.api = Some(v.trim().to_string()),
-                    'b' => o.branch = Some(count(&v).ok_or_else(bad)? as u32),
-                    'e' => o.read_bytes = count(&v).ok_or_else(bad)?,
-                    'I' => o.items_per_dir = count(&v).ok_or_else(bad)?,
-                    'n' => o.items = count(&v).ok_or_else(bad)?,
-                    'N' => o.stride = count(&v).ok_or_else(bad)? as u32,
-                    'w' => o.write_bytes = count(&v).ok_or_else(bad)?,
-                    'z' => o.depth = count(&v).ok_or_else(bad)? as u32,
-                    _ => {}
-                }
-                break;
-            }
-            return Err(format!("unknown option -{c}"));
-        }
+        i = read_cluster(&mut o, cluster, args, i)?;
     }
     Ok(o)
+}
+
+/// Past the long option `long` (without its dashes), whose next word is
+/// `args[next]`: the index after its value when it takes the next word as
+/// one (a module option `--x.y` followed by a word that is not an option,
+/// or one of [`LONG_WITH_VALUE`]), else `next`.
+fn skip_long(long: &str, args: &[String], next: usize) -> usize {
+    let has_inline = long.contains('=');
+    let name = long.split('=').next().unwrap_or("");
+    if name.contains('.') {
+        if !has_inline && next < args.len() && !args[next].starts_with('-') {
+            return next + 1;
+        }
+    } else if !has_inline && LONG_WITH_VALUE.contains(&name) {
+        return next + 1;
+    }
+    next
+}
+
+/// A cluster of short options (`-uF`, `-C=0`, `-n10`, `-n=10`, `-n 10`)
+/// into `o`. `args[next]` is the word after the cluster; the index
+/// returned is past the value taken from it, if any.
+fn read_cluster(
+    o: &mut Opts,
+    cluster: &str,
+    args: &[String],
+    mut next: usize,
+) -> Result<usize, String> {
+    const VALUES: &str = "abdefGiIlnNpsVwWxz";
+    const FLAGS: &str = "BcCDEFhkLPrRStTuUvXyYZ";
+    let chars: Vec<char> = cluster.chars().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let c = chars[k];
+        k += 1;
+        if FLAGS.contains(c) {
+            // "-C=0" turns a flag off; "-C=1" (any other value) on.
+            if k < chars.len() && chars[k] == '=' {
+                let v: String = chars[k + 1..].iter().collect();
+                k = chars.len();
+                if v.trim() == "0" {
+                    continue;
+                }
+            }
+            set_flag(o, c);
+            continue;
+        }
+        if VALUES.contains(c) {
+            let rest: String = chars[k..].iter().collect();
+            let v = if let Some(v) = rest.strip_prefix('=') {
+                v.to_string()
+            } else if !rest.is_empty() {
+                rest
+            } else if next < args.len() {
+                next += 1;
+                args[next - 1].clone()
+            } else {
+                return Err(format!("-{c} needs a value"));
+            };
+            set_value(o, c, &v)?;
+            break;
+        }
+        return Err(format!("unknown option -{c}"));
+    }
+    Ok(next)
+}
+
+/// Flag `-c` on in `o` (flags that do not shape the workload are ignored).
+fn set_flag(o: &mut Opts, c: char) {
+    match c {
+        'c' => o.collective = true,
+        'C' => o.create = true,
+        'D' => o.dirs_only = true,
+        'E' => o.read = true,
+        'F' => o.files_only = true,
+        'L' => o.leaf = true,
+        'r' => o.remove = true,
+        'R' => o.random = true,
+        'S' => o.shared = true,
+        'T' => o.stat = true,
+        'u' => o.unique = true,
+        'U' => o.rename = true,
+        _ => {}
+    }
+}
+
+/// Option `-c` with value `v` into `o` (options that do not shape the
+/// workload are ignored); counts must be numbers.
+fn set_value(o: &mut Opts, c: char, v: &str) -> Result<(), String> {
+    let n = || count(v).ok_or_else(|| format!("-{c} {v}: not a number"));
+    match c {
+        'a' => o.api = Some(v.trim().to_string()),
+        'b' => o.branch = Some(n()? as u32),
+        'e' => o.read_bytes = n()?,
+        'I' => o.items_per_dir = n()?,
+        'n' => o.items = n()?,
+        'N' => o.stride = n()? as u32,
+        'w' => o.write_bytes = n()?,
+        'z' => o.depth = n()? as u32,
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The workload `mdtest ARGS` (argv without the program) has on `tasks`
@@ -429,66 +500,12 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
             continue;
         }
         let tasks = if t.tasks > 0 { t.tasks } else { run.tasks };
-        let wl = match workload(args, tasks, run.nodes) {
-            Ok(w) => w,
-            Err(e) => {
-                understood = false;
-                Workload {
-                    api: "POSIX".into(),
-                    num_tasks: tasks,
-                    file_per_proc: true,
-                    items: t.items_total.map_or(0, |m| m / u64::from(tasks.max(1))),
-                    extra: format!("mdtest (command line not understood: {e})"),
-                    ..Default::default()
-                }
-            }
-        };
-        let mut parameters = BTreeMap::new();
-        parameters.insert("numTasks".to_string(), json!(tasks));
-        parameters.insert("iterations".to_string(), json!(t.iterations));
-        if let Some(m) = t.items_total {
-            parameters.insert("items_total".to_string(), json!(m));
-        }
-        parameters.insert("pario.imported_from".into(), json!(source));
-        parameters.insert("pario.import_format".into(), json!("mdtest-text"));
-        let mut phases = Vec::new();
-        for r in &t.rows {
-            if r.max == 0.0 && r.min == 0.0 && r.mean == 0.0 {
-                continue;
-            }
-            parameters.insert(
-                format!("summary.{}", r.op.mdtest_name()),
-                json!({"max": r.max, "min": r.min, "mean": r.mean, "sd": r.sd, "iterations": t.iterations}),
-            );
-            phases.push(PhaseResult {
-                operation: Some(r.op),
-                iteration: 0,
-                iops: r.mean,
-                latency: if r.mean > 0.0 { 1.0 / r.mean } else { 0.0 },
-                ..Default::default()
-            });
-        }
-        tests.push(TestResult {
-            test_id: idx as u32,
-            parameters,
-            workload: wl,
-            phases,
-            ..Default::default()
-        });
+        let wl = test_workload(args, t, tasks, run.nodes);
+        understood &= wl.is_ok();
+        let wl = wl.unwrap_or_else(|approximate| approximate);
+        tests.push(build_test(idx as u32, t, tasks, wl, source));
     }
-    if tests
-        .iter()
-        .any(|t| t.parameters["iterations"].as_u64().unwrap_or(1) > 1)
-    {
-        warnings.push(
-            "mdtest prints only summary statistics over its iterations: each operation keeps one \
-             value, the mean (Max/Min/Std Dev are in the test parameters)"
-                .into(),
-        );
-    }
-    if !understood {
-        warnings.push("the command line could not be read: workloads are approximate".into());
-    }
+    warnings.extend(import_warnings(&tests, understood));
     let began = run.began.unwrap_or(f64::NAN);
     let tasks_per_node = if run.nodes > 0 {
         run.tasks.div_ceil(run.nodes)
@@ -528,6 +545,79 @@ pub fn build(run: Run, text: &str, source: &str) -> RunRecord {
     }
 }
 
+/// The workload of test `t` on `tasks` ranks, from the command line
+/// `args`; when that cannot be read, `Err` with an approximate workload
+/// that says why.
+fn test_workload(args: &[String], t: &Test, tasks: u32, nodes: u32) -> Result<Workload, Workload> {
+    workload(args, tasks, nodes).map_err(|e| Workload {
+        api: "POSIX".into(),
+        num_tasks: tasks,
+        file_per_proc: true,
+        items: t.items_total.map_or(0, |m| m / u64::from(tasks.max(1))),
+        extra: format!("mdtest (command line not understood: {e})"),
+        ..Default::default()
+    })
+}
+
+/// The result of test `t` (number `test_id`) on `tasks` ranks: a phase per
+/// operation that ran (its mean rate), and the parameters with each
+/// operation's four summary figures.
+fn build_test(test_id: u32, t: &Test, tasks: u32, workload: Workload, source: &str) -> TestResult {
+    let mut parameters = BTreeMap::new();
+    parameters.insert("numTasks".to_string(), json!(tasks));
+    parameters.insert("iterations".to_string(), json!(t.iterations));
+    if let Some(m) = t.items_total {
+        parameters.insert("items_total".to_string(), json!(m));
+    }
+    parameters.insert("pario.imported_from".into(), json!(source));
+    parameters.insert("pario.import_format".into(), json!("mdtest-text"));
+    let mut phases = Vec::new();
+    for r in &t.rows {
+        if r.max == 0.0 && r.min == 0.0 && r.mean == 0.0 {
+            continue;
+        }
+        parameters.insert(
+            format!("summary.{}", r.op.mdtest_name()),
+            json!({"max": r.max, "min": r.min, "mean": r.mean, "sd": r.sd, "iterations": t.iterations}),
+        );
+        phases.push(PhaseResult {
+            operation: Some(r.op),
+            iteration: 0,
+            iops: r.mean,
+            latency: if r.mean > 0.0 { 1.0 / r.mean } else { 0.0 },
+            ..Default::default()
+        });
+    }
+    TestResult {
+        test_id,
+        parameters,
+        workload,
+        phases,
+        ..Default::default()
+    }
+}
+
+/// What an import must say about its tests: that only means are kept when
+/// a test ran several iterations, and that the workloads are approximate
+/// when the command line was not `understood`.
+fn import_warnings(tests: &[TestResult], understood: bool) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if tests
+        .iter()
+        .any(|t| t.parameters["iterations"].as_u64().unwrap_or(1) > 1)
+    {
+        warnings.push(
+            "mdtest prints only summary statistics over its iterations: each operation keeps one \
+             value, the mean (Max/Min/Std Dev are in the test parameters)"
+                .into(),
+        );
+    }
+    if !understood {
+        warnings.push("the command line could not be read: workloads are approximate".into());
+    }
+    warnings
+}
+
 /// Parse mdtest text (one or more runs).
 pub fn import_text(text: &str, source: &str) -> Result<Vec<RunRecord>, ImportError> {
     let lines = clean_lines(text);
@@ -548,6 +638,45 @@ mod tests {
 
     fn argv(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn command_line_options() {
+        let o = parse_opts(&argv(
+            "-C=0 -T=1 -n5 -z=2 -b 3k --posix.odirect --random-seed 5 --foo=bar -ua POSIX \
+             --dummy.delay 5 -L=1 -S=0 -w 4096 -e=8 -I10 -N 2 -c -D -F -E -r -R -U",
+        ))
+        .unwrap();
+        let want = Opts {
+            api: Some("POSIX".into()),
+            branch: Some(3072),
+            depth: 2,
+            items_per_dir: 10,
+            items: 5,
+            leaf: true,
+            dirs_only: true,
+            files_only: true,
+            create: false,
+            stat: true,
+            read: true,
+            remove: true,
+            rename: true,
+            write_bytes: 4096,
+            read_bytes: 8,
+            shared: false,
+            collective: true,
+            unique: true,
+            stride: 2,
+            random: true,
+        };
+        assert_eq!(o, want);
+        let err = |s: &str| parse_opts(&argv(s)).unwrap_err();
+        assert_eq!(err("-d /x -n"), "-n needs a value");
+        assert_eq!(err("-d /x -n abc"), "-n abc: not a number");
+        assert_eq!(err("-d /x -Q"), "unknown option -Q");
+        assert_eq!(err("-d /x x"), "unexpected argument 'x'");
+        assert_eq!(err("-"), "unexpected argument '-'");
+        assert_eq!(err("-vQ"), "unknown option -Q");
     }
 
     #[test]
