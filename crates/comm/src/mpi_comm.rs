@@ -36,6 +36,18 @@ impl MpiWorld {
     }
 }
 
+impl Drop for MpiWorld {
+    /// Every rank waits here for the others before MPI is finalised, so
+    /// that no rank exits (and has the launcher end the job) while another
+    /// still has its last words to write: rank 0's refusal of a command
+    /// line every rank refused. Open MPI's finalise synchronises the ranks
+    /// anyway; MPICH's need not. Ranks only get here together (a panic
+    /// aborts the process, and an exit skips this).
+    fn drop(&mut self) {
+        self.world.barrier();
+    }
+}
+
 /// One MPI communicator.
 pub struct MpiComm {
     comm: SimpleCommunicator,
