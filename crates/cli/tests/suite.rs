@@ -82,7 +82,10 @@ impl Scratch {
             .args(args)
             .env("PARIO_RESULTS_DIR", self.results())
             .env("PARIO_DB", self.root.join("db.sqlite"))
-            .env_remove("PARIO_TAGS");
+            .env_remove("PARIO_TAGS")
+            // Open MPI's shared-memory files go here, not in /dev/shm: a
+            // job this test kills cannot remove its own.
+            .env("OMPI_MCA_btl_vader_backing_directory", &self.root);
         c
     }
     fn run(&self, np: u32, args: &[&str]) -> Output {
