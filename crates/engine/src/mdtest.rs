@@ -1511,17 +1511,7 @@ mod tests {
         }
     }
 
-    fn count_entries(dir: &Path) -> usize {
-        let mut n = 0;
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            n += 1;
-            if e.file_type().unwrap().is_dir() {
-                n += count_entries(&e.path());
-            }
-        }
-        n
-    }
+    use pario_testkit::count_entries;
 
     #[test]
     fn full_run_leaves_nothing_and_reports_every_phase() {

@@ -2,26 +2,11 @@
 //! precreation stops at the next object, the cleanup still removes what was
 //! made, the record is kept marked interrupted and the exit status is 143.
 
-use std::path::Path;
+use pario_testkit::count_entries;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
-
-fn entries(dir: &Path) -> usize {
-    let mut n = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten() {
-            let p = e.unwrap().path();
-            n += 1;
-            if p.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    n
-}
 
 #[test]
 fn sigterm_stops_at_the_next_object_and_cleans_up() {
@@ -46,7 +31,7 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
         .spawn()
         .expect("md-workbench starts");
     let start = Instant::now();
-    while entries(dir.path()) < 200 {
+    while count_entries(dir.path()) < 200 {
         assert!(start.elapsed() < Duration::from_secs(60), "no objects made");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -58,7 +43,7 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
     );
     assert_eq!(status, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
-    assert_eq!(entries(dir.path()), 0, "what the run made is removed");
+    assert_eq!(count_entries(dir.path()), 0, "what the run made is removed");
     let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -3,26 +3,11 @@
 //! 143 (a singleton: under mpirun the ranks' status is mpirun's to report,
 //! see crates/ior/tests/signals.rs).
 
-use std::path::Path;
+use pario_testkit::count_entries;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
-
-fn entries(dir: &Path) -> usize {
-    let mut n = 0;
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten() {
-            let p = e.unwrap().path();
-            n += 1;
-            if p.is_dir() {
-                stack.push(p);
-            }
-        }
-    }
-    n
-}
 
 #[test]
 fn sigterm_stops_at_the_next_item_and_cleans_up() {
@@ -45,7 +30,7 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
         .expect("mdtest starts");
     // Signal once the create phase is under way.
     let start = Instant::now();
-    while entries(dir.path()) < 200 {
+    while count_entries(dir.path()) < 200 {
         assert!(start.elapsed() < Duration::from_secs(60), "no items made");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -53,7 +38,7 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
         pario_testkit::signal_and_wait(&mut child, "-TERM", Duration::from_secs(120), "mdtest");
     assert_eq!(status, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
-    assert_eq!(entries(dir.path()), 0, "what the run made is removed");
+    assert_eq!(count_entries(dir.path()), 0, "what the run made is removed");
     let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -146,6 +146,23 @@ pub fn signal_and_wait(
     (status, err)
 }
 
+/// How many files and directories lie under `dir`, at any depth (`dir`
+/// itself not counted; 0 when it does not exist).
+pub fn count_entries(dir: &std::path::Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten() {
+            let p = e.expect("reading a directory entry").path();
+            n += 1;
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
