@@ -112,6 +112,13 @@ impl LoadError {
             what: spec.what,
         }
     }
+
+    /// The library opened but lacks `symbol`, a function pario calls;
+    /// `needed` says which version would have it (or is empty).
+    pub fn missing_symbol(spec: &LibrarySpec, opened: &Opened, symbol: &str, needed: &str) -> Self {
+        let why = format!("lacks {symbol}, which pario calls{needed}");
+        LoadError::unusable(spec, opened, LoadErrorKind::MissingSymbol, why)
+    }
 }
 
 /// A library opened by [`LibrarySpec::open`].

@@ -51,7 +51,7 @@
 //! error instead of corrupting it (best effort: flock is per node on some
 //! parallel file systems).
 
-use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError};
 use crate::mpiio::{collect_hints, hint_block, open_comm, BlockView, Hints};
 use crate::posix::flag_value;
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
@@ -385,12 +385,7 @@ impl Hdf5Lib {
         // 1.10), so it fails here, before any call.
         let table = unsafe { Hdf5Lib::resolve(opened) };
         table.map(Arc::new).map_err(|(symbol, opened)| {
-            LoadError::unusable(
-                &LIBRARY,
-                &opened,
-                LoadErrorKind::MissingSymbol,
-                format!("lacks {symbol}, which pario calls (HDF5 1.10 or later needed)"),
-            )
+            LoadError::missing_symbol(&LIBRARY, &opened, symbol, " (HDF5 1.10 or later needed)")
         })
     }
 
@@ -1430,6 +1425,7 @@ impl Backend for Hdf5Backend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dynlib::LoadErrorKind;
 
     #[test]
     fn options_parse_with_upstream_names() {

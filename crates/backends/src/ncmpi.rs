@@ -42,7 +42,7 @@
 //! reported as not applied (PnetCDF has no preallocation);
 //! `useFileView` and `useStridedDatatype` are refused (MPI-IO options).
 
-use crate::dynlib::{built_env, LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{built_env, LibrarySpec, LoadError};
 use crate::mpiio::{collect_hints, hint_block, open_comm, Hints};
 use crate::posix::flag_value;
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
@@ -298,14 +298,9 @@ impl NcmpiLib {
         // SAFETY: a library exporting ncmpi_create is PnetCDF; the table's
         // declarations are those of its pnetcdf.h (1.x).
         let table = unsafe { NcmpiLib::resolve(opened) };
-        table.map(Arc::new).map_err(|(symbol, opened)| {
-            LoadError::unusable(
-                &LIBRARY,
-                &opened,
-                LoadErrorKind::MissingSymbol,
-                format!("lacks {symbol}, which pario calls"),
-            )
-        })
+        table
+            .map(Arc::new)
+            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
     }
 
     /// The text of a PnetCDF error code.
@@ -929,6 +924,7 @@ impl Backend for NcmpiBackend {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dynlib::LoadErrorKind;
     use crate::FileLayout;
 
     #[test]

@@ -27,7 +27,7 @@
 //! cluster's `osd_max_object_size` (128 MiB by default) is refused by the
 //! OSDs, and the error says so.
 
-use crate::dynlib::{LibrarySpec, LoadError, LoadErrorKind};
+use crate::dynlib::{LibrarySpec, LoadError};
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, Completion, CompletionQueue, ErrorKind, FileHandle,
@@ -292,14 +292,9 @@ impl RadosLib {
         // SAFETY: a library exporting rados_ioctx_create is librados; the
         // table's declarations are those of its C header (stable C API).
         let table = unsafe { RadosLib::resolve(opened) };
-        table.map(Arc::new).map_err(|(symbol, opened)| {
-            LoadError::unusable(
-                &LIBRARY,
-                &opened,
-                LoadErrorKind::MissingSymbol,
-                format!("lacks {symbol}, which pario calls"),
-            )
-        })
+        table
+            .map(Arc::new)
+            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
     }
 }
 
