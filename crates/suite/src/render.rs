@@ -316,30 +316,59 @@ fn csv(r: &Report) -> String {
     }
     if let Some(sc) = &r.score {
         let opt = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
-        let _ = writeln!(
-            s,
-            "{},{},score,bandwidth,GiB/s,{},,{},,,",
-            csv_field(&r.suite),
-            r.suite_run,
-            opt(sc.bandwidth),
-            sc.valid
-        );
-        let _ = writeln!(
-            s,
-            "{},{},score,metadata,kIOPS,{},,{},,,",
-            csv_field(&r.suite),
-            r.suite_run,
-            opt(sc.metadata),
-            sc.valid
-        );
-        let _ = writeln!(
-            s,
-            "{},{},score,total,,{},,{},,,",
-            csv_field(&r.suite),
-            r.suite_run,
-            sc.total,
-            sc.valid
-        );
+        for (name, unit, value) in [
+            ("bandwidth", "GiB/s", opt(sc.bandwidth)),
+            ("metadata", "kIOPS", opt(sc.metadata)),
+            ("total", "", sc.total.to_string()),
+        ] {
+            let _ = writeln!(
+                s,
+                "{},{},score,{name},{unit},{value},,{},,,",
+                csv_field(&r.suite),
+                r.suite_run,
+                sc.valid
+            );
+        }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Score;
+
+    #[test]
+    fn csv_ends_with_the_three_score_rows() {
+        let r = Report {
+            suite: "io500".into(),
+            suite_run: "01a20d000000-00000000000000cc".into(),
+            ranks: 2,
+            steps: Vec::new(),
+            columns: Vec::new(),
+            rows: Vec::new(),
+            score: Some(Score {
+                bandwidth: Some(1.5),
+                metadata: None,
+                total: 1.5,
+                valid: false,
+            }),
+            baseline_tag: None,
+            tolerance: 0.05,
+            versus: Vec::new(),
+            valid: false,
+            regression: false,
+        };
+        let out = csv(&r);
+        let tail: Vec<&str> = out.lines().rev().take(3).collect();
+        let id = "01a20d000000-00000000000000cc";
+        assert_eq!(
+            tail,
+            [
+                format!("io500,{id},score,total,,1.5,,false,,,"),
+                format!("io500,{id},score,metadata,kIOPS,,,false,,,"),
+                format!("io500,{id},score,bandwidth,GiB/s,1.5,,false,,,"),
+            ]
+        );
+    }
 }
