@@ -4,7 +4,7 @@
 
 use pario_testkit::count_entries;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
 
@@ -30,11 +30,7 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("md-workbench starts");
-    let start = Instant::now();
-    while count_entries(dir.path()) < 200 {
-        assert!(start.elapsed() < Duration::from_secs(60), "no objects made");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no objects made");
     let (status, err) = pario_testkit::signal_and_wait(
         &mut child,
         "-TERM",

@@ -5,7 +5,7 @@
 
 use pario_testkit::count_entries;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
 
@@ -29,11 +29,7 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
         .spawn()
         .expect("mdtest starts");
     // Signal once the create phase is under way.
-    let start = Instant::now();
-    while count_entries(dir.path()) < 200 {
-        assert!(start.elapsed() < Duration::from_secs(60), "no items made");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no items made");
     let (status, err) =
         pario_testkit::signal_and_wait(&mut child, "-TERM", Duration::from_secs(120), "mdtest");
     assert_eq!(status, Some(143), "{err}");

@@ -163,6 +163,16 @@ pub fn count_entries(dir: &std::path::Path) -> usize {
     n
 }
 
+/// Wait until at least `n` entries lie under `dir` (see [`count_entries`]);
+/// the test fails with `what` when that takes longer than `limit`.
+pub fn wait_for_entries(dir: &std::path::Path, n: usize, limit: std::time::Duration, what: &str) {
+    let start = std::time::Instant::now();
+    while count_entries(dir) < n {
+        assert!(start.elapsed() < limit, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
