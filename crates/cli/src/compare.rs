@@ -79,11 +79,8 @@ pub fn render_table(cmp: &SetComparison, color: bool) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "baseline   {} ({})\ncandidate  {} ({})\n{}; sd is the sample standard deviation, sd (n-1)",
-        cmp.baseline.label,
-        plural(cmp.baseline.run_ids.len(), "run"),
-        cmp.candidate.label,
-        plural(cmp.candidate.run_ids.len(), "run"),
+        "{}\n{}; sd is the sample standard deviation, sd (n-1)",
+        crate::verdict::sides(cmp),
         method_text(cmp)
     );
     for w in &cmp.warnings {

@@ -254,19 +254,23 @@ fn metric_table(cmp: &SetComparison, color: bool) -> String {
     t.render("")
 }
 
-/// The compact view (default text output of `pario compare`).
-pub fn render_compact(cmp: &SetComparison, o: &Outcome, color: bool, notes: &[String]) -> String {
-    let s_opts = &cmp.options.stats;
-    let mut s = headline(o, s_opts.tolerance);
-    s.push('\n');
-    let _ = writeln!(
-        s,
+/// The two lines naming the sides and their run counts, aligned.
+pub fn sides(cmp: &SetComparison) -> String {
+    format!(
         "baseline   {} ({})\ncandidate  {} ({})",
         cmp.baseline.label,
         plural(cmp.baseline.run_ids.len(), "run"),
         cmp.candidate.label,
         plural(cmp.candidate.run_ids.len(), "run"),
-    );
+    )
+}
+
+/// The compact view (default text output of `pario compare`).
+pub fn render_compact(cmp: &SetComparison, o: &Outcome, color: bool, notes: &[String]) -> String {
+    let s_opts = &cmp.options.stats;
+    let mut s = headline(o, s_opts.tolerance);
+    s.push('\n');
+    let _ = writeln!(s, "{}", sides(cmp));
     for w in cmp.warnings.iter().chain(notes) {
         s.push_str(&wrap(w, 80, "warning: ", "  "));
     }
