@@ -54,24 +54,6 @@ fn op_name(h: &History) -> &'static str {
     }
 }
 
-/// "at release=2.3 (run 20261124-...): 1005 -> 903.1 (-10.2%), p=0.002".
-fn cp_line(h: &History, c: &ChangePoint) -> String {
-    let p = &h.points[c.index];
-    let inside = c.index > 0 && h.points[c.index - 1].label == p.label;
-    format!(
-        "at {}={}{} (run {}): {} -> {} {} ({:+.1}%), p={:.3}",
-        h.tag,
-        p.label,
-        if inside { ", between its runs" } else { "" },
-        p.run_id,
-        short_num(c.mean_before),
-        short_num(c.mean_after),
-        h.metric.unit(),
-        100.0 * c.relative_change(),
-        c.p_value
-    )
-}
-
 /// The text listing.
 pub fn render_text(key: &str, hist: &[History]) -> String {
     let o = ChangePointOptions::default();
@@ -103,7 +85,7 @@ pub fn render_text(key: &str, hist: &[History]) -> String {
         );
         s.push_str(&wrap(&head, 80, "  ", "      "));
         for c in &h.change_points {
-            s.push_str(&wrap(&cp_line(h, c), 80, "    ", "        "));
+            s.push_str(&wrap(&h.describe(c, short_num), 80, "    ", "        "));
         }
     }
     s

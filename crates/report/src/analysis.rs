@@ -613,6 +613,36 @@ pub struct History {
     pub change_points: Vec<pario_stats::ChangePoint>,
 }
 
+impl History {
+    /// Whether change point `c` falls between runs of one label (its first
+    /// run at the new level has the same label as the run before it).
+    pub fn splits_label(&self, c: &pario_stats::ChangePoint) -> bool {
+        c.index > 0 && self.points[c.index - 1].label == self.points[c.index].label
+    }
+
+    /// Change point `c` in words, numbers written by `num`:
+    /// "at release=2.3 (run ID): 1005 -> 903.1 MiB/s (-10.2%), p=0.002".
+    pub fn describe(&self, c: &pario_stats::ChangePoint, num: impl Fn(f64) -> String) -> String {
+        let p = &self.points[c.index];
+        format!(
+            "at {}={}{} (run {}): {} -> {} {} ({:+.1}%), p={:.3}",
+            self.tag,
+            p.label,
+            if self.splits_label(c) {
+                ", between its runs"
+            } else {
+                ""
+            },
+            p.run_id,
+            num(c.mean_before),
+            num(c.mean_after),
+            self.metric.unit(),
+            100.0 * c.relative_change(),
+            c.p_value
+        )
+    }
+}
+
 /// Histories of every workload, operation and metric that appear under at
 /// least two labels. `runs` gives each run's label and start; samples of
 /// other runs are ignored.

@@ -569,7 +569,7 @@ mod tests {
         // Bandwidth and IOPS, each with its shift at 2.5.
         assert_eq!(
             h.matches(
-                "<span class=\"shift\">level shift at release=2.5 (run run-5-0): 1000 → 900 "
+                "<span class=\"shift\">level shift at release=2.5 (run run-5-0): 1000 -&gt; 900 "
             )
             .count(),
             2,

@@ -294,10 +294,8 @@ fn shift_positions(
     h.change_points
         .iter()
         .filter_map(|c| {
-            let p = h.points.get(c.index)?;
-            let i = *index.get(p.label.as_str())?;
-            let inside = c.index > 0 && h.points[c.index - 1].label == p.label;
-            Some(if inside {
+            let i = *index.get(h.points.get(c.index)?.label.as_str())?;
+            Some(if h.splits_label(c) {
                 SegmentValue::CenterOf(i)
             } else {
                 SegmentValue::Exact(i)

@@ -299,25 +299,12 @@ impl Chart {
 
     /// Lines shown under the plot: a history's level shifts, in words.
     pub fn notes(&self) -> Vec<String> {
-        let Chart::History { unit, history, .. } = self else {
+        let Chart::History { history: h, .. } = self else {
             return Vec::new();
         };
-        let h = history;
         h.change_points
             .iter()
-            .filter_map(|c| {
-                let p = h.points.get(c.index)?;
-                Some(format!(
-                    "level shift at {}={} (run {}): {} → {} {unit} ({:+.1}%), p = {:.3}",
-                    h.tag,
-                    p.label,
-                    p.run_id,
-                    level(c.mean_before),
-                    level(c.mean_after),
-                    100.0 * c.relative_change(),
-                    c.p_value
-                ))
-            })
+            .map(|c| format!("level shift {}", h.describe(c, level)))
             .collect()
     }
 
