@@ -85,16 +85,15 @@ pub fn run(opts: &RunOptions) -> i32 {
 
 /// Refuse a `pario suite run` command line (bad `--set`, `--tag`, ...)
 /// inside the MPI job, so that one rank, not every rank, says why.
-/// Every rank waits at a barrier until rank 0 has said it, so that no
-/// rank exits non-zero (and has mpirun end the job) before the line is out.
+/// The world is dropped only after rank 0 has said it: its drop waits for
+/// every rank, so none exits non-zero (and has mpirun end the job) before
+/// the line is out.
 pub fn refuse(msg: &str) -> i32 {
     let world = MpiWorld::init();
     if world.as_ref().is_none_or(|w| w.world().rank() == 0) {
         say(&format!("pario suite: {msg}"));
     }
-    if let Some(w) = &world {
-        w.world().barrier();
-    }
+    drop(world);
     EXIT_BAD_INPUT
 }
 
