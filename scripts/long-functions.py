@@ -3,8 +3,9 @@
 
     scripts/long-functions.py [--max N] [--check] [DIR ...]
 
-DIRs default to every crate's src/. Test modules (`#[cfg(test)]` to the end
-of the file) are not counted. A function's length runs from its `fn` line to
+DIRs default to every crate's src/. Whole files are scanned; only items
+marked `#[cfg(test)]` (a test module with its body, or a test-only function
+or impl) are skipped, wherever they stand in the file. A function's length runs from its `fn` line to
 its closing brace. A function that is a table (one arm or one field per
 option, independent of each other) may be longer when the line
 `// long-function: table (why)` stands above its `fn` line, among its doc
@@ -47,14 +48,55 @@ def code_only(line):
     return line.split("//", 1)[0]
 
 
+CFG_TEST = re.compile(r"^\s*#\[cfg\(test\)\]")
+
+
+def item_end(lines, start):
+    """The 0-based line where the item starting at `start` ends: its closing
+    brace, or the line with its `;` when it has no body (`mod tests;`)."""
+    depth, opened = 0, False
+    for i in range(start, len(lines)):
+        text = code_only(lines[i])
+        if not opened and ";" in text and "{" not in text:
+            return i
+        depth += text.count("{") - text.count("}")
+        opened = opened or "{" in text
+        if opened and depth <= 0:
+            return i
+    return len(lines) - 1
+
+
+def test_only_lines(lines):
+    """The 0-based lines of every item marked `#[cfg(test)]`: a test module's
+    whole body, a test-only function or impl. Everything else is scanned."""
+    skip = set()
+    i = 0
+    while i < len(lines):
+        if not CFG_TEST.match(lines[i]):
+            i += 1
+            continue
+        first = i + 1
+        while first < len(lines) and (lines[first].strip().startswith("#[")
+                                      or lines[first].strip().startswith("//")
+                                      or not lines[first].strip()):
+            first += 1
+        last = item_end(lines, first) if first < len(lines) else i
+        skip.update(range(i, last + 1))
+        i = last + 1
+    return skip
+
+
 def functions(path):
     """(name, first line, length, is a marked table) of every function in the
     file, outer and nested."""
     with open(path, encoding="utf-8", errors="replace") as f:
         lines = f.read().split("\n")
-    end = next((i for i, l in enumerate(lines) if re.match(r"\s*#\[cfg\(test\)\]", l)), len(lines))
+    end = len(lines)
+    skip = test_only_lines(lines)
     found = []
     for start in range(end):
+        if start in skip:
+            continue
         m = FN.match(lines[start])
         if not m or lines[start].rstrip().endswith(";"):
             continue
