@@ -572,7 +572,11 @@ mod tests {
             };
             assert_eq!(latest[r as usize], want, "the final flag and tick travel");
         }
-        assert_eq!(latest[0], crate::Report::default(), "rank 0 does not message itself");
+        assert_eq!(
+            latest[0],
+            crate::Report::default(),
+            "rank 0 does not message itself"
+        );
     }
 
     #[test]

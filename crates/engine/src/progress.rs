@@ -27,9 +27,9 @@
 //! interval and records `W` so plots can shade it.
 
 use pario_comm::{Beacon, Comm, Counts, Report};
-use std::collections::VecDeque;
 use pario_results::TimeSeries;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Default length of one interval of the time series (seconds).
@@ -465,7 +465,8 @@ impl Live {
             Some(view) => {
                 let gather = &mut view.gather;
                 gather.seen(0, report);
-                self.beacon.finish(report, &mut |r, rep| gather.seen(r, rep));
+                self.beacon
+                    .finish(report, &mut |r, rep| gather.seen(r, rep));
                 let counts = gather.newest();
                 let elapsed = now - origin;
                 let rate = gather.average(&counts, elapsed);

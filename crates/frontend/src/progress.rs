@@ -483,14 +483,23 @@ mod tests {
         };
         assert_eq!(auto_mode(&at_prompt), Mode::Bar, "mpirun at a prompt");
         assert_eq!(auto_mode(&mpirun), Mode::None, "mpirun without a terminal");
-        let sbatch = Facts { batch: true, ..mpirun };
+        let sbatch = Facts {
+            batch: true,
+            ..mpirun
+        };
         assert_eq!(auto_mode(&sbatch), Mode::Lines, "mpirun in a batch job");
         let srun = Facts {
             srun: true,
             ..mpirun
         };
         assert_eq!(auto_mode(&srun), Mode::Lines, "interactive srun");
-        assert_eq!(auto_mode(&Facts { batch: true, ..srun }), Mode::Lines);
+        assert_eq!(
+            auto_mode(&Facts {
+                batch: true,
+                ..srun
+            }),
+            Mode::Lines
+        );
         let alone = Facts::default();
         assert_eq!(auto_mode(&alone), Mode::None, "a pipe, no launcher");
         let file = Facts {

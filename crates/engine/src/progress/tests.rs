@@ -172,7 +172,11 @@ fn reports_on_time_are_shown_at_rank_0_s_own_tick() {
     g.seen(0, rep([0, 10], 1));
     let (at, counts, rate) = g.view(1).unwrap();
     assert_eq!((at, rate), (1, 50.0), "25 items in 0.5 s");
-    assert_eq!(counts, vec![[0, 10], [0, 10], [0, 5]], "a real straggler stays");
+    assert_eq!(
+        counts,
+        vec![[0, 10], [0, 10], [0, 5]],
+        "a real straggler stays"
+    );
     // A rank that ran ahead is shown at the tick of the view.
     g.seen(1, rep([0, 20], 2));
     g.seen(1, rep([0, 30], 3));
@@ -257,7 +261,11 @@ fn in_process_ranks_with_one_tick_of_lag_show_equal_ranks_and_the_true_rate() {
     for s in &live {
         assert_eq!(s.min_rank_ops, s.max_rank_ops, "no straggler: {s:?}");
         assert!((s.rate - 20_000.0).abs() < 1e-6, "2 x 10 kB/s: {s:?}");
-        assert_eq!(s.ops as f64, 20.0 * s.elapsed, "counts of one moment: {s:?}");
+        assert_eq!(
+            s.ops as f64,
+            20.0 * s.elapsed,
+            "counts of one moment: {s:?}"
+        );
     }
     assert_eq!(last.len(), 1);
     assert_eq!((last[0].ops, last[0].bytes), (100, 100_000));
