@@ -214,8 +214,9 @@ pub struct Facts {
     /// stderr is a regular file (`2> log`).
     pub stderr_file: bool,
     /// Started by an MPI launcher or srun (`OMPI_COMM_WORLD_SIZE`,
-    /// `PMIX_RANK`, `PMI_RANK`, `PMI_SIZE`, `SLURM_STEP_ID`): stderr is
-    /// then a pipe to the launcher, whose own stderr is out of sight.
+    /// `PMI_RANK`, `PMI_SIZE`, `SLURM_STEP_ID`): stderr is then a pipe to
+    /// the launcher, whose own stderr is out of sight. Not `PMIX_RANK`:
+    /// Open MPI sets it in a singleton too.
     pub launcher: bool,
     /// Started by srun (`SLURM_STEP_ID` or `SLURM_STEPID`).
     pub srun: bool,
@@ -242,7 +243,7 @@ impl Facts {
             stderr_terminal: stderr_is_terminal(),
             stderr_file,
             launcher: srun
-                || ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"]
+                || ["OMPI_COMM_WORLD_SIZE", "PMI_RANK", "PMI_SIZE"]
                     .iter()
                     .any(|k| var(k)),
             srun,
