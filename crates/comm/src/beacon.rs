@@ -7,7 +7,8 @@
 //! newer one without losing anything: the latest value wins.
 //!
 //! - A rank other than 0 calls [`Beacon::post`] once per interval. It starts
-//!   one non-blocking send to rank 0 (MPI_Isend of three integers), and only
+//!   one non-blocking send to rank 0 (MPI_Isend of four integers: the
+//!   counts, the tick they belong to, the final flag), and only
 //!   if the previous one has completed (MPI_Test); otherwise the new counts
 //!   wait for the next interval. The I/O loop never blocks on rank 0.
 //! - Rank 0 calls [`Beacon::drain`] when its own interval ticks: it takes
@@ -38,18 +39,29 @@
 /// Counts one rank reports: (bytes, operations), cumulative in the phase.
 pub type Counts = [u64; 2];
 
+/// One message of a beacon: a rank's cumulative counts, the number of the
+/// live interval (tick) at whose start they were taken, so that rank 0 can
+/// add counts of the same moment, and whether it is the rank's final one
+/// (set by [`Beacon::finish`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub counts: Counts,
+    pub tick: u64,
+    pub last: bool,
+}
+
 /// One phase's progress channel to rank 0 (see the module docs).
 pub trait Beacon {
-    /// Not rank 0: send `counts` to rank 0 unless the previous send is
+    /// Not rank 0: send `report` to rank 0 unless the previous send is
     /// still in flight (then nothing happens). Never blocks. Rank 0: no-op.
-    fn post(&mut self, counts: Counts);
-    /// Rank 0: every rank's counts that arrived since the last call, to
-    /// `seen(rank, counts)`, in arrival order. Never blocks. Others: no-op.
-    fn drain(&mut self, seen: &mut dyn FnMut(u32, Counts));
-    /// Collective end of the phase: every rank's final `counts` reach rank
-    /// 0 (through `seen`, as in [`drain`](Self::drain)); afterwards no
-    /// message or request of this beacon is left.
-    fn finish(&mut self, counts: Counts, seen: &mut dyn FnMut(u32, Counts));
+    fn post(&mut self, report: Report);
+    /// Rank 0: every rank's reports that arrived since the last call, to
+    /// `seen(rank, report)`, in arrival order. Never blocks. Others: no-op.
+    fn drain(&mut self, seen: &mut dyn FnMut(u32, Report));
+    /// Collective end of the phase: every rank's final `report` reaches
+    /// rank 0 (through `seen`, as in [`drain`](Self::drain), with `last`
+    /// set); afterwards no message or request of this beacon is left.
+    fn finish(&mut self, report: Report, seen: &mut dyn FnMut(u32, Report));
 }
 
 /// The beacon of a communicator without peers: nothing to send.
@@ -57,16 +69,25 @@ pub trait Beacon {
 pub struct NoBeacon;
 
 impl Beacon for NoBeacon {
-    fn post(&mut self, _counts: Counts) {}
-    fn drain(&mut self, _seen: &mut dyn FnMut(u32, Counts)) {}
-    fn finish(&mut self, _counts: Counts, _seen: &mut dyn FnMut(u32, Counts)) {}
+    fn post(&mut self, _report: Report) {}
+    fn drain(&mut self, _seen: &mut dyn FnMut(u32, Report)) {}
+    fn finish(&mut self, _report: Report, _seen: &mut dyn FnMut(u32, Report)) {}
 }
 
-/// The wire form: bytes, operations, 1 on the final message.
-pub(crate) type Wire = [u64; 3];
+/// The wire form: bytes, operations, tick, 1 on the final message.
+pub(crate) type Wire = [u64; 4];
 
-pub(crate) fn wire(counts: Counts, last: bool) -> Wire {
-    [counts[0], counts[1], u64::from(last)]
+pub(crate) fn wire(r: Report, last: bool) -> Wire {
+    [r.counts[0], r.counts[1], r.tick, u64::from(last)]
+}
+
+/// The report a wire form carries.
+pub(crate) fn unwire(w: Wire) -> Report {
+    Report {
+        counts: [w[0], w[1]],
+        tick: w[2],
+        last: w[3] == 1,
+    }
 }
 
 /// The MPI beacon: a duplicate of the communicator kept for beacons (so no
@@ -132,13 +153,13 @@ impl MpiBeacon {
         let buf = Box::new(w);
         // SAFETY: reading an initialised constant of the MPI library.
         let mut req = unsafe { mpi::ffi::RSMPI_REQUEST_NULL };
-        // SAFETY: `buf` holds 3 u64 on the heap and is kept (in `pending`)
+        // SAFETY: `buf` holds 4 u64 on the heap and is kept (in `pending`)
         // until the request is completed in `settle`; the datatype matches
         // u64; `req` receives the request handle.
         unsafe {
             mpi::ffi::MPI_Isend(
                 buf.as_ptr().cast(),
-                3,
+                4,
                 u64::equivalent_datatype().as_raw(),
                 0,
                 BEACON_TAG,
@@ -159,33 +180,34 @@ impl MpiBeacon {
         } else {
             any.immediate_matched_probe_with_tag(BEACON_TAG)?
         };
-        let mut w: Wire = [0; 3];
+        let mut w: Wire = [0; 4];
         msg.matched_receive_into(&mut w[..]);
         Some((status.source_rank() as u32, w))
     }
 }
 
 impl Beacon for MpiBeacon {
-    fn post(&mut self, counts: Counts) {
+    fn post(&mut self, report: Report) {
         if self.rank != 0 && self.settle(false) {
-            self.start(wire(counts, false));
+            self.start(wire(report, false));
         }
     }
 
-    fn drain(&mut self, seen: &mut dyn FnMut(u32, Counts)) {
+    fn drain(&mut self, seen: &mut dyn FnMut(u32, Report)) {
         if self.rank != 0 {
             return;
         }
         while let Some((src, w)) = self.receive(false) {
-            self.finals += u32::from(w[2] == 1);
-            seen(src, [w[0], w[1]]);
+            let r = unwire(w);
+            self.finals += u32::from(r.last);
+            seen(src, r);
         }
     }
 
-    fn finish(&mut self, counts: Counts, seen: &mut dyn FnMut(u32, Counts)) {
+    fn finish(&mut self, report: Report, seen: &mut dyn FnMut(u32, Report)) {
         if self.rank != 0 {
             self.settle(true);
-            self.start(wire(counts, true));
+            self.start(wire(report, true));
             self.settle(true);
             return;
         }
@@ -193,8 +215,9 @@ impl Beacon for MpiBeacon {
             let Some((src, w)) = self.receive(true) else {
                 break;
             };
-            self.finals += u32::from(w[2] == 1);
-            seen(src, [w[0], w[1]]);
+            let r = unwire(w);
+            self.finals += u32::from(r.last);
+            seen(src, r);
         }
     }
 }

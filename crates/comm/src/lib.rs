@@ -23,7 +23,7 @@ pub mod mpiio;
 pub mod p2p;
 pub mod threads;
 
-pub use beacon::{Beacon, Counts, NoBeacon};
+pub use beacon::{Beacon, Counts, NoBeacon, Report};
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
 pub use p2p::PointToPoint;

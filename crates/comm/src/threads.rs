@@ -90,29 +90,31 @@ impl ThreadBeacon {
 }
 
 impl crate::Beacon for ThreadBeacon {
-    fn post(&mut self, counts: crate::Counts) {
+    fn post(&mut self, report: crate::Report) {
         if self.rank != 0 {
-            self.send(crate::beacon::wire(counts, false));
+            self.send(crate::beacon::wire(report, false));
         }
     }
-    fn drain(&mut self, seen: &mut dyn FnMut(u32, crate::Counts)) {
+    fn drain(&mut self, seen: &mut dyn FnMut(u32, crate::Report)) {
         if self.rank != 0 {
             return;
         }
         while let Some((src, w)) = self.receive(false) {
-            self.finals += u32::from(w[2] == 1);
-            seen(src, [w[0], w[1]]);
+            let r = crate::beacon::unwire(w);
+            self.finals += u32::from(r.last);
+            seen(src, r);
         }
     }
-    fn finish(&mut self, counts: crate::Counts, seen: &mut dyn FnMut(u32, crate::Counts)) {
+    fn finish(&mut self, report: crate::Report, seen: &mut dyn FnMut(u32, crate::Report)) {
         if self.rank != 0 {
-            self.send(crate::beacon::wire(counts, true));
+            self.send(crate::beacon::wire(report, true));
             return;
         }
         while self.finals + 1 < self.size {
             if let Some((src, w)) = self.receive(true) {
-                self.finals += u32::from(w[2] == 1);
-                seen(src, [w[0], w[1]]);
+                let r = crate::beacon::unwire(w);
+                self.finals += u32::from(r.last);
+                seen(src, r);
             }
         }
     }
@@ -529,38 +531,52 @@ mod tests {
     fn beacons_bring_every_rank_s_counts_to_rank_0_and_leave_nothing() {
         let out = ThreadComm::run(5, |c| {
             let mut b = c.beacon();
-            let mut latest = vec![[0u64; 2]; c.size() as usize];
-            let mut seen = |r: u32, k: crate::Counts| latest[r as usize] = k;
+            let mut latest = vec![crate::Report::default(); c.size() as usize];
+            let mut seen = |r: u32, k: crate::Report| latest[r as usize] = k;
             let me = u64::from(c.rank());
+            let report = |counts, tick| crate::Report {
+                counts,
+                tick,
+                last: false,
+            };
             for step in 1..=3u64 {
-                b.post([me * 100 * step, step]);
+                b.post(report([me * 100 * step, step], step));
                 c.barrier();
                 b.drain(&mut seen);
             }
             // Ranks 1.. finish first; rank 0 drains their finals before
             // its own finish, which must not wait for them again.
             if c.rank() != 0 {
-                b.finish([me * 1000, 7], &mut seen);
+                b.finish(report([me * 1000, 7], 9), &mut seen);
             }
             c.barrier();
             b.drain(&mut seen);
             if c.rank() == 0 {
-                b.finish([0, 0], &mut seen);
+                b.finish(report([0, 0], 9), &mut seen);
             }
             // A second phase's beacon sees nothing of the first.
             let mut b2 = c.beacon();
             let mut stray = 0;
-            let mut count = |_: u32, k: crate::Counts| stray += u32::from(k != [5, 5]);
+            let mut count = |_: u32, k: crate::Report| stray += u32::from(k.counts != [5, 5]);
             b2.drain(&mut count);
-            b2.finish([5, 5], &mut count);
+            b2.finish(report([5, 5], 1), &mut count);
             (latest, stray)
         });
         let (latest, stray) = &out[0];
         assert_eq!(*stray, 0);
         for r in 1..5u64 {
-            assert_eq!(latest[r as usize], [r * 1000, 7]);
+            let want = crate::Report {
+                counts: [r * 1000, 7],
+                tick: 9,
+                last: true,
+            };
+            assert_eq!(latest[r as usize], want, "the final flag and tick travel");
         }
-        assert_eq!(latest[0], [0, 0], "rank 0 does not message itself");
+        assert_eq!(
+            latest[0],
+            crate::Report::default(),
+            "rank 0 does not message itself"
+        );
     }
 
     #[test]

@@ -26,9 +26,10 @@
 //! and notes how much was done so far); the series itself keeps every
 //! interval and records `W` so plots can shade it.
 
-use pario_comm::{Beacon, Comm, Counts};
+use pario_comm::{Beacon, Comm, Counts, Report};
 use pario_results::TimeSeries;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Default length of one interval of the time series (seconds).
@@ -42,12 +43,14 @@ pub struct Snapshot {
     /// True when the phase moves bytes (rates in MiB/s), false for items
     /// (rates in ops/s).
     pub bytes_unit: bool,
-    /// Seconds since the phase's start.
+    /// Seconds since the phase's start: when the counts were taken (the
+    /// start of the live interval they belong to; at the end, the end).
     pub elapsed: f64,
     /// Bytes and operations done by all ranks, as far as rank 0 knows.
     pub bytes: u64,
     pub ops: u64,
-    /// Rate since the previous snapshot (bytes or ops per second).
+    /// Rate since the previous snapshot (bytes or ops per second); in the
+    /// last snapshot, the phase's average (its counts over `elapsed`).
     pub rate: f64,
     /// Operations planned for all ranks, when known.
     pub total_ops: Option<u64>,
@@ -129,10 +132,116 @@ pub struct PhaseInfo {
 struct RootView {
     sink: Arc<dyn ProgressSink>,
     info: PhaseInfo,
-    latest: Vec<Counts>,
-    /// Total at the previous snapshot, and when.
-    prev_total: u64,
-    prev_at: f64,
+    gather: Gather,
+}
+
+/// Reports kept per rank on rank 0 (a rank that runs further ahead of
+/// rank 0's view than this is shown at the oldest one kept).
+const KEPT: usize = 8;
+
+/// Rank 0's arithmetic of live progress (pure: fed with reports, no
+/// clock, no transport).
+///
+/// Every rank takes its counts at the start of each live interval of one
+/// common grid (tick `k` at `origin + k * every`), so counts with the same
+/// tick describe the same moment. A rank's report of tick `k` may reach
+/// rank 0 just after rank 0 drained its beacon at its own tick `k`: adding
+/// rank 0's fresh count to the others' previous ones would show a
+/// straggler that does not exist and a rate that runs one interval late.
+/// So at rank 0's tick `k` the view is of tick `K`: the newest tick every
+/// rank has reported, but not older than `k - 1` (a rank still further
+/// behind is shown with its newest report: it is late, as far as rank 0
+/// knows). Each rank's count is its newest report taken at or before `K`,
+/// and the rate is the change of the total since the previous view over
+/// the ticks between them.
+pub(crate) struct Gather {
+    every: f64,
+    /// 0: bytes, 1: operations (the unit of the rate).
+    unit: usize,
+    /// Per rank, its newest reports, oldest first; a rank that has not
+    /// reported yet has none (its counts are those of the start, zero).
+    reports: Vec<VecDeque<Report>>,
+    /// The tick and unit total of the previous view.
+    shown_tick: u64,
+    shown_total: u64,
+}
+
+impl Gather {
+    pub(crate) fn new(ranks: usize, every: f64, bytes_unit: bool) -> Gather {
+        Gather {
+            every,
+            unit: usize::from(!bytes_unit),
+            reports: vec![VecDeque::new(); ranks],
+            shown_tick: 0,
+            shown_total: 0,
+        }
+    }
+
+    /// `rank`'s report arrived (rank 0's own included).
+    pub(crate) fn seen(&mut self, rank: u32, r: Report) {
+        let Some(q) = self.reports.get_mut(rank as usize) else {
+            return;
+        };
+        if q.len() == KEPT {
+            q.pop_front();
+        }
+        q.push_back(r);
+    }
+
+    /// The newest tick `rank` has reported (a finished rank: all ticks).
+    fn reached(&self, rank: usize) -> u64 {
+        match self.reports[rank].back() {
+            Some(r) if r.last => u64::MAX,
+            Some(r) => r.tick,
+            None => 0,
+        }
+    }
+
+    /// `rank`'s counts at tick `k`: its newest report taken at or before
+    /// it (the oldest kept when all are newer).
+    fn at(&self, rank: usize, k: u64) -> Counts {
+        let q = &self.reports[rank];
+        q.iter()
+            .rev()
+            .find(|r| r.tick <= k)
+            .or(q.front())
+            .map_or([0, 0], |r| r.counts)
+    }
+
+    /// At rank 0's tick `now`: the tick of the view, every rank's counts
+    /// at it and the rate since the previous view; None when the view has
+    /// not moved on.
+    pub(crate) fn view(&mut self, now: u64) -> Option<(u64, Vec<Counts>, f64)> {
+        let reached = (0..self.reports.len()).map(|r| self.reached(r)).min()?;
+        let k = reached.min(now).max(now.saturating_sub(1));
+        if k <= self.shown_tick {
+            return None;
+        }
+        let counts: Vec<Counts> = (0..self.reports.len()).map(|r| self.at(r, k)).collect();
+        let total: u64 = counts.iter().map(|c| c[self.unit]).sum();
+        let dt = (k - self.shown_tick) as f64 * self.every;
+        let rate = total.saturating_sub(self.shown_total) as f64 / dt;
+        self.shown_tick = k;
+        self.shown_total = total;
+        Some((k, counts, rate))
+    }
+
+    /// Every rank's newest counts (at the phase's end: the final ones).
+    pub(crate) fn newest(&self) -> Vec<Counts> {
+        let q = self.reports.iter();
+        q.map(|q| q.back().map_or([0, 0], |r| r.counts)).collect()
+    }
+
+    /// The phase's average rate over `elapsed` seconds, given its final
+    /// counts.
+    pub(crate) fn average(&self, counts: &[Counts], elapsed: f64) -> f64 {
+        let total: u64 = counts.iter().map(|c| c[self.unit]).sum();
+        if elapsed > 0.0 {
+            total as f64 / elapsed
+        } else {
+            0.0
+        }
+    }
 }
 
 /// Live progress of one rank: its beacon, and on rank 0 the view.
@@ -194,10 +303,8 @@ impl Meter {
             next: 0.0,
             root: (comm.rank() == 0).then(|| RootView {
                 sink: sink.clone(),
+                gather: Gather::new(comm.size() as usize, every.max(0.01), info.bytes_unit),
                 info,
-                latest: vec![[0, 0]; comm.size() as usize],
-                prev_total: 0,
-                prev_at: 0.0,
             }),
         });
         Meter {
@@ -223,9 +330,6 @@ impl Meter {
         self.warm_end += shift;
         if let Some(l) = self.live.as_mut() {
             l.next = origin + l.every;
-            if let Some(v) = l.root.as_mut() {
-                v.prev_at = origin;
-            }
         }
         self.next_check = self.next_moment();
     }
@@ -286,8 +390,14 @@ impl Meter {
         let total = self.total;
         if let Some(live) = self.live.as_mut() {
             if now >= live.next {
-                live.next = now + live.every;
-                live.tick(now, self.origin, total);
+                // Ticks on one grid from the origin, the same on every rank.
+                let mut k = ((now - self.origin) / live.every).floor().max(1.0) as u64;
+                live.next = self.origin + (k + 1) as f64 * live.every;
+                if live.next <= now {
+                    k += 1;
+                    live.next = self.origin + (k + 1) as f64 * live.every;
+                }
+                live.tick(k, total);
             }
         }
         self.next_check = self.next_moment();
@@ -319,52 +429,50 @@ impl Meter {
 }
 
 impl Live {
-    /// Once per live interval.
-    fn tick(&mut self, now: f64, origin: f64, mine: Counts) {
+    /// Once per live interval: this rank's counts at the start of tick
+    /// `k` (see [`Gather`]).
+    fn tick(&mut self, k: u64, mine: Counts) {
+        let report = Report {
+            counts: mine,
+            tick: k,
+            last: false,
+        };
         match self.root.as_mut() {
-            None => self.beacon.post(mine),
+            None => self.beacon.post(report),
             Some(view) => {
-                view.latest[0] = mine;
-                let latest = &mut view.latest;
-                self.beacon.drain(&mut |r, c| latest[r as usize] = c);
-                view.publish(now, origin, false);
+                let gather = &mut view.gather;
+                gather.seen(0, report);
+                self.beacon.drain(&mut |r, rep| gather.seen(r, rep));
+                if let Some((at, counts, rate)) = gather.view(k) {
+                    let elapsed = at as f64 * self.every;
+                    let snap = snapshot(&view.info, &counts, elapsed, false, rate);
+                    view.sink.update(&snap);
+                }
             }
         }
     }
 
-    /// At the phase's end: every rank's final counts.
+    /// At the phase's end: every rank's final counts, and the phase's
+    /// average rate.
     fn close(&mut self, now: f64, origin: f64, mine: Counts) {
+        let report = Report {
+            counts: mine,
+            tick: ((now - origin) / self.every).max(0.0) as u64,
+            last: true,
+        };
         match self.root.as_mut() {
-            None => self.beacon.finish(mine, &mut |_, _| {}),
+            None => self.beacon.finish(report, &mut |_, _| {}),
             Some(view) => {
-                view.latest[0] = mine;
-                let latest = &mut view.latest;
-                self.beacon.finish(mine, &mut |r, c| latest[r as usize] = c);
-                view.publish(now, origin, true);
+                let gather = &mut view.gather;
+                gather.seen(0, report);
+                self.beacon
+                    .finish(report, &mut |r, rep| gather.seen(r, rep));
+                let counts = gather.newest();
+                let elapsed = now - origin;
+                let rate = gather.average(&counts, elapsed);
+                let snap = snapshot(&view.info, &counts, elapsed, true, rate);
+                view.sink.update(&snap);
             }
-        }
-    }
-}
-
-impl RootView {
-    fn publish(&mut self, now: f64, origin: f64, last: bool) {
-        let snap = snapshot(&self.info, &self.latest, now - origin, last, self.rate(now));
-        self.prev_total = self.unit_total();
-        self.prev_at = now;
-        self.sink.update(&snap);
-    }
-
-    fn unit_total(&self) -> u64 {
-        let k = usize::from(!self.info.bytes_unit);
-        self.latest.iter().map(|c| c[k]).sum()
-    }
-
-    fn rate(&self, now: f64) -> f64 {
-        let dt = now - self.prev_at;
-        if dt > 0.0 {
-            self.unit_total().saturating_sub(self.prev_total) as f64 / dt
-        } else {
-            0.0
         }
     }
 }

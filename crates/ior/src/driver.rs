@@ -968,14 +968,29 @@ fn run_on_ranks(
         ),
         host: layout.host.clone(),
     };
-    let (out, pairs) = run_observed(ctx, &env, record, params, &spec, extras);
+    let (mut out, pairs) = run_observed(ctx, &env, record, params, &spec, extras);
     drop(hog);
+    leave_out_cut_phase(&mut out);
     let ran = !out.result.phases.is_empty();
     (
         (out.error.is_none() || ran).then_some(out.result),
         out.error.map(|e| e.message),
         pairs,
     )
+}
+
+/// An interrupted test: the phase the stop request cut short (the engine
+/// keeps it last) leaves the result, so that the summaries (text, JSON,
+/// CSV) and the record hold only phases that finished, as the
+/// interruption message says; the error names the cut phase.
+fn leave_out_cut_phase(out: &mut pario_engine::ior::IorOutcome) {
+    if !out.interrupted || out.result.phases.pop().is_none() {
+        return;
+    }
+    if let Some(e) = out.error.as_mut() {
+        e.message
+            .push_str(" (interrupted: left out of the summary, which holds finished phases)");
+    }
 }
 
 /// The test's spec as run on `backend`: its file system's usage, the

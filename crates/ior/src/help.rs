@@ -163,7 +163,7 @@ const GROUPS: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "--progress=MODE",
-                "live progress on stderr: auto (bar on a terminal), bar, lines, none",
+                "live progress on stderr: auto (bar at a terminal, lines in batch jobs), bar, lines, none",
             ),
             (
                 "--progress-interval S",

@@ -118,6 +118,13 @@ const CASES: &[Case] = &[
         1,
         &["summaryFile", "no/such/dir", "does not exist"],
     ),
+    // Issue 22: a warm-up that leaves no measured time (all-zero rows).
+    case(
+        "-w --warmup 5 -D 1 -o {dir}/t",
+        2,
+        &["--warmup 5", "-D", "no measured time"],
+    ),
+    case("-w --warmup 1 -D 1 -o {dir}/t", 2, &["--warmup 1", "-D"]),
     case("--version", 0, &["IOR-4.1.0+pario-"]),
     // Refusals that predate the corpus: a representative dozen.
     case("-L", 2, &["'-L'"]),

@@ -81,7 +81,23 @@ fn live_progress_on(np: u32) {
         assert_eq!(f["bytes"].as_u64(), Some(p.bytes), "{f}");
         assert_eq!(f["ranks"].as_u64(), Some(u64::from(np)));
         assert_eq!(f["rank_min_done"], f["rank_max_done"]);
+        // Issue 22: the final rate is the phase's average, over its time.
+        let (rate, time) = (f["rate"].as_f64().unwrap(), f["time"].as_f64().unwrap());
+        let bytes = p.bytes as f64;
+        assert!((rate * time - bytes).abs() <= 1e-6 * bytes, "{f}");
     }
+    // The last line of each phase says done, with no ETA or time left.
+    let last: Vec<&str> = r
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("pario progress:") && l.ends_with(" done"))
+        .collect();
+    assert_eq!(last.len(), 2, "{}", r.stderr);
+    assert!(
+        last.iter()
+            .all(|l| !l.contains("ETA") && !l.contains(" left")),
+        "{last:?}"
+    );
     for p in &phases {
         let ts = p.time_series.as_ref().expect("a time series");
         assert_eq!(ts.ops.iter().sum::<u64>(), p.ops);

@@ -62,14 +62,14 @@ fn record(keep: &Path) -> serde_json::Value {
 }
 
 /// Start a long write (bounded by -D 20 should the signal be lost), signal
-/// it once the file grows, and return (exit status, stderr).
+/// it once the file grows, and return (exit status, stderr, stdout).
 fn interrupted_run(
     np: u32,
     signal: &str,
     dir: &Path,
     keep: &Path,
     extra: &[&str],
-) -> (Option<i32>, String) {
+) -> (Option<i32>, String, String) {
     let o = dir.join("t");
     let mut cmd = if np > 1 {
         // The launcher itself (no `timeout` in between), so the signal goes
@@ -92,7 +92,7 @@ fn interrupted_run(
         .args(extra)
         .current_dir(dir)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("ior starts");
     wait_for_writes(&dir.join("t.00000000"));
@@ -101,16 +101,29 @@ fn interrupted_run(
     let mut err = String::new();
     use std::io::Read;
     let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-    (status, err)
+    let mut out = String::new();
+    let _ = child.stdout.take().unwrap().read_to_string(&mut out);
+    (status, err, out)
 }
 
 #[test]
 fn sigint_stops_a_singleton_cleans_up_and_keeps_an_interrupted_record() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    let (status, err) = interrupted_run(1, "-INT", dir.path(), keep.path(), &[]);
+    let (status, err, out) = interrupted_run(1, "-INT", dir.path(), keep.path(), &[]);
     assert_eq!(status, Some(130), "{err}");
     assert!(err.contains("interrupted by SIGINT"), "{err}");
+    // Issue 22: the summary holds the phases that finished, which the cut
+    // write is not; the error names it.
+    assert!(
+        err.contains("during the write phase") && err.contains("left out of the summary"),
+        "{err}"
+    );
+    let summary = out.split("Summary of all tests:").nth(1).unwrap_or("");
+    assert!(
+        !summary.lines().any(|l| l.starts_with("write")),
+        "no row for the cut write:\n{out}"
+    );
     assert_eq!(
         common::files_in(dir.path()),
         Vec::<std::path::PathBuf>::new()
@@ -118,13 +131,14 @@ fn sigint_stops_a_singleton_cleans_up_and_keeps_an_interrupted_record() {
     let r = record(keep.path());
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 130, "{r}");
+    assert_eq!(r["tests"].as_array().map_or(0, Vec::len), 0, "{r}");
 }
 
 #[test]
 fn sigterm_keeps_the_files_with_k() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    let (status, err) = interrupted_run(1, "-TERM", dir.path(), keep.path(), &["-k"]);
+    let (status, err, _) = interrupted_run(1, "-TERM", dir.path(), keep.path(), &["-k"]);
     assert_eq!(status, Some(143), "{err}");
     assert_eq!(common::files_in(dir.path()).len(), 1, "-k keeps the file");
     assert_eq!(record(keep.path())["interrupted"], true);
@@ -134,7 +148,7 @@ fn sigterm_keeps_the_files_with_k() {
 fn sigterm_to_mpirun_stops_every_rank() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    let (status, err) = interrupted_run(2, "-TERM", dir.path(), keep.path(), &[]);
+    let (status, err, _) = interrupted_run(2, "-TERM", dir.path(), keep.path(), &[]);
     // Open MPI's mpirun reports the ranks' failure (exit 1); MPICH's Hydra,
     // itself signalled, has been seen to exit 0 after forwarding SIGTERM, so
     // there only the ranks' own status is checked (the record's, below).

@@ -50,7 +50,7 @@ pub fn help_text() -> String {
         ("--summary-file=FILE", "pario: where --summary-format goes (default: standard output, instead of the text)"),
         ("--keep-on-error", "pario: leave what a failed run created"),
         ("--tag KEY=VALUE", "pario: label the kept run record (repeatable; also PARIO_TAGS=k=v,k2=v2)"),
-        ("--progress=MODE", "pario: live progress on stderr: auto (bar on a terminal), bar, lines, none"),
+        ("--progress=MODE", "pario: live progress on stderr: auto (bar at a terminal, lines in batch jobs), bar, lines, none"),
         ("--progress-interval=S", "pario: seconds between progress updates (1 for the bar, 10 for lines)"),
         ("--live-json=FILE", "pario: one JSON object of live progress per update"),
         ("--series-interval=S", "pario: interval of the time series kept per phase (default 1)"),

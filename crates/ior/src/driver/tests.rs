@@ -139,6 +139,42 @@ fn a_caught_sigterm_ends_the_run_with_143_and_marks_the_record() {
     assert_eq!(r.kept[0].exit_status, 143);
 }
 
+/// Issue 22: the interruption message says the summary holds the phases
+/// that finished; the phase the stop cut short (the engine keeps it last)
+/// leaves the result, and the error names it.
+#[test]
+fn an_interrupted_phase_is_named_and_left_out_of_the_summary() {
+    let phase = |op| pario_results::PhaseResult {
+        operation: Some(op),
+        bytes: 1 << 20,
+        bandwidth: 123.0,
+        ..Default::default()
+    };
+    let cut = |interrupted| pario_engine::ior::IorOutcome {
+        result: TestResult {
+            phases: vec![phase(Operation::Write), phase(Operation::Read)],
+            ..TestResult::default()
+        },
+        error: Some(pario_engine::EngineError {
+            message: "stopped by request during the read phase of iteration 0".into(),
+        }),
+        interrupted,
+    };
+    let mut out = cut(true);
+    leave_out_cut_phase(&mut out);
+    let ops: Vec<_> = out.result.phases.iter().map(|p| p.operation).collect();
+    assert_eq!(ops, [Some(Operation::Write)], "the finished write stays");
+    let e = out.error.unwrap().message;
+    assert!(
+        e.contains("during the read phase") && e.contains("left out of the summary"),
+        "{e}"
+    );
+    // A failure that is not an interruption keeps what it did (summaryAlways).
+    let mut failed = cut(false);
+    leave_out_cut_phase(&mut failed);
+    assert_eq!(failed.result.phases.len(), 2);
+}
+
 #[test]
 fn a_bad_option_does_not_parse() {
     let args = ["--no-such-option".to_string()];

@@ -805,6 +805,16 @@ fn check_run_options(
                 progress.warmup, t.test_id
             )));
         }
+        // A warm-up as long as the time limit leaves nothing measured: every
+        // figure would be zero.
+        let short = |t: &&IorParams| progress.warmup >= t.deadline_for_stonewalling as f64;
+        if let Some(t) = tests.iter().find(short) {
+            return Err(OptionError::Usage(format!(
+                "--warmup {}: leaves no measured time in test {}, whose -D \
+                 (deadlineForStonewalling) is {} s; the warm-up must be shorter than -D",
+                progress.warmup, t.test_id, t.deadline_for_stonewalling
+            )));
+        }
     }
     Ok(())
 }

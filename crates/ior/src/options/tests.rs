@@ -613,6 +613,20 @@ fn progress_options_reach_the_invocation() {
 }
 
 #[test]
+fn a_warmup_that_leaves_no_measured_time_is_refused() {
+    for args in ["-w --warmup 5 -D 1", "-w --warmup 2 -D 2"] {
+        let e = parse_command_line(&argv(args)).unwrap_err();
+        assert!(matches!(e, OptionError::Usage(_)), "{args}: {e:?}");
+        let e = e.to_string();
+        assert!(
+            e.contains("--warmup") && e.contains("-D") && e.contains("no measured time"),
+            "{args}: {e}"
+        );
+    }
+    assert!(parse_command_line(&argv("-w --warmup 1.5 -D 2")).is_ok());
+}
+
+#[test]
 fn every_option_the_help_lists_is_accepted() {
     let mut tried = 0;
     for line in crate::help::help_text().lines() {
