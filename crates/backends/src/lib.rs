@@ -65,6 +65,9 @@ macro_rules! posix_namespace {
         fn delete(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
             $crate::posix::PosixBackend::default().delete(path)
         }
+        fn deleter(&self) -> Box<dyn $crate::Deleter + '_> {
+            Box::new($crate::delete::PosixDeleter::default())
+        }
         fn create_empty(&self, path: &std::path::Path) -> Result<(), $crate::BackendError> {
             $crate::posix::PosixBackend::default().create_empty(path)
         }
@@ -78,6 +81,7 @@ pub mod aio;
 mod asyncfile;
 pub mod buffer;
 pub mod conformance;
+pub mod delete;
 pub mod dummy;
 mod dynlib;
 pub mod error;
@@ -418,6 +422,20 @@ pub trait FileHandle: Send {
     }
 }
 
+/// Removes files one after the other (see [`Backend::deleter`]).
+pub trait Deleter {
+    fn delete(&mut self, path: &Path) -> Result<(), BackendError>;
+}
+
+/// [`Backend::deleter`] of a backend with nothing faster than `delete`.
+struct OneByOne<'a, B: ?Sized>(&'a B);
+
+impl<B: Backend + ?Sized> Deleter for OneByOne<'_, B> {
+    fn delete(&mut self, path: &Path) -> Result<(), BackendError> {
+        self.0.delete(path)
+    }
+}
+
 /// A storage backend.
 pub trait Backend: Send + Sync {
     /// Upstream-style API name ("POSIX", "DUMMY", ...).
@@ -439,6 +457,13 @@ pub trait Backend: Send + Sync {
         self.open_with(path, mode, &OpenContext::default())
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError>;
+    /// A remover for many files in a row, with the same checks and results
+    /// as [`delete`](Self::delete) path by path; faster where files come
+    /// grouped by directory (the POSIX family reads a directory's entry
+    /// types once instead of an lstat(2) per file, see [`delete`]).
+    fn deleter(&self) -> Box<dyn Deleter + '_> {
+        Box::new(OneByOne(self))
+    }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError>;
     fn mkdir(&self, path: &Path) -> Result<(), BackendError>;
     fn rmdir(&self, path: &Path) -> Result<(), BackendError>;

@@ -262,6 +262,9 @@ impl Backend for PosixBackend {
         }
         std::fs::remove_file(path).map_err(|e| BackendError::from_io("unlink", path, &e))
     }
+    fn deleter(&self) -> Box<dyn crate::Deleter + '_> {
+        Box::new(crate::delete::PosixDeleter::default())
+    }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         let m = std::fs::metadata(path).map_err(|e| BackendError::from_io("stat", path, &e))?;
         Ok(FileStat {

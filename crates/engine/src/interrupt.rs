@@ -158,6 +158,9 @@ impl Backend for Interruptible {
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
         self.inner.delete(path)
     }
+    fn deleter(&self) -> Box<dyn pario_backends::Deleter + '_> {
+        self.inner.deleter()
+    }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         self.flags.check("stat", path)?;
         self.inner.stat(path)

@@ -957,13 +957,16 @@ impl Run<'_, '_> {
             vec![spec.naming.owner(self.rank, Access::Remove)]
         };
         let op = op_of(kind, Access::Remove);
+        // Files go through one deleter (a directory's entry types read
+        // once, not an lstat per file; see pario_backends::delete).
+        let mut files = self.env.backend.deleter();
         for owner in owners {
             let mut paths = ItemPaths::new(&spec.shape, &spec.naming, owner, kind, it);
             for j in 0..count {
                 let path = Path::new(paths.path(j));
                 let r = match kind {
                     ItemKind::Dir => self.env.backend.rmdir(path),
-                    ItemKind::File => self.env.backend.delete(path),
+                    ItemKind::File => files.delete(path),
                 };
                 if let Err(e) = r {
                     report.error = Some(describe(op, &e));

@@ -35,6 +35,9 @@ impl Backend for MknodBackend {
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
         self.inner.delete(path)
     }
+    fn deleter(&self) -> Box<dyn pario_backends::Deleter + '_> {
+        self.inner.deleter()
+    }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         self.inner.stat(path)
     }

@@ -33,6 +33,14 @@
 //! ([`crate::latency::Histogram`]): memory does not grow with the number of
 //! operations. Quantiles are the midpoints of their buckets (within 6.25%);
 //! minimum and maximum are exact. Rank 0 merges the ranks' histograms.
+//!
+//! # Interrupted runs
+//!
+//! After SIGINT/SIGTERM each rank ends the phase at its next step, so the
+//! sets no longer hold `P` consecutive objects from one position. The
+//! cleanup then agrees (one reduction) on the furthest position any rank
+//! reached and removes every object from the run's first index to that
+//! position plus `P` in its own sets, skipping the ones that are missing.
 
 mod ops;
 mod report;
@@ -41,6 +49,7 @@ pub use report::{c_exp, Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
 
 use crate::ior::StopFlag;
 use crate::{EngineError, Env};
+use pario_comm::ReduceOp;
 use pario_signature::Pattern;
 use std::path::Path;
 
@@ -137,7 +146,15 @@ pub fn run_md_workbench(
             // An existing directory is fine (IO500 runs reuse theirs).
             let _ = env.backend.mkdir(Path::new(&spec.prefix));
         }
-        let o = ops::phase(env, spec, Phase::Precreate, 0, spec.waiting_factor, start)?;
+        let o = ops::phase(
+            env,
+            spec,
+            Phase::Precreate,
+            0,
+            spec.waiting_factor,
+            start,
+            None,
+        )?;
         keep(o, &mut run);
     }
     if spec.run_benchmark {
@@ -152,7 +169,7 @@ pub fn run_md_workbench(
             }
             for factor in factors {
                 let at = run.next_index;
-                let o = ops::phase(env, spec, Phase::Benchmark, it, factor, at)?;
+                let o = ops::phase(env, spec, Phase::Benchmark, it, factor, at, None)?;
                 if !spec.read_only {
                     run.next_index += o.own_steps;
                 }
@@ -169,7 +186,12 @@ pub fn run_md_workbench(
         } else {
             0
         };
-        let o = ops::phase(env, spec, Phase::Cleanup, it, spec.waiting_factor, at)?;
+        let sweep = sweep_end(env, spec, run.next_index);
+        let (from, wait) = (
+            if sweep.is_some() { start } else { at },
+            spec.waiting_factor,
+        );
+        let o = ops::phase(env, spec, Phase::Cleanup, it, wait, from, sweep)?;
         keep(o, &mut run);
         if env.comm.rank() == 0 {
             if let Err(e) = env.backend.rmdir(Path::new(&spec.prefix)) {
@@ -178,6 +200,19 @@ pub fn run_md_workbench(
         }
     }
     Ok(run)
+}
+
+/// Collective: when any rank was stopped by a signal, the end of the
+/// window of object indices an interrupted run may have left in any set:
+/// every rank stopped at its own step, so a set holds the objects from
+/// where its reader stopped to where its writer stopped, not the `P` from
+/// this rank's position. None when no rank was stopped.
+fn sweep_end(env: &Env<'_>, spec: &MdwSpec, next_index: u64) -> Option<u64> {
+    let stopped = spec.stop.as_ref().is_some_and(|s| s.is_requested());
+    let agreed = env
+        .comm
+        .all_reduce_u64(&[u64::from(stopped), next_index], ReduceOp::Max);
+    (agreed[0] > 0).then(|| agreed[1].saturating_add(spec.precreate))
 }
 
 /// Refusals that depend on the backend (the same on every rank).

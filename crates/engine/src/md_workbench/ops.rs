@@ -36,7 +36,8 @@ pub(super) struct Local {
     t0: f64,
 }
 
-/// Collective: run one phase starting at object `start`.
+/// Collective: run one phase starting at object `start` (for the cleanup
+/// of an interrupted run, `sweep_end`: see [`cleanup`]).
 pub(super) fn phase(
     env: &Env<'_>,
     spec: &MdwSpec,
@@ -44,6 +45,7 @@ pub(super) fn phase(
     iteration: u32,
     factor: f64,
     start: u64,
+    sweep_end: Option<u64>,
 ) -> Result<PhaseOutcome, EngineError> {
     let comm = env.comm;
     let align = env.backend.capabilities().alignment.max(1) as usize;
@@ -66,7 +68,7 @@ pub(super) fn phase(
     let (mut steps, mut wear, mut excluded) = (0, None, 0.0);
     match phase {
         Phase::Precreate => precreate(env, spec, &mut local, start),
-        Phase::Cleanup => cleanup(env, spec, &mut local, start),
+        Phase::Cleanup => cleanup(env, spec, &mut local, start, sweep_end),
         Phase::Benchmark => {
             (steps, wear, excluded) = benchmark(env, spec, &mut local, start, deadline);
         }
@@ -180,21 +182,27 @@ fn precreate(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64) {
     }
 }
 
-fn cleanup(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64) {
+/// Remove this rank's objects `start .. start + P` of each set, then the
+/// sets. `sweep_end`: the run was interrupted, and the sets hold whatever
+/// of `start .. sweep_end` the ranks made before they stopped (each at its
+/// own step, a step's delete perhaps without its create): every index of
+/// that window is tried, and the ones missing are not errors.
+fn cleanup(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64, sweep_end: Option<u64>) {
     let rank = env.comm.rank();
+    let end = sweep_end.unwrap_or(start + spec.precreate);
+    // One deleter for the phase: a set's entry types are read once instead
+    // of an lstat before every unlink (see pario_backends::delete).
+    let mut deleter = env.backend.deleter();
     for d in 0..spec.dsets {
-        for f in start..start + spec.precreate {
+        for f in start..end {
             let path = object_path(&spec.prefix, rank, d, f);
             let t = env.clock.now();
-            let r = env.backend.delete(Path::new(&path));
-            local.timed(env, Op::Delete, t);
-            // After a stop request the rest of an interrupted precreation
-            // does not exist: objects are made in index order.
-            let gone = matches!(&r, Err(e) if e.kind == ErrorKind::NotFound);
-            local.count_delete(r);
-            if gone && stopping(spec) {
-                break;
+            let r = deleter.delete(Path::new(&path));
+            if sweep_end.is_some() && matches!(&r, Err(e) if e.kind == ErrorKind::NotFound) {
+                continue;
             }
+            local.timed(env, Op::Delete, t);
+            local.count_delete(r);
         }
         let dir = dset_dir(&spec.prefix, rank, d);
         match env.backend.rmdir(Path::new(&dir)) {

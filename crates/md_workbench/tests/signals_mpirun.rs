@@ -1,0 +1,124 @@
+//! SIGTERM to both ranks of a 2-rank md-workbench under mpirun, in the
+//! middle of the benchmark phase (as a terminal's Ctrl-C or a batch
+//! system's signal to every process reaches them): the ranks stop at different steps, so the sets no longer hold `P`
+//! objects from one position; the cleanup must still remove every object
+//! and set (it once computed the window from each rank's own position and
+//! left thousands of files, "unlink: No such file", "rmdir: Directory not
+//! empty"), and the record is kept, marked interrupted.
+
+use pario_testkit::count_entries;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
+
+/// Wait until `path` exists (at most a minute).
+fn wait_for(path: &Path, what: &str) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed() < Duration::from_secs(60), "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The process ids of the ranks: md-workbench processes whose command
+/// line names `o` (unique to this test).
+fn ranks_of(o: &Path) -> Vec<String> {
+    let want = o.as_os_str().as_encoded_bytes();
+    let mut pids = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let mut args = cmdline.split(|&b| b == 0);
+        let exe = args.next().unwrap_or_default();
+        if exe.ends_with(b"md-workbench") && args.any(|a| a == want) {
+            pids.push(name);
+        }
+    }
+    pids
+}
+
+/// Wait for `child` to end (killed past `limit`): its exit code and stderr.
+fn wait_limited(child: &mut std::process::Child, limit: Duration) -> (Option<i32>, String) {
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("md-workbench did not stop within {limit:?} after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    use std::io::Read;
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    (status, err)
+}
+
+#[test]
+fn sigterm_to_the_ranks_mid_benchmark_leaves_nothing_and_keeps_the_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let o = dir.path().join("mdw");
+    // Open MPI kills signalled ranks 1 s later unless told to wait (the
+    // cleanup on a loaded machine may take longer).
+    let launcher = pario_testkit::launcher();
+    let mut cmd = Command::new(&launcher[0]);
+    cmd.args(&launcher[1..])
+        .args(["-np", "2", BIN])
+        .args([
+            "-D", "3", "-P", "300", "-I", "10000000", "-R", "1", "-S", "0",
+        ])
+        .arg("-o")
+        .arg(&o)
+        .current_dir(keep.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .env("OMPI_MCA_odls_base_sigkill_timeout", "10")
+        .env_remove("PARIO_FAULTS")
+        .env_remove("PARIO_TAGS")
+        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
+        .env("PARIO_DB", keep.path().join("results.sqlite"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("mpirun starts");
+    // Objects past the precreated 300 exist once the benchmark is under way
+    // in both ranks' sets.
+    wait_for(&o.join("0_2/file-400"), "the benchmark did not start");
+    wait_for(&o.join("1_2/file-400"), "the benchmark did not start");
+    let ranks = ranks_of(&o);
+    assert_eq!(ranks.len(), 2, "{ranks:?}");
+    for pid in &ranks {
+        let sent = Command::new("kill").args(["-TERM", pid]).status().unwrap();
+        assert!(sent.success());
+    }
+    let (status, err) = wait_limited(&mut child, Duration::from_secs(120));
+    if pario_testkit::launcher_is_open_mpi() {
+        assert!(status.is_some_and(|s| s != 0), "{status:?}\n{err}");
+    }
+    assert!(err.contains("interrupted by SIGTERM"), "{err}");
+    assert_eq!(
+        count_entries(dir.path()),
+        0,
+        "what the run made is removed\n{err}"
+    );
+    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+}
