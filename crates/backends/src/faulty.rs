@@ -63,7 +63,8 @@ impl FaultPlan {
                 "short" | "short_transfers" => plan.short_transfers = v.trim() != "0",
                 "fail_open" => plan.fail_open = v.trim() != "0",
                 "die_on_remove" => {
-                    plan.die_on_remove = Some(v.trim().parse().ok().filter(|&n| n > 0).ok_or_else(bad)?)
+                    plan.die_on_remove =
+                        Some(v.trim().parse().ok().filter(|&n| n > 0).ok_or_else(bad)?)
                 }
                 "rank" => plan.rank = Some(v.trim().parse().map_err(|_| bad())?),
                 other => return Err(format!("{FAULTS_ENV}: unknown fault '{other}'")),
