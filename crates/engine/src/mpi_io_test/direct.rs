@@ -303,8 +303,8 @@ pub fn report_mismatch<C: Comm + PointToPoint + ?Sized>(
 }
 
 /// The line naming the first wrong element of object `j` (0-based) read by
-/// `rank`. Values are written in Rust's shortest round-trip form, with an
-/// exponent for very large or small ones (`1e300`, not 301 digits).
+/// `rank`. Values are written as plain numbers (`3`, `0.5`), with an
+/// exponent when that would be long (`1e300`, not 301 digits).
 fn mismatch_detail(
     rank: u32,
     m: &data::Mismatch,
@@ -314,14 +314,25 @@ fn mismatch_detail(
     writer: u32,
 ) -> String {
     format!(
-        "[RANK {rank}] ERROR: file {} offset {} (object {} of rank {writer}, element {}): expected {:?}, found {:?}.",
+        "[RANK {rank}] ERROR: file {} offset {} (object {} of rank {writer}, element {}): expected {}, found {}.",
         path.display(),
         off + m.index * 8,
         j + 1,
         m.index,
-        m.expected,
-        m.found
+        shown(m.expected),
+        shown(m.found)
     )
+}
+
+/// `v` as a plain number, or with an exponent when that is over 24
+/// characters long.
+fn shown(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 24 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
 }
 
 #[cfg(test)]
