@@ -30,6 +30,10 @@ pub struct FaultPlan {
     /// The process exits abruptly (status 9, no clean-up, like a crash) once
     /// this many bytes were written: for testing that a dying rank ends the job.
     pub die_after: Option<u64>,
+    /// The process exits abruptly (status 9) at its N-th delete or rmdir
+    /// (counting from 1), like a rank the launcher kills while it cleans
+    /// up: for testing that the record is kept before the clean-up starts.
+    pub die_on_remove: Option<u64>,
     /// Only this rank is affected (all ranks when None).
     pub rank: Option<u32>,
 }
@@ -46,7 +50,7 @@ fn parse_bytes(s: &str) -> Option<u64> {
 }
 
 impl FaultPlan {
-    /// Parse `enospc_after=SIZE,eio_after=SIZE,die_after=SIZE,short=1,fail_open=1,rank=N`.
+    /// Parse `enospc_after=SIZE,eio_after=SIZE,die_after=SIZE,die_on_remove=N,short=1,fail_open=1,rank=N`.
     pub fn parse(spec: &str) -> Result<FaultPlan, String> {
         let mut plan = FaultPlan::default();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -58,6 +62,10 @@ impl FaultPlan {
                 "die_after" => plan.die_after = Some(parse_bytes(v).ok_or_else(bad)?),
                 "short" | "short_transfers" => plan.short_transfers = v.trim() != "0",
                 "fail_open" => plan.fail_open = v.trim() != "0",
+                "die_on_remove" => {
+                    plan.die_on_remove =
+                        Some(v.trim().parse().ok().filter(|&n| n > 0).ok_or_else(bad)?)
+                }
                 "rank" => plan.rank = Some(v.trim().parse().map_err(|_| bad())?),
                 other => return Err(format!("{FAULTS_ENV}: unknown fault '{other}'")),
             }
@@ -98,6 +106,8 @@ pub struct FaultyBackend {
     plan: FaultPlan,
     written: Arc<AtomicU64>,
     read: Arc<AtomicU64>,
+    /// Deletes and rmdirs so far (for `die_on_remove`).
+    removals: AtomicU64,
 }
 
 impl FaultyBackend {
@@ -107,6 +117,16 @@ impl FaultyBackend {
             plan,
             written: Arc::new(AtomicU64::new(0)),
             read: Arc::new(AtomicU64::new(0)),
+            removals: AtomicU64::new(0),
+        }
+    }
+
+    /// `die_on_remove=N`: at the N-th removal, end the process as a
+    /// SIGKILL would (no clean-up).
+    fn die_if_removing(&self) {
+        let n = self.removals.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.plan.die_on_remove == Some(n) {
+            std::process::exit(9);
         }
     }
 }
@@ -226,6 +246,7 @@ impl Backend for FaultyBackend {
         }))
     }
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
+        self.die_if_removing();
         self.inner.delete(path)
     }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
@@ -235,6 +256,7 @@ impl Backend for FaultyBackend {
         self.inner.mkdir(path)
     }
     fn rmdir(&self, path: &Path) -> Result<(), BackendError> {
+        self.die_if_removing();
         self.inner.rmdir(path)
     }
     fn rename(&self, from: &Path, to: &Path) -> Result<(), BackendError> {
@@ -271,8 +293,10 @@ mod tests {
 
     #[test]
     fn parses_plans_and_rejects_unknown_faults() {
-        let p = FaultPlan::parse("enospc_after=1m, short=1,rank=3").unwrap();
+        let p = FaultPlan::parse("enospc_after=1m, short=1,rank=3,die_on_remove=2").unwrap();
         assert_eq!(p.enospc_after, Some(1 << 20));
+        assert_eq!(p.die_on_remove, Some(2));
+        assert!(FaultPlan::parse("die_on_remove=0").is_err());
         assert!(p.short_transfers);
         assert_eq!(p.rank, Some(3));
         assert!(FaultPlan::parse("explode=1")

@@ -449,6 +449,12 @@ fn run_test_into(
             Ok(RepEnd::Next) => {}
             Ok(RepEnd::TimeUp) => break,
             Err(ended) => {
+                if rank == 0 {
+                    observer.event(Event::BeforeCleanup {
+                        test: &*result,
+                        error: &ended.error.message,
+                    });
+                }
                 remove_after_failure(&run, result);
                 return Err(ended);
             }

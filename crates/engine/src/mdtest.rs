@@ -141,6 +141,12 @@ pub trait PhaseHooks {
     fn after_phase(&mut self, _op: Operation) -> Option<String> {
         None
     }
+    /// After a failure (an interrupt included), on every rank, before the
+    /// clean-up removes what the run created (not called with
+    /// `keep_on_error`, which removes nothing). The front end keeps its
+    /// record here: a launcher that kills the ranks while they remove a
+    /// large tree then still leaves the record.
+    fn before_cleanup(&mut self, _error: &str) {}
 }
 
 /// No hooks.
@@ -260,6 +266,7 @@ pub fn run_mdtest_test(
     for it in 0..spec.iterations {
         if let Err(e) = run.iteration(it, hooks, observer) {
             if !spec.keep_on_error {
+                hooks.before_cleanup(&e.message);
                 run.cleanup(observer);
             }
             return Err(e);
@@ -838,7 +845,10 @@ impl Run<'_, '_> {
             };
             if let Err(e) = r {
                 report.error = Some(describe(op, &e));
-                return j;
+                // A file that opened but whose write failed (a full file
+                // system) exists: count it, so that the clean-up removes it.
+                let made = kind == ItemKind::File && !plain_file && e.op != "open";
+                return j + u64::from(made);
             }
             work.item_done(if kind == ItemKind::File {
                 spec.write_bytes

@@ -57,6 +57,13 @@ pub enum Event<'a> {
     Warning { text: &'a str },
     /// An informational line shown at `level` verbosity and above.
     Info { level: u8, text: &'a str },
+    /// A test failed or was interrupted (`error`) and its files are about to
+    /// be removed; `test` holds the phases that ran. The front end keeps its
+    /// record here, before a clean-up that a launcher may cut short.
+    BeforeCleanup {
+        test: &'a TestResult,
+        error: &'a str,
+    },
 }
 
 pub trait Observer {

@@ -264,6 +264,53 @@ struct TextObserver<'r, 'w> {
     clock: pario_comm::Clock,
     /// The test being run (from `TestStart`), for the -vvv timer lines.
     test_id: u32,
+    /// Keeps the record before a failed test's files are removed.
+    first: KeepFirst<'r>,
+}
+
+/// Rank 0 keeps the record of a failed or interrupted test before the
+/// engine removes the test's files: a launcher kills the ranks soon after
+/// forwarding SIGTERM (Open MPI after one second, Slurm after `KillWait`),
+/// and the record must not depend on the clean-up finishing.
+struct KeepFirst<'r> {
+    run: &'r RunContext<'r>,
+    settings: &'r Settings,
+    /// Set once kept, so that the end of the run does not keep it again.
+    kept: &'r std::cell::Cell<bool>,
+}
+
+impl KeepFirst<'_> {
+    /// Keep `earlier` (the record of the tests before) with `test` as far
+    /// as it went and its `error`, marked interrupted after a signal.
+    fn keep_now(&self, earlier: &RunRecord, test: &TestResult, error: &str, console: &Console<'_>) {
+        let mut record = earlier.clone();
+        record.exit_status = EXIT_FAILED;
+        let mut error = error.to_string();
+        let caught = self.settings.interrupt.exit_status();
+        if caught.is_some() {
+            // As at the end of an interrupted run: the cut test's finished
+            // phases (the cut one, which the engine keeps last, left out).
+            let mut test = test.clone();
+            if test.phases.pop().is_some() {
+                error.push_str(CUT_PHASE_LEFT_OUT);
+            }
+            if !test.phases.is_empty() {
+                record.tests.push(test);
+            }
+        }
+        record.errors.push(error);
+        if let Some(caught) = caught {
+            record.interrupted = true;
+            record.exit_status = caught;
+            record.errors.push(format!(
+                "interrupted by {}: the record is kept before the test's files are removed",
+                Interrupt::name(caught)
+            ));
+        }
+        record.finished = self.run.now();
+        keep(&record, self.settings, console);
+        self.kept.set(true);
+    }
 }
 
 impl TextObserver<'_, '_> {
@@ -432,6 +479,9 @@ impl Observer for TextObserver<'_, '_> {
                     self.line(text);
                 }
             }
+            Event::BeforeCleanup { test, error } => {
+                self.first.keep_now(self.run, test, error, self.console)
+            }
         }
     }
 }
@@ -490,12 +540,16 @@ pub fn run_with(
         options_text: inv.command_line_text("ior"),
         interrupt,
         progress,
+        settings,
+        kept: std::cell::Cell::new(false),
     };
     let status = run_tests(&ctx, inv, &mut record);
     let status = agree_on_interrupt(comm, interrupt, &mut record, console, status);
     record.finished = run.now();
     record.exit_status = status;
-    finish_run(comm, inv, settings, console, &mut record)
+    // Kept already (before a failed test's clean-up): not again.
+    let keep_in = (!ctx.kept.get()).then_some(settings);
+    finish_run(comm, inv, keep_in, console, &mut record)
 }
 
 /// The checks every rank agrees on before the run starts: the tests fit
@@ -569,13 +623,14 @@ fn agree_on_interrupt(
 }
 
 /// After the tests: rank 0 reviews the record, writes the summaries and
-/// keeps the run. A requested output that could not be written fails the
+/// keeps the run (in `settings`; None when it was kept before a failed
+/// test's clean-up). A requested output that could not be written fails the
 /// run (exit 1, as IOR), after the record keeps what was measured. Returns
 /// the exit status, the same on every rank.
 fn finish_run(
     comm: &dyn Comm,
     inv: &Invocation,
-    settings: &Settings,
+    settings: Option<&Settings>,
     console: &Console<'_>,
     record: &mut RunRecord,
 ) -> i32 {
@@ -590,7 +645,9 @@ fn finish_run(
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
-        keep(record, settings, console);
+        if let Some(settings) = settings {
+            keep(record, settings, console);
+        }
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
@@ -813,6 +870,10 @@ struct RunCtx<'a, 'w> {
     interrupt: &'a Interrupt,
     /// Time series, live progress and warm-up of every phase.
     progress: pario_engine::progress::Progress,
+    /// Where runs are kept.
+    settings: &'a Settings,
+    /// Set when rank 0 kept the record before a failed test's clean-up.
+    kept: std::cell::Cell<bool>,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -979,6 +1040,10 @@ fn run_on_ranks(
     )
 }
 
+/// What the error of an interrupted test adds about its cut phase.
+const CUT_PHASE_LEFT_OUT: &str =
+    " (interrupted: left out of the summary, which holds finished phases)";
+
 /// An interrupted test: the phase the stop request cut short (the engine
 /// keeps it last) leaves the result, so that the summaries (text, JSON,
 /// CSV) and the record hold only phases that finished, as the
@@ -988,8 +1053,7 @@ fn leave_out_cut_phase(out: &mut pario_engine::ior::IorOutcome) {
         return;
     }
     if let Some(e) = out.error.as_mut() {
-        e.message
-            .push_str(" (interrupted: left out of the summary, which holds finished phases)");
+        e.message.push_str(CUT_PHASE_LEFT_OUT);
     }
 }
 
@@ -1041,6 +1105,11 @@ fn run_observed(
         pairs: None,
         clock: ctx.run.clock(),
         test_id: 0,
+        first: KeepFirst {
+            run: ctx.run,
+            settings: ctx.settings,
+            kept: &ctx.kept,
+        },
     };
     let out = run_ior_test_with(env, spec, extras, &mut obs);
     (out, obs.pairs)

@@ -164,3 +164,33 @@ fn sigterm_to_mpirun_stops_every_rank() {
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 143, "{r}");
 }
+
+/// Under mpirun, Open MPI kills the ranks one second after forwarding
+/// SIGTERM, possibly before the test's files are removed: the record must be
+/// kept before that clean-up starts. The injected `die_on_remove` fault ends
+/// the process at its first removal, as that SIGKILL would, whatever the
+/// machine's speed.
+#[test]
+fn the_record_is_kept_before_a_clean_up_that_a_kill_cuts_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(IOR);
+    isolate(&mut cmd, keep.path());
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("PARIO_FAULTS", "die_on_remove=1")
+        .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
+        .arg(dir.path().join("t"))
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("ior starts");
+    wait_for_writes(&dir.path().join("t.00000000"));
+    send(child.id(), "-TERM");
+    let status = wait_limited(&mut child, Duration::from_secs(60));
+    assert_eq!(status, Some(9), "killed at its first removal");
+    let r = record(keep.path());
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+}

@@ -9,7 +9,7 @@ use pario_backends::Backend;
 use pario_comm::{Comm, ReduceOp};
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
 use pario_engine::interrupt::Interrupt;
-use pario_engine::md_workbench::{run_md_workbench, MdwSpec, PhaseOutcome, PhaseStats};
+use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome, PhaseStats};
 use pario_engine::Env;
 use pario_frontend::backend::create_agreed;
 use pario_frontend::context::topology;
@@ -60,12 +60,7 @@ pub fn run_with(
     let mut rec = run.record(Tool::MdWorkbench, VERSION, argv, Vec::new());
     let nodemap = nodemap(comm, &run);
     let hosts = gather_text(comm, &run.layout.host).unwrap_or_default();
-    let seed = if o.seed == -1 {
-        comm.broadcast_u64(0, run.began as u64) as i64
-    } else {
-        o.seed
-    };
-    let spec = spec(o, seed, settings);
+    let spec = spec(o, seed(comm, o, &run), settings);
     let out = |s: &str| {
         if root {
             console.out(&format!("{s}\n"));
@@ -83,8 +78,21 @@ pub fn run_with(
         host: run.layout.host.clone(),
     };
     let ctx = LineCtx::of(o);
-    let mut sink = |p: &PhaseOutcome| print_phase(o, &ctx, p, &out);
+    let mut early = Early {
+        o,
+        spec: &spec,
+        hosts: &hosts,
+        run: &run,
+        active: root && o.run_cleanup,
+        phases: Vec::new(),
+        kept: false,
+    };
+    let mut sink = |p: &PhaseOutcome| {
+        print_phase(o, &ctx, p, &out);
+        early.see(p, &rec, settings, console);
+    };
     let result = run_md_workbench(&env, &spec, start, &mut sink);
+    let kept_early = early.kept;
     let mut status = match result {
         Ok(r) => {
             if let Some(e) = &r.prefix_left {
@@ -92,13 +100,9 @@ pub fn run_with(
             }
             let saved = save_position(comm, o, r.next_index);
             let status = finish_status(comm, console, o, &r.phases, saved, &mut rec);
-            rec.tests.push(record::test_result(
-                o,
-                &spec,
-                comm.size(),
-                &r.phases,
-                &hosts,
-            ));
+            let size = comm.size();
+            let test = record::test_result(o, &spec, size, &r.phases, &hosts);
+            rec.tests.push(test);
             status
         }
         Err(e) => {
@@ -106,6 +110,91 @@ pub fn run_with(
             fail(comm, console, &e.message, EXIT_FAILED)
         }
     };
+    runtime_line(o, &run, &out);
+    status = interrupted(comm, console, settings, status, &mut rec);
+    rec.finished = run.now();
+    rec.exit_status = status;
+    if root && !kept_early {
+        // Stragglers: one warning line each, kept as advisories.
+        pario_frontend::advisor::review(&mut rec, &[], console);
+        keep(&rec, settings, console);
+    }
+    status
+}
+
+/// Rank 0 keeps an interrupted run's record before its cleanup phase.
+struct Early<'a> {
+    o: &'a Options,
+    spec: &'a MdwSpec,
+    hosts: &'a [String],
+    run: &'a RunContext<'a>,
+    /// Rank 0 of a run with a cleanup phase.
+    active: bool,
+    /// The phases so far.
+    phases: Vec<PhaseOutcome>,
+    /// Set once the record is kept (the end of the run then does not).
+    kept: bool,
+}
+
+impl Early<'_> {
+    /// After each phase: keep the record once a phase other than the
+    /// cleanup ends after SIGINT/SIGTERM.
+    fn see(
+        &mut self,
+        p: &PhaseOutcome,
+        rec: &pario_results::RunRecord,
+        settings: &Settings,
+        console: &Console<'_>,
+    ) {
+        if !self.active || self.kept || p.phase == Some(Phase::Cleanup) {
+            return;
+        }
+        self.phases.push(p.clone());
+        if settings.interrupt.exit_status().is_some() {
+            self.keep(&self.phases, rec, settings, console);
+            self.kept = true;
+        }
+    }
+
+    /// Rank 0, once a phase ends after SIGINT/SIGTERM and before the
+    /// cleanup phase starts: keep the record with the phases so far, marked
+    /// interrupted. A launcher kills the ranks soon after forwarding
+    /// SIGTERM (Open MPI after one second), often before a large cleanup
+    /// ends; the record must not depend on it. The cleanup's figures are
+    /// then printed but not in the record.
+    fn keep(
+        &self,
+        phases: &[PhaseOutcome],
+        rec: &pario_results::RunRecord,
+        settings: &Settings,
+        console: &Console<'_>,
+    ) {
+        let mut early = rec.clone();
+        let size = self.run.comm.size();
+        early.tests.push(record::test_result(
+            self.o, self.spec, size, phases, self.hosts,
+        ));
+        let caught = settings.interrupt.exit_status().unwrap_or(EXIT_FAILED);
+        early.interrupted = true;
+        early.exit_status = caught;
+        early.errors.push(interrupted_text(caught));
+        early.finished = self.run.now();
+        pario_frontend::advisor::review(&mut early, &[], console);
+        keep(&early, settings, console);
+    }
+}
+
+/// Collective: `-G`, or rank 0's start time when it is -1.
+fn seed(comm: &dyn Comm, o: &Options, run: &RunContext<'_>) -> i64 {
+    if o.seed == -1 {
+        comm.broadcast_u64(0, run.began as u64) as i64
+    } else {
+        o.seed
+    }
+}
+
+/// The last line, unless `-q`.
+fn runtime_line(o: &Options, run: &RunContext<'_>, out: &dyn Fn(&str)) {
     if !o.quiet {
         let took = run.now() - run.began;
         out(&format!(
@@ -113,15 +202,6 @@ pub fn run_with(
             output::date(run.now())
         ));
     }
-    status = interrupted(comm, console, settings, status, &mut rec);
-    rec.finished = run.now();
-    rec.exit_status = status;
-    if root {
-        // Stragglers: one warning line each, kept as advisories.
-        pario_frontend::advisor::review(&mut rec, &[], console);
-        keep(&rec, settings, console);
-    }
-    status
 }
 
 /// Collective: the backend (stopped by signals), the checks before
@@ -218,6 +298,9 @@ fn check_paths(backend: &dyn Backend, o: &Options) -> Option<String> {
             e.detail
         ));
     }
+    if let Some(e) = run_info_unwritable(o) {
+        return Some(e);
+    }
     if let Some(l) = &o.latency_prefix {
         let dir = pario_frontend::backend::parent_dir(l);
         if !dir.is_dir() {
@@ -228,6 +311,44 @@ fn check_paths(backend: &dyn Backend, o: &Options) -> Option<String> {
         }
     }
     None
+}
+
+/// A run without cleanup writes its position to the run-info file at the
+/// end: refuse, before anything is created, a file that cannot be written
+/// there (its directory missing, or not a regular file in the way).
+fn run_info_unwritable(o: &Options) -> Option<String> {
+    if o.run_cleanup {
+        return None;
+    }
+    let file = Path::new(&o.run_info_file);
+    let dir = match file.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Some(format!(
+            "--run-info-file {}: directory {} does not exist",
+            o.run_info_file,
+            dir.display()
+        ));
+    }
+    match std::fs::symlink_metadata(file) {
+        Err(_) => None,
+        Ok(m) if m.file_type().is_file() => std::fs::OpenOptions::new()
+            .write(true)
+            .open(file)
+            .err()
+            .map(|e| {
+                format!(
+                    "--run-info-file {}: cannot be written: {e}",
+                    o.run_info_file
+                )
+            }),
+        Ok(_) => Some(format!(
+            "--run-info-file {}: not a regular file: refusing to write the position there",
+            o.run_info_file
+        )),
+    }
 }
 
 /// Collective: where the objects start: `--start-item`, else the position
@@ -400,6 +521,15 @@ fn finish_status(
 }
 
 /// Collective: 130/143 on every rank when any rank caught SIGINT/SIGTERM.
+/// The error an interrupted run prints and records (`caught`: 130 or 143).
+fn interrupted_text(caught: i32) -> String {
+    format!(
+        "interrupted by {}: stopped at the next operation; the record is kept, marked \
+         interrupted, before the cleanup",
+        Interrupt::name(caught)
+    )
+}
+
 fn interrupted(
     comm: &dyn Comm,
     console: &Console<'_>,
@@ -413,10 +543,7 @@ fn interrupted(
         return status;
     }
     rec.interrupted = true;
-    let text = format!(
-        "interrupted by {}: stopped at the next operation; the record is kept, marked interrupted",
-        Interrupt::name(caught)
-    );
+    let text = interrupted_text(caught);
     if comm.rank() == 0 {
         console.error(&text);
     }

@@ -306,10 +306,27 @@ fn valued(o: &mut Options, long: &str, shown: &str, v: &str) -> Result<(), Optio
     Ok(())
 }
 
-fn number<T: std::str::FromStr>(shown: &str, v: &str) -> Result<T, OptionError> {
-    v.trim()
-        .parse::<T>()
-        .map_err(|_| bad(format!("{shown} {v}: expected a non-negative integer")))
+/// The integer types of the counts, with their largest value (named
+/// when a count is out of range).
+trait Count: std::str::FromStr {
+    const MAX: u64;
+}
+impl Count for u32 {
+    const MAX: u64 = u32::MAX as u64;
+}
+impl Count for u64 {
+    const MAX: u64 = u64::MAX;
+}
+
+fn number<T: Count>(shown: &str, v: &str) -> Result<T, OptionError> {
+    let t = v.trim();
+    t.parse::<T>().map_err(|_| {
+        if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) {
+            bad(format!("{shown} {v}: out of range: at most {}", T::MAX))
+        } else {
+            bad(format!("{shown} {v}: expected a non-negative integer"))
+        }
+    })
 }
 
 fn nonempty(shown: &str, v: &str) -> Result<String, OptionError> {
@@ -485,6 +502,14 @@ mod tests {
             (vec!["-S", "12q"], "-S 12q"),
             (vec!["-S", "-5"], "-S -5"),
             (vec!["-D", "0"], "-D 0"),
+            (
+                vec!["-D", "99999999999"],
+                "-D 99999999999: out of range: at most 4294967295",
+            ),
+            (
+                vec!["-P", "99999999999999999999"],
+                "-P 99999999999999999999: out of range: at most 18446744073709551615",
+            ),
             (vec!["-I", "x"], "-I x"),
             (vec!["-t", "-1"], "-t -1"),
             (vec!["-o"], "-o: needs a value"),

@@ -258,10 +258,28 @@ fn bad_input_is_one_line_and_a_status() {
     let missing = d.join("no/such/dir").display().to_string();
     let info = format!("--run-info-file={}", d.join("none.status").display());
     let o = prefix(d);
+    let nodir = format!("--run-info-file={}", d.join("nodir/s").display());
     let cases: Vec<(Vec<&str>, i32, &[&str])> = vec![
         (vec!["-Z"], 2, &["-Z: unknown option"]),
         (vec!["-S", "3x"], 2, &["-S 3x"]),
         (vec!["-D", "0"], 2, &["-D 0"]),
+        (
+            vec!["-D", "99999999999"],
+            2,
+            &["-D 99999999999", "out of range", "4294967295"],
+        ),
+        // The position cannot be saved: refused before any object is made
+        // (the check below finds nothing left).
+        (
+            vec!["-o", &o, "-1", &nodir],
+            2,
+            &["--run-info-file", "nodir", "does not exist"],
+        ),
+        (
+            vec!["-o", &o, "-1", "--run-info-file=."],
+            2,
+            &["--run-info-file .", "not a regular file"],
+        ),
         (vec!["-o", &missing], 2, &["-o", "no/such"]),
         (vec!["-o", &o, "-2", &info], 2, &["-o", "earlier -1 run"]),
         (vec!["-a", "NOSUCH"], 2, &["NOSUCH"]),

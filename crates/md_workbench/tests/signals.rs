@@ -50,3 +50,52 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 143, "{r}");
 }
+
+/// Under mpirun, Open MPI kills the ranks one second after forwarding
+/// SIGTERM, often before the cleanup ends: the record must be kept before
+/// the cleanup phase starts. The injected `die_on_remove` fault ends the
+/// process at its first removal, as that SIGKILL would, whatever the
+/// machine's speed.
+#[test]
+fn the_record_is_kept_before_a_cleanup_that_a_kill_cuts_short() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = tempfile::tempdir().unwrap();
+    let o = dir.path().join("mdw");
+    let mut child = Command::new(BIN)
+        .args([
+            "-D", "1", "-P", "1000000", "-I", "1", "-R", "1", "-S", "0", "-o",
+        ])
+        .arg(&o)
+        .current_dir(keep.path())
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("PARIO_FAULTS", "die_on_remove=1")
+        .env_remove("PARIO_TAGS")
+        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
+        .env("PARIO_DB", keep.path().join("results.sqlite"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("md-workbench starts");
+    pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no objects made");
+    let (status, err) = pario_testkit::signal_and_wait(
+        &mut child,
+        "-TERM",
+        Duration::from_secs(120),
+        "md-workbench",
+    );
+    assert_eq!(status, Some(9), "killed at its first removal: {err}");
+    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        runs.len(),
+        1,
+        "the record is kept before the cleanup: {err}"
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+}

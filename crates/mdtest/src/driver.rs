@@ -93,13 +93,53 @@ impl Observer for TextObserver<'_, '_, '_> {
     }
 }
 
-/// `--run-cmd-before-phase`, `--run-cmd-after-phase` and `-Y`.
+/// `--run-cmd-before-phase`, `--run-cmd-after-phase` and `-Y`; and the
+/// record kept before a failed test's clean-up.
 struct Hooks<'o, 'c, 'w> {
     before: Option<String>,
     after: Option<String>,
     sync: bool,
     /// Where the prologue and epilogue are announced (when active).
     out: &'o Out<'c, 'w>,
+    first: KeepFirst<'o>,
+}
+
+/// Rank 0 keeps the record of a failed or interrupted test before the
+/// engine removes what the test created: Open MPI kills the ranks one
+/// second after forwarding SIGTERM (unless `odls_base_sigkill_timeout`
+/// says otherwise), Slurm after `KillWait`, and a large tree takes longer
+/// than that to remove. The record then holds the run up to the failure;
+/// the clean-up's own warnings are printed only.
+struct KeepFirst<'o> {
+    run: &'o RunContext<'o>,
+    settings: &'o Settings,
+    /// The record as the earlier tests left it (rank 0 only), taken when
+    /// kept.
+    record: Option<RunRecord>,
+    /// Set once the record is kept, so the end of the run does not keep it
+    /// again.
+    kept: &'o std::cell::Cell<bool>,
+}
+
+impl KeepFirst<'_> {
+    /// Rank 0: keep the record as it stands with `error` (and the
+    /// interrupt, if any) before the clean-up.
+    fn keep_now(&mut self, error: &str, console: &Console<'_>) {
+        let Some(mut record) = self.record.take() else {
+            return;
+        };
+        record.errors.push(error.to_string());
+        record.exit_status = EXIT_FAILED;
+        if let Some(caught) = self.settings.interrupt.exit_status() {
+            record.interrupted = true;
+            record.exit_status = caught;
+            record.errors.push(interrupted_text(caught));
+        }
+        record.finished = self.run.now();
+        pario_frontend::advisor::review(&mut record, &[], console);
+        keep(&record, self.settings, console);
+        self.kept.set(true);
+    }
 }
 
 fn run_command(option: &str, cmd: &str) -> Option<String> {
@@ -132,6 +172,9 @@ impl PhaseHooks for Hooks<'_, '_, '_> {
             &format!("calling epilogue: \"{cmd}\""),
         ));
         run_command("--run-cmd-after-phase", cmd)
+    }
+    fn before_cleanup(&mut self, error: &str) {
+        self.first.keep_now(error, self.out.console);
     }
 }
 
@@ -373,6 +416,8 @@ pub fn run_with(
         resolved: &resolved,
         interrupt,
         progress,
+        settings,
+        kept: std::cell::Cell::new(false),
     };
     let mut status = match run_resolved(&run, argv, o, &setup, &out, &mut record, &mut ran) {
         Ok(status) => status,
@@ -387,6 +432,7 @@ pub fn run_with(
     }
     record.exit_status = status;
     let failed_outputs = if comm.rank() == 0 {
+        let settings = (!setup.kept.get()).then_some(settings);
         finish_record(o, &mut record, ran, settings, console)
     } else {
         0
@@ -446,26 +492,35 @@ fn agree_on_interrupt(
         return None;
     }
     record.interrupted = true;
-    let text = format!(
-        "interrupted by {}: stopped at the next item; what this run created is removed \
-         (unless --keep-on-error); the record is kept, marked interrupted",
-        Interrupt::name(caught)
-    );
+    let text = interrupted_text(caught);
     if comm.rank() == 0 {
         console.error(&text);
     }
-    record.errors.push(text);
+    if !record.errors.contains(&text) {
+        record.errors.push(text);
+    }
     Some(caught)
+}
+
+/// The error an interrupted run prints and records (`caught`: its exit
+/// status, 130 or 143).
+fn interrupted_text(caught: i32) -> String {
+    format!(
+        "interrupted by {}: stopped at the next item; the record is kept, marked \
+         interrupted, then what this run created is removed (unless --keep-on-error)",
+        Interrupt::name(caught)
+    )
 }
 
 /// Rank 0 at the end: write the requested outputs (when the tests `ran`),
 /// fail the run (exit 1) for any not written, review stragglers and keep
-/// the record. Returns how many outputs failed.
+/// the record (with `settings`; None when it was kept before a failed
+/// test's clean-up). Returns how many outputs failed.
 fn finish_record(
     o: &MdtestOptions,
     record: &mut RunRecord,
     ran: bool,
-    settings: &Settings,
+    settings: Option<&Settings>,
     console: &Console<'_>,
 ) -> u64 {
     // A requested output that was not written fails the run (exit 1).
@@ -483,9 +538,11 @@ fn finish_record(
     }
     let failed_outputs = errors.len() as u64;
     record.errors.extend(errors);
-    // Stragglers: one warning line each, kept as advisories.
-    pario_frontend::advisor::review(record, &[], console);
-    keep(record, settings, console);
+    if let Some(settings) = settings {
+        // Stragglers: one warning line each, kept as advisories.
+        pario_frontend::advisor::review(record, &[], console);
+        keep(record, settings, console);
+    }
     failed_outputs
 }
 
@@ -540,6 +597,9 @@ struct Setup<'a> {
     resolved: &'a Resolved,
     interrupt: &'a Interrupt,
     progress: pario_engine::progress::Progress,
+    settings: &'a Settings,
+    /// Set when rank 0 kept the record before a failed test's clean-up.
+    kept: std::cell::Cell<bool>,
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
@@ -598,7 +658,7 @@ fn run_resolved(
         nodemap,
         progress: setup.progress.clone(),
     };
-    let status = run_tests(run, o, &ctx, backend.as_ref(), out, record);
+    let status = run_tests(run, o, &ctx, setup, backend.as_ref(), out, record);
     let failed = is_failure(status);
     let status = remove_made_root(
         &world_env,
@@ -809,6 +869,7 @@ fn run_tests(
     run: &RunContext<'_>,
     o: &MdtestOptions,
     ctx: &Context<'_>,
+    setup: &Setup<'_>,
     backend: &dyn Backend,
     out: &Out<'_, '_>,
     record: &mut RunRecord,
@@ -819,6 +880,12 @@ fn run_tests(
         after: o.run_cmd_after.clone(),
         sync: o.call_sync,
         out,
+        first: KeepFirst {
+            run,
+            settings: setup.settings,
+            record: None,
+            kept: &setup.kept,
+        },
     };
     let mut status = 0;
     for (idx, count) in o.rank_counts(comm.size()).into_iter().enumerate() {
@@ -834,6 +901,7 @@ fn run_tests(
             parameters: spec.parameters.clone(),
             ..TestResult::default()
         }));
+        hooks.first.record = (comm.rank() == 0).then(|| record.clone());
         match run_one(run, backend, &spec, &mut hooks, out, o.verbose) {
             Ok(test) => {
                 out.put(&text::summary(&test));

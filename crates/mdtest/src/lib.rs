@@ -98,10 +98,21 @@
 //!
 //! Every rank catches SIGINT and SIGTERM ([`pario_engine::interrupt`]):
 //! each stops at its next item (new creates, stats, reads, renames and
-//! mkdirs fail; removals go on, since they are the clean-up), what the run
-//! created is removed (unless `--keep-on-error`), the record is kept with
-//! `"interrupted": true`, and the exit status is 130 (SIGINT) or 143
-//! (SIGTERM).
+//! mkdirs fail; removals go on, since they are the clean-up), the record is
+//! kept with `"interrupted": true`, then what the run created is removed
+//! (unless `--keep-on-error`), and the exit status is 130 (SIGINT) or 143
+//! (SIGTERM). Any failed test keeps its record in the same order: the
+//! record first, then the clean-up (whose problems are printed, not kept).
+//!
+//! The record comes first because a launcher does not wait for a long
+//! clean-up: Open MPI's mpirun forwards SIGTERM to the ranks and kills them
+//! one second later, and removing a tree of 150,000 files takes far longer.
+//! To give the clean-up time, raise the launcher's grace period:
+//! `mpirun --mca odls_base_sigkill_timeout 60 ...` (or
+//! `OMPI_MCA_odls_base_sigkill_timeout=60` in the environment) for Open MPI,
+//! `KillWait=120` in slurm.conf for Slurm (the seconds between SIGTERM and
+//! SIGKILL when a job is cancelled or runs out of time). What a cut-short
+//! clean-up leaves is under the run's `-d` directory.
 
 pub mod driver;
 pub mod embed;

@@ -112,7 +112,11 @@ pub fn validate(
             "Illegal number of objects({k}) to write to/read from file."
         )));
     }
-    let s = o.size.unwrap_or(0);
+    let Some(s) = o.size else {
+        return Err(err(
+            "-size is missing: give the object size in bytes (a multiple of 8).".into(),
+        ));
+    };
     if !s.is_multiple_of(8) {
         return Err(err(format!(
             "Object size ({s}) must be a multiple of 8 (sizeof(double))."
@@ -203,7 +207,11 @@ fn per_type(o: &Options, n: u32, k: u64, s: u64) -> Result<(TestType, u32, u64),
                     "Test N->M->(M or 1), but number of I/O processors (M) not specified.".into(),
                 ));
             };
-            let c = o.csize.unwrap_or(0);
+            let Some(c) = o.csize else {
+                return Err(err(format!(
+                    "-csize is missing: test type {t} needs the circular buffer size."
+                )));
+            };
             if c == 0 || c > i32::MAX as u64 {
                 return Err(err(format!(
                     "Circular buffer size must be greater than zero and less than INT_MAX ({}).",
@@ -235,9 +243,11 @@ fn per_type(o: &Options, n: u32, k: u64, s: u64) -> Result<(TestType, u32, u64),
             }
             Ok((TestType::NToMFiles, m, s))
         }
-        other => Err(err(format!(
-            "Unknown I/O test number {}. Valid tests values are 1 - 5.",
-            other.unwrap_or(0)
+        None => Err(err(
+            "-type is missing: give the test type, 1 to 5 (see -help).".into(),
+        )),
+        Some(other) => Err(err(format!(
+            "Unknown I/O test number {other}. Valid tests values are 1 - 5."
         ))),
     }
 }
@@ -292,10 +302,24 @@ fn check_targets(
     Ok(())
 }
 
+/// The most distinct hint keys a run may give. MPI libraries keep an
+/// info object's keys in a list that every set and get walks (Open MPI's
+/// `opal_info`), so each open costs time quadratic in their number: 8,000
+/// keys take seconds, 32,000 minutes. Real hint sets have a few dozen.
+pub const MAX_HINT_KEYS: usize = 1024;
+
 /// Keys and values MPI_Info accepts (at most 255 and 1023 characters in
 /// Open MPI and MPICH; no NUL), so that a bad hint is bad input, not an
-/// open failure on every rank.
+/// open failure on every rank; and at most [`MAX_HINT_KEYS`] keys (the
+/// pairs are already one per key, see `options::parse`).
 fn check_hints(hints: &[(String, String)]) -> Result<(), BadInput> {
+    if hints.len() > MAX_HINT_KEYS {
+        return Err(err(format!(
+            "-hints: {} distinct keys; at most {MAX_HINT_KEYS} (the MPI library walks its \
+             list of hints for each one, so an open would take time quadratic in their number).",
+            hints.len()
+        )));
+    }
     for (k, v) in hints {
         if k.is_empty() || k.len() > 254 || k.contains('\0') {
             return Err(err(format!(
@@ -371,15 +395,23 @@ mod tests {
             ),
             ("-type 1 -size 12", 2, None, "multiple of 8"),
             ("-type 1 -size 8 -strided 2", 2, None, "strided option"),
-            ("-type 1", 2, None, "Illegal object size (0)"),
+            ("-type 1", 2, None, "-size is missing"),
+            ("-type 1 -size 0", 2, None, "Illegal object size (0)"),
             ("-type 1 -size 8G", 2, None, "UINT_MAX"),
             ("-type 6 -size 8", 2, None, "Unknown I/O test number 6"),
-            ("-size 8", 2, None, "Unknown I/O test number 0"),
+            ("-size 8", 2, None, "-type is missing"),
+            ("-type 0 -size 8", 2, None, "Unknown I/O test number 0"),
             ("-type 2 -size 8 -num_io 3", 2, None, "specified as 3"),
             ("-type 1 -size 8 -nofile", 2, None, "-nofile and -norsend"),
             ("-type 2 -size 8 -norsend", 2, None, "-nofile and -norsend"),
             ("-type 3 -size 8", 2, None, "(M) not specified"),
-            ("-type 3 -size 8 -num_io 1", 2, None, "Circular buffer size"),
+            ("-type 3 -size 8 -num_io 1", 2, None, "-csize is missing"),
+            (
+                "-type 3 -size 8 -num_io 1 -csize 0",
+                2,
+                None,
+                "Circular buffer size",
+            ),
             (
                 "-type 4 -size 8 -nobj 2 -num_io 1 -csize 24",
                 2,
@@ -489,6 +521,32 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn hint_keys_are_counted_once_and_bounded() {
+        let with_hints = |pairs: &mut dyn Iterator<Item = (String, String)>| {
+            let mut a: Vec<String> = "-type 1 -size 8 -hints"
+                .split(' ')
+                .map(String::from)
+                .collect();
+            for (k, v) in pairs {
+                a.push(k);
+                a.push(v);
+            }
+            validate(&crate::options::parse(&a).unwrap(), 1, 4096, None)
+        };
+        // 100,000 pairs over 10 keys: 10 hints.
+        let c = with_hints(&mut (0..100_000).map(|i| (format!("k{}", i % 10), i.to_string())));
+        assert_eq!(c.unwrap().hints().len(), 10);
+        let c = with_hints(&mut (0..MAX_HINT_KEYS).map(|i| (format!("k{i}"), "1".into())));
+        assert_eq!(c.unwrap().hints().len(), MAX_HINT_KEYS);
+        let e = with_hints(&mut (0..=MAX_HINT_KEYS).map(|i| (format!("k{i}"), "1".into())));
+        let e = e.unwrap_err().0;
+        assert!(
+            e.contains("-hints: 1025 distinct keys; at most 1024"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -470,7 +470,7 @@ fn identity(o: &Outcome, hosts: &[String]) -> crate::mysql::Identity {
     let date_ts = o.began as i64;
     crate::mysql::Identity {
         date_ts,
-        user: std::env::var("USER").unwrap_or_else(|_| "unknown".into()),
+        user: crate::mysql::login_name(),
         system: hosts.first().cloned().unwrap_or_default(),
         mpi_version: format!("{v}.{s}"),
         yyyymmdd: local_ymd(date_ts),

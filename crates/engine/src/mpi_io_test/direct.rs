@@ -299,15 +299,58 @@ pub fn report_mismatch<C: Comm + PointToPoint + ?Sized>(
         j + 1
     );
     x.err.line(&line);
-    let detail = format!(
-        "[RANK {}] ERROR: file {} offset {} (object {} of rank {writer}, element {}): expected {}, found {}.",
-        x.r,
+    x.err.line(&mismatch_detail(x.r, m, j, path, off, writer));
+}
+
+/// The line naming the first wrong element of object `j` (0-based) read by
+/// `rank`. Values are written as plain numbers (`3`, `0.5`), with an
+/// exponent when that would be long (`1e300`, not 301 digits).
+fn mismatch_detail(
+    rank: u32,
+    m: &data::Mismatch,
+    j: u64,
+    path: &Path,
+    off: u64,
+    writer: u32,
+) -> String {
+    format!(
+        "[RANK {rank}] ERROR: file {} offset {} (object {} of rank {writer}, element {}): expected {}, found {}.",
         path.display(),
         off + m.index * 8,
         j + 1,
         m.index,
-        m.expected,
-        m.found
-    );
-    x.err.line(&detail);
+        shown(m.expected),
+        shown(m.found)
+    )
+}
+
+/// `v` as a plain number, or with an exponent when that is over 24
+/// characters long.
+fn shown(v: f64) -> String {
+    let plain = v.to_string();
+    if plain.len() <= 24 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mismatch_line_shows_huge_values_with_an_exponent() {
+        let m = data::Mismatch {
+            count: 1,
+            index: 2,
+            expected: 1.5,
+            found: 1e300,
+        };
+        let line = mismatch_detail(3, &m, 0, Path::new("/t/f"), 64, 1);
+        assert_eq!(
+            line,
+            "[RANK 3] ERROR: file /t/f offset 80 (object 1 of rank 1, element 2): expected 1.5, found 1e300."
+        );
+    }
 }
