@@ -104,6 +104,11 @@ SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
 KillWait=30
+# A step with more tasks than the cluster has is refused at once, not
+# queued forever; a task that dies ends its step (no rank left waiting).
+EnforcePartLimits=ALL
+KillOnBadExit=1
+TaskProlog=$d/task-prolog.sh
 MessageTimeout=20
 EOF
   for n in "${NODES[@]}"; do
@@ -111,6 +116,15 @@ EOF
   done
   echo "PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES" >>"$d/slurm.conf"
   : >"$d/plugstack.conf"
+  # Both nodes are this machine: Open MPI names its shared-memory segments
+  # after the host and the local rank, so the ranks of n1 and n2 would
+  # open each other's. Each node's tasks keep them in the node's own
+  # directory (a task prolog's `export` lines reach the task).
+  cat >"$d/task-prolog.sh" <<EOF
+#!/bin/sh
+echo "export OMPI_MCA_btl_vader_backing_directory=$d/tmp/\$SLURMD_NODENAME"
+EOF
+  chmod 755 "$d/task-prolog.sh"
 }
 
 munge_ok() { munge -S "$STATE_DIR/munge/munge.socket" -n | unmunge -S "$STATE_DIR/munge/munge.socket"; }
