@@ -44,6 +44,11 @@ if [ "$want_test" = 1 ]; then
   # run time, not linked), curl for the gateway's credentials check.
   pkgs+=(ceph-mon ceph-mgr ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
   # --- end ceph
+  # --- slurm (issue 21): a throwaway single-machine Slurm for the srun and
+  # sbatch tests (scripts/test-slurm.sh); the packages' services are never
+  # started, the script runs its own daemons.
+  pkgs+=(slurmctld slurmd slurm-client munge)
+  # --- end slurm
 fi
 # --- report check (h/report): a headless browser to shoot the HTML report.
 if [ "$want_report_check" = 1 ]; then

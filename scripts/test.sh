@@ -25,6 +25,9 @@ cargo build --workspace --bins
 # (scripts/test-object-servers.sh exports PARIO_TEST_RADOS_*, PARIO_TEST_S3_*).
 # PostgreSQL and MariaDB run as throwaway servers on loopback for the
 # store's tests; the same test functions run against SQLite, both servers.
+# A throwaway two-node Slurm (scripts/test-slurm.sh: munged, slurmctld,
+# two slurmd on loopback) runs the srun and sbatch tests of
+# crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*).
 # Then the same code built against MPICH, without libaio, HDF5 or PnetCDF.
 # Every test runs even after a failure (--no-fail-fast, and the MPICH stage
 # after a failing first stage), so one CI run lists every failure; the
@@ -38,7 +41,8 @@ export PARIO_CI_LOGS=$logs
 status=0
 bash scripts/test-object-servers.sh bash -c '
   status=0
-  bash scripts/test-db-servers.sh cargo test --workspace --no-fail-fast 2>&1 |
+  bash scripts/test-db-servers.sh bash scripts/test-slurm.sh \
+    cargo test --workspace --no-fail-fast 2>&1 |
     tee "$PARIO_CI_LOGS/main.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"

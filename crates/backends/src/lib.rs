@@ -92,6 +92,7 @@ pub mod mpiio;
 pub mod ncmpi;
 pub mod posix;
 pub mod rados;
+pub mod refused;
 pub mod registry;
 pub mod s3;
 #[cfg(feature = "s3")]

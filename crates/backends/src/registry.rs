@@ -254,10 +254,11 @@ pub fn api_names(sep: &str) -> String {
         .join(sep)
 }
 
-/// Why an API of IOR's list pario has no backend for (HDFS, IME) is
-/// refused, with what to use instead; `None` for other names.
+/// Why an API of IOR's list pario has no backend for (HDFS, IME, DFS,
+/// CEPHFS, ...: [`crate::refused::REFUSED`]) is refused, with the library it
+/// would need and what to use instead; `None` for other names.
 pub fn refusal(api: &str) -> Option<String> {
-    crate::s3::refusal(api)
+    crate::refused::refusal(api)
 }
 
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
@@ -291,7 +292,7 @@ pub fn check_options(
 ) -> Result<(), String> {
     match find(api) {
         Some(d) => (d.check)(&Setup { options, rank: 0 }),
-        None => Err(crate::s3::refusal(api)
+        None => Err(refusal(api)
             .unwrap_or_else(|| format!("-a {api}: unknown API (known: {})", api_names(", ")))),
     }
 }
@@ -331,6 +332,33 @@ pub fn create_backend(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The README's table of backends, as the descriptors and the refused
+    /// list make it.
+    fn readme_table() -> String {
+        let mut t = String::from("| `-a` | backend |\n|---|---|\n");
+        for d in DESCRIPTORS {
+            t.push_str(&format!("| `{}` | {} |\n", d.name, d.summary));
+        }
+        for r in crate::refused::REFUSED {
+            t.push_str(&format!(
+                "| `{}` | refused ({}: {}); use {} |\n",
+                r.name, r.library, r.why, r.instead
+            ));
+        }
+        t
+    }
+
+    #[test]
+    fn the_readme_table_of_backends_follows_from_the_descriptors() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md");
+        let readme = std::fs::read_to_string(path).unwrap();
+        let want = readme_table();
+        assert!(
+            readme.contains(&want),
+            "README.md's table of backends differs from the descriptors; it should read:\n{want}"
+        );
+    }
 
     #[test]
     fn names_modules_and_keys_are_unique() {

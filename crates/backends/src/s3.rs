@@ -116,20 +116,11 @@ const FEATURES: Features = Features {
     rename: false,
 };
 
-/// Why an API of IOR's list that pario has no backend for is refused, and
-/// what to use instead; `None` for any other name.
+/// Why an API of IOR's list that pario has no backend for (HDFS, IME and
+/// the others of [`crate::refused::REFUSED`]) is refused, and what to use
+/// instead; `None` for any other name.
 pub fn refusal(api: &str) -> Option<String> {
-    let api = api.trim();
-    let why = if api.eq_ignore_ascii_case("HDFS") {
-        "pario has no HDFS backend (no HDFS client library or server to build and test it \
-         against); use -a POSIX on an HDFS FUSE mount, or -a S3 against an S3 gateway"
-    } else if api.eq_ignore_ascii_case("IME") {
-        "pario has no IME backend (DDN's IME client is proprietary and cannot be built or \
-         tested here); use -a POSIX on the IME FUSE mount, or -a S3"
-    } else {
-        return None;
-    };
-    Some(format!("-a {api}: {why}"))
+    crate::refused::refusal(api)
 }
 
 #[cfg(feature = "s3")]

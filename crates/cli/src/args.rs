@@ -155,6 +155,9 @@ pub struct Filter {
     /// Runs started before (same forms as --since)
     #[arg(long, value_name = "WHEN", allow_hyphen_values = true)]
     pub until: Option<String>,
+    /// Only runs of this Slurm job (its id; runs under Slurm carry it as the tag slurm.job)
+    #[arg(long, value_name = "ID")]
+    pub job: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

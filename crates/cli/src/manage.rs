@@ -127,7 +127,7 @@ fn delete_selection(
         || f.until.is_some();
     if a.runs.is_empty() && !filtered {
         return Err(CliError::Usage(
-            "delete: name the runs (ids, prefixes, last) or give a filter (--tag, --tool, \
+            "delete: name the runs (ids, prefixes, last) or give a filter (--tag, --job, --tool, \
              --param, --since, --until); nothing is deleted by default"
                 .into(),
         ));

@@ -42,6 +42,16 @@ pub fn run_filter(f: &Filter) -> Result<RunFilter, CliError> {
         rf.tags
             .push(pario_store::parse_tag(t).map_err(CliError::Usage)?);
     }
+    if let Some(job) = &f.job {
+        let job = job.trim();
+        if job.is_empty() || job.contains(',') {
+            return Err(CliError::Usage(format!(
+                "--job '{job}': expected a job id (such as 1234 or 1234_7)"
+            )));
+        }
+        rf.tags
+            .push((pario_results::SLURM_JOB_TAG.to_string(), job.to_string()));
+    }
     for p in &f.params {
         let (k, v) = p
             .split_once('=')
@@ -450,6 +460,24 @@ mod tests {
     }
 
     #[test]
+    fn job_filter_is_the_job_tag() {
+        let f = Filter {
+            job: Some(" 4711 ".into()),
+            ..Default::default()
+        };
+        let rf = run_filter(&f).unwrap();
+        assert_eq!(rf.tags, vec![("slurm.job".to_string(), "4711".to_string())]);
+        for bad in ["", "1,2"] {
+            let f = Filter {
+                job: Some(bad.into()),
+                ..Default::default()
+            };
+            let e = run_filter(&f).unwrap_err().to_string();
+            assert!(e.contains("--job"), "{e}");
+        }
+    }
+
+    #[test]
     fn filters_from_options() {
         let f = Filter {
             tags: vec!["build=2.6".into()],
@@ -457,6 +485,7 @@ mod tests {
             params: vec!["transfer_size=1m".into(), "api=posix".into()],
             since: Some("2026-01-01".into()),
             until: None,
+            job: None,
         };
         let rf = run_filter(&f).unwrap();
         assert_eq!(rf.tags, vec![("build".to_string(), "2.6".to_string())]);

@@ -47,6 +47,26 @@ fn run_lines(r: &RunRecord) -> String {
     s
 }
 
+/// "slurm job 12 step 0 (cluster c), nodes n[1-2], tasks per node 2(x2), 4 tasks".
+pub fn scheduler_text(j: &pario_results::Scheduler) -> String {
+    let mut t = format!("{} job {}", j.name, j.job_id);
+    match &j.step_id {
+        Some(step) => t.push_str(&format!(" step {step}")),
+        None => t.push_str(" (batch script)"),
+    }
+    if let Some(c) = &j.cluster {
+        t.push_str(&format!(" on cluster {c}"));
+    }
+    t.push_str(&format!(
+        ", nodes {}, tasks per node {}",
+        j.node_list, j.tasks_per_node
+    ));
+    if let Some(n) = j.num_tasks {
+        t.push_str(&format!(", {n} tasks"));
+    }
+    t
+}
+
 /// Where the run ran (ranks, MPI, system, file system), its labels and
 /// its environment; the lines whose value is empty are left out.
 fn system_lines(r: &RunRecord) -> String {
@@ -60,6 +80,9 @@ fn system_lines(r: &RunRecord) -> String {
         sys.tasks_per_node,
         sys.hosts.join(",")
     );
+    if let Some(job) = &sys.scheduler {
+        let _ = writeln!(s, "job        {}", scheduler_text(job));
+    }
     if !sys.mpi_library.is_empty() {
         let _ = writeln!(
             s,
@@ -279,4 +302,32 @@ pub fn run(ctx: &Ctx, a: &ShowArgs) -> Result<i32, CliError> {
     };
     emit(&out)?;
     Ok(EXIT_OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scheduler_text;
+    use pario_results::Scheduler;
+
+    #[test]
+    fn scheduler_line_names_job_step_nodes_and_layout() {
+        let mut j = Scheduler {
+            name: "slurm".into(),
+            cluster: Some("pario".into()),
+            job_id: "12".into(),
+            step_id: Some("0".into()),
+            node_list: "n[1-2]".into(),
+            tasks_per_node: "2(x2)".into(),
+            num_tasks: Some(4),
+        };
+        assert_eq!(
+            scheduler_text(&j),
+            "slurm job 12 step 0 on cluster pario, nodes n[1-2], tasks per node 2(x2), 4 tasks"
+        );
+        (j.step_id, j.cluster, j.num_tasks) = (None, None, None);
+        assert_eq!(
+            scheduler_text(&j),
+            "slurm job 12 (batch script), nodes n[1-2], tasks per node 2(x2)"
+        );
+    }
 }

@@ -9,6 +9,7 @@
 //! tests (and thousands of simulated ranks) without `mpirun`. [`mpiio`] is the
 //! safe wrapper over MPI-IO (files, hints) that the MPI-IO backend uses.
 //! [`beacon`] carries live progress counts to rank 0 without collectives.
+//! [`slurm`] reads the job, step and task layout Slurm gives a process.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
 //! ring inside the MPI library), so start-up, clock synchronisation and result
@@ -21,6 +22,7 @@ pub mod local;
 pub mod mpi_comm;
 pub mod mpiio;
 pub mod p2p;
+pub mod slurm;
 pub mod threads;
 
 pub use beacon::{Beacon, Counts, NoBeacon, Report};

@@ -93,6 +93,34 @@ fn unflip_order(v: i64) -> u64 {
     (v as u64) ^ (1 << 63)
 }
 
+impl MpiComm {
+    /// Collective: the layout Slurm's step gives, when it describes this
+    /// communicator on every rank ([`crate::slurm::SlurmEnv::rank_place`]).
+    fn slurm_layout(&self, host: &str) -> Option<NodeLayout> {
+        let place =
+            crate::slurm::SlurmEnv::from_env().and_then(|s| s.rank_place(self.rank(), self.size()));
+        let flags = [
+            u64::from(place.is_some()),
+            u64::from(place.as_ref().is_some_and(|p| p.in_block_order)),
+        ];
+        let agreed = self.all_reduce_u64(&flags, ReduceOp::Min);
+        if agreed[0] == 0 {
+            return None;
+        }
+        let p = place?;
+        Some(NodeLayout {
+            node_index: p.node_index,
+            num_nodes: p.num_nodes,
+            local_rank: p.local_rank,
+            local_size: p.local_size,
+            tasks_per_node: p.tasks_per_node,
+            block_mapping: agreed[1] == 1,
+            host: host.to_string(),
+            overridden: false,
+        })
+    }
+}
+
 impl Comm for MpiComm {
     fn rank(&self) -> u32 {
         self.comm.rank() as u32
@@ -190,6 +218,9 @@ impl Comm for MpiComm {
         // the front ends before they get here, so fall back to detection.
         if let Ok(Some(per_node)) = tasks_per_node_override() {
             return layout_from_override(self.rank(), self.size(), per_node, host);
+        }
+        if let Some(layout) = self.slurm_layout(&host) {
+            return layout;
         }
         let local = self.comm.split_shared(0);
         let local_rank = local.rank() as u32;

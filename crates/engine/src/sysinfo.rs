@@ -5,7 +5,7 @@
 
 use pario_backends::FsInfo;
 use pario_comm::{Comm, NodeLayout};
-use pario_results::SystemInfo;
+use pario_results::{Scheduler, SystemInfo};
 use std::collections::BTreeMap;
 
 /// Prefixes of environment variables recorded with a run.
@@ -66,6 +66,20 @@ pub fn uname() -> [String; 5] {
     ]
 }
 
+/// The batch job of the run, from Slurm's environment (rank 0's: the job
+/// is the same on every rank).
+pub fn scheduler(slurm: Option<pario_comm::slurm::SlurmEnv>) -> Option<Scheduler> {
+    slurm.map(|s| Scheduler {
+        name: "slurm".into(),
+        cluster: s.cluster,
+        job_id: s.job_id,
+        step_id: s.step_id,
+        node_list: s.node_list,
+        tasks_per_node: s.tasks_per_node,
+        num_tasks: s.num_tasks,
+    })
+}
+
 /// Collective: gather host names and build the system facts of the run.
 pub fn collect(comm: &dyn Comm, layout: &NodeLayout, fs: Option<&FsInfo>, skew: f64) -> SystemInfo {
     let gathered = comm.gather_bytes(0, layout.host.as_bytes());
@@ -88,6 +102,7 @@ pub fn collect(comm: &dyn Comm, layout: &NodeLayout, fs: Option<&FsInfo>, skew: 
         machine,
         environment: recorded_env(std::env::vars()),
         clock_skew: skew,
+        scheduler: scheduler(pario_comm::slurm::SlurmEnv::from_env()),
         ..SystemInfo::default()
     };
     if let Some(fs) = fs {

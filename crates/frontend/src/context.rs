@@ -93,7 +93,12 @@ impl<'c> RunContext<'c> {
         let sync = ClockSync::measure(comm);
         let began = sync.clock.to_epoch(sync.clock.now());
         let system = pario_engine::sysinfo::collect(comm, &layout, fs, sync.max_skew);
-        let (tags, tag_warnings) = pario_store::run_tags(settings.tags_env.as_deref(), cli_tags);
+        let (mut tags, tag_warnings) =
+            pario_store::run_tags(settings.tags_env.as_deref(), cli_tags);
+        if let Some(job) = &system.scheduler {
+            tags.entry(pario_results::SLURM_JOB_TAG.to_string())
+                .or_insert_with(|| job.job_id.clone());
+        }
         let run_id = match &settings.run_id {
             Some(id) => id.clone(),
             None => new_run_id(comm, began),

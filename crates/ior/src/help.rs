@@ -327,7 +327,12 @@ pub fn help_text() -> String {
             push_line(
                 &mut out,
                 "-a API",
-                &format!("I/O backend: {}", registry::api_names(" ")),
+                &format!(
+                    "I/O backend: {}. IOR 4.1's {} are refused, naming the library each \
+                     needs and what to use instead",
+                    registry::api_names(" "),
+                    pario_backends::refused::names(" ")
+                ),
             );
         }
         for (usage, text) in *lines {
@@ -395,6 +400,18 @@ mod tests {
             "Backends and module options:",
         ] {
             assert!(text.contains(title), "{title}");
+        }
+    }
+
+    #[test]
+    fn names_every_backend_and_every_refused_api() {
+        let text = help_text();
+        for d in registry::DESCRIPTORS {
+            assert!(text.contains(&format!("-a {}", d.name)), "{}", d.name);
+        }
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for r in pario_backends::refused::REFUSED {
+            assert!(words.contains(&r.name), "{}", r.name);
         }
     }
 

@@ -176,6 +176,36 @@ pub struct SystemInfo {
     /// Largest clock correction applied on any rank (seconds).
     #[serde(deserialize_with = "finite_or_nan")]
     pub clock_skew: f64,
+    /// The batch system's job and step the run ran in (absent outside one,
+    /// and in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<Scheduler>,
+}
+
+/// The tag a run under Slurm gets (unless it has one already): the job
+/// id, so that listings can select a job's runs (`pario runs --job ID`).
+pub const SLURM_JOB_TAG: &str = "slurm.job";
+
+/// The batch job a run ran in, as the scheduler's environment names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scheduler {
+    /// "slurm".
+    pub name: String,
+    /// The cluster's name, when the scheduler gives it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    pub job_id: String,
+    /// The step within the job; `None` for a batch script outside any step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_id: Option<String>,
+    /// The step's nodes (else the job's), in the scheduler's compact form
+    /// (`n[1-4]`).
+    pub node_list: String,
+    /// Tasks per node in the scheduler's form (`2(x3),1`).
+    pub tasks_per_node: String,
+    /// The step's task count (else the job's), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_tasks: Option<u32>,
 }
 
 /// One test: one command line, or one RUN of a deck.

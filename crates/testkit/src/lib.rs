@@ -16,8 +16,12 @@
 //! ([`cannot_run`]): a failure under CI, a visible "skipped" line
 //! elsewhere, and never a failure for a backend that the build leaves out
 //! on purpose (`PARIO_LEFT_OUT`).
+//!
+//! [`slurm`] gives the tests that start pario with `srun` and `sbatch` the
+//! throwaway cluster of scripts/test-slurm.sh.
 
 pub mod s3;
+pub mod slurm;
 
 use std::process::Command;
 

@@ -1,0 +1,449 @@
+//! pario started the way its users start it: by `srun` and `sbatch` on the
+//! throwaway two-node Slurm of scripts/test-slurm.sh (nodes n1 and n2 on
+//! this machine, steps launched with PMIx). `ior`, `mdtest`, `mpi_io_test`
+//! and `pario suite run` run as 4-task steps; a batch script runs a suite
+//! and its output file is read; `scancel` of a running job ends with the
+//! interrupted record kept and the files removed; srun's bad input (more
+//! tasks than the allocation, a missing executable) ends with Slurm's
+//! message and no hang.
+//!
+//! Without the script's `PARIO_TEST_SLURM_CONF` every test here fails under
+//! CI and prints "skipped" elsewhere. The binaries are found beside `pario`
+//! in the target directory (`cargo build --workspace --bins`).
+
+mod common;
+use common::*;
+use pario_testkit::slurm::{cluster, Cluster};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Seconds before `timeout` ends an srun or sbatch (a hang fails the test).
+const LIMIT: u32 = 180;
+
+/// A binary of the workspace built beside `pario` (ior, mdtest, mpi_io_test).
+fn sibling(name: &str) -> PathBuf {
+    let p = Path::new(PARIO).with_file_name(name);
+    assert!(
+        p.is_file(),
+        "{} is not built: run `cargo build --workspace --bins` first (scripts/test.sh does)",
+        p.display()
+    );
+    p
+}
+
+/// A test's cluster and private directories: `data` for the benchmark's
+/// files, `runs` and a database for the records.
+struct Site {
+    cluster: Cluster,
+    dir: tempfile::TempDir,
+}
+
+impl Site {
+    fn new(what: &str) -> Option<Site> {
+        let cluster = cluster(what)?;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        Some(Site { cluster, dir })
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    fn data(&self, rel: &str) -> String {
+        self.path("data").join(rel).display().to_string()
+    }
+    fn keep(&self, c: &mut Command) {
+        c.env("PARIO_RESULTS_DIR", self.path("runs"))
+            .env("PARIO_DB", self.path("db.sqlite"))
+            .env_remove("PARIO_TAGS")
+            .current_dir(self.dir.path());
+    }
+    /// `srun SRUN_ARGS BINARY ARGS` to its end.
+    fn srun(&self, srun_args: &[&str], binary: &Path, args: &[&str]) -> Out {
+        let mut c = self.cluster.srun(LIMIT);
+        self.keep(&mut c);
+        finish(c.args(srun_args).arg(binary).args(args))
+    }
+    fn pario(&self, args: &[&str]) -> Out {
+        let mut c = Command::new(PARIO);
+        self.keep(&mut c);
+        finish(c.args(args))
+    }
+    /// The kept records (JSON files in `runs`).
+    fn records(&self) -> Vec<Value> {
+        let Ok(dir) = std::fs::read_dir(self.path("runs")) else {
+            return Vec::new();
+        };
+        dir.map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+            .collect()
+    }
+    fn one_record(&self) -> Value {
+        let mut r = self.records();
+        assert_eq!(r.len(), 1, "{r:?}");
+        r.remove(0)
+    }
+    /// A batch script (`#!/bin/sh` and `body`) in the test's directory.
+    fn script(&self, name: &str, body: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, format!("#!/bin/sh\n{body}\n")).unwrap();
+        p
+    }
+}
+
+/// The Slurm facts of a record, checked to be whole: the job tag is the
+/// job id, and the layout is the record's nodes and tasks per node.
+fn scheduler(r: &Value) -> &Value {
+    let s = &r["system"]["scheduler"];
+    assert_eq!(s["name"], "slurm", "{r}");
+    let job = s["job_id"].as_str().expect("a job id");
+    assert!(!job.is_empty());
+    assert_eq!(r["tags"]["slurm.job"], job, "the job tag");
+    assert_eq!(s["cluster"], "pario");
+    let counts: Vec<u32> = s["tasks_per_node"]
+        .as_str()
+        .unwrap()
+        .split(',')
+        .flat_map(|item| match item.split_once("(x") {
+            Some((n, r)) => {
+                let r: usize = r.trim_end_matches(')').parse().unwrap();
+                vec![n.parse::<u32>().unwrap(); r]
+            }
+            None => vec![item.parse().unwrap()],
+        })
+        .collect();
+    assert_eq!(r["system"]["num_nodes"], counts.len(), "{r}");
+    assert_eq!(
+        r["system"]["tasks_per_node"],
+        *counts.iter().min().unwrap(),
+        "{r}"
+    );
+    assert_eq!(counts.iter().sum::<u32>(), r["system"]["num_tasks"], "{r}");
+    s
+}
+
+#[test]
+fn srun_ior_names_the_job_and_takes_slurms_layout() {
+    let Some(site) = Site::new("srun -n 4 ior") else {
+        return;
+    };
+    let out = site.srun(
+        &["-N", "2", "--ntasks-per-node=2"],
+        &sibling("ior"),
+        &[
+            "-w",
+            "-r",
+            "-F",
+            "-t",
+            "64k",
+            "-b",
+            "256k",
+            "-o",
+            &site.data("f"),
+        ],
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    // IOR's own summary counts the nodes Slurm gave, not the one machine.
+    assert!(
+        out.stdout.contains("nodes               : 2"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("tasks               : 4"),
+        "{}",
+        out.stdout
+    );
+    let r = site.one_record();
+    let s = scheduler(&r);
+    assert_eq!(s["step_id"], "0", "{r}");
+    assert_eq!(s["node_list"], "n[1-2]", "{r}");
+    assert_eq!(s["tasks_per_node"], "2(x2)", "{r}");
+    assert_eq!(s["num_tasks"], 4, "{r}");
+    assert_eq!(r["system"]["tasks_per_node"], 2, "{r}");
+    // `pario runs --job` finds it, and only it.
+    let job = s["job_id"].as_str().unwrap();
+    let listed = site.pario(&["runs", "--job", job, "--format", "json"]);
+    assert_eq!(listed.status, 0, "{}", listed.both());
+    let runs = listed.json();
+    assert_eq!(runs.as_array().map(Vec::len), Some(1), "{runs}");
+    assert_eq!(runs[0]["run_id"], r["run_id"]);
+    let none = site.pario(&["runs", "--job", "999999", "--format", "json"]);
+    assert_eq!(
+        none.json().as_array().map(Vec::len),
+        Some(0),
+        "{}",
+        none.both()
+    );
+    // `pario show` names the job.
+    let shown = site.pario(&["show", r["run_id"].as_str().unwrap()]);
+    assert!(
+        shown.stdout.contains(&format!("slurm job {job} step 0")),
+        "{}",
+        shown.both()
+    );
+    assert_eq!(std::fs::read_dir(site.path("data")).unwrap().count(), 0);
+}
+
+#[test]
+fn srun_mdtest_runs_on_both_nodes() {
+    let Some(site) = Site::new("srun -n 4 mdtest") else {
+        return;
+    };
+    let out = site.srun(
+        &["-N", "2", "-n", "4"],
+        &sibling("mdtest"),
+        &["-F", "-n", "20", "-d", &site.data("md")],
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    assert!(
+        out.stdout.contains("4 total task(s) on 2 node(s)") || out.stdout.contains("on 2 nodes"),
+        "{}",
+        out.stdout
+    );
+    let r = site.one_record();
+    let s = scheduler(&r);
+    assert_eq!(
+        (s["node_list"].as_str(), s["num_tasks"].as_u64()),
+        (Some("n[1-2]"), Some(4))
+    );
+}
+
+#[test]
+fn srun_mpi_io_test_runs_four_tasks() {
+    let Some(site) = Site::new("srun -n 4 mpi_io_test") else {
+        return;
+    };
+    let out = site.srun(
+        &["-n", "4"],
+        &sibling("mpi_io_test"),
+        &[
+            "-type",
+            "2",
+            "-nobj",
+            "2",
+            "-size",
+            "64KB",
+            "-target",
+            &site.data("mit"),
+        ],
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    let r = site.one_record();
+    assert_eq!(scheduler(&r)["num_tasks"], 4, "{r}");
+    assert_eq!(r["system"]["num_tasks"], 4, "{r}");
+}
+
+const SUITE: &str = r#"
+name = "tiny"
+[params]
+dir = { help = "a scratch directory" }
+
+[[step]]
+name = "write"
+tool = "ior"
+args = "-w -F -t 64k -b 256k -o ${dir}/f"
+rules = { no_cache_reads = false }
+figure = [{ op = "write", row = "ior write", unit = "GiB/s", score = "bw" }]
+
+[[step]]
+name = "md"
+tool = "mdtest"
+args = "-F -n 10 -d ${dir}/md"
+figure = [{ op = "file-create", row = "mdtest create", unit = "kIOPS", score = "md" }]
+
+[[step]]
+name = "mpiio"
+tool = "mpi_io_test"
+args = "-type 2 -nobj 2 -size 64KB -target ${dir}/mit"
+"#;
+
+#[test]
+fn srun_pario_suite_run_keeps_every_step_under_the_job() {
+    let Some(site) = Site::new("srun -n 4 pario suite run") else {
+        return;
+    };
+    std::fs::write(site.path("tiny.toml"), SUITE).unwrap();
+    let set = format!("dir={}", site.data(""));
+    let out = site.srun(
+        &["-N", "2", "--ntasks-per-node=2"],
+        Path::new(PARIO),
+        &[
+            "suite",
+            "run",
+            "tiny.toml",
+            "--set",
+            &set,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    let report = out.json();
+    assert_eq!(
+        (report["valid"].as_bool(), report["ranks"].as_u64()),
+        (Some(true), Some(4))
+    );
+    let records = site.records();
+    assert_eq!(records.len(), 3, "{records:?}");
+    let jobs: std::collections::BTreeSet<String> = records
+        .iter()
+        .map(|r| scheduler(r)["job_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(jobs.len(), 1, "one job: {jobs:?}");
+    for r in &records {
+        assert_eq!(r["system"]["tasks_per_node"], 2, "{r}");
+        assert_eq!(r["tags"]["suite"], "tiny");
+    }
+}
+
+#[test]
+fn sbatch_runs_a_suite_into_its_output_file() {
+    let Some(site) = Site::new("sbatch of a suite") else {
+        return;
+    };
+    std::fs::write(site.path("tiny.toml"), SUITE).unwrap();
+    let script = site.script(
+        "job.sh",
+        &format!(
+            "srun --mpi=pmix {} suite run tiny.toml --set dir={}",
+            PARIO,
+            site.data("")
+        ),
+    );
+    let mut c = site.cluster.sbatch(LIMIT);
+    site.keep(&mut c);
+    let out = finish(
+        c.args(["--wait", "-N", "2", "--ntasks-per-node=1", "-t", "5", "-o"])
+            .arg(site.path("job.out"))
+            .arg(&script),
+    );
+    let text = std::fs::read_to_string(site.path("job.out")).unwrap_or_default();
+    assert_eq!(out.status, 0, "{}\n--- job.out\n{text}", out.both());
+    assert!(
+        text.contains("Suite tiny (suite run ") && text.contains("VALID"),
+        "{text}"
+    );
+    assert!(text.contains("ior write (GiB/s)"), "{text}");
+    let records = site.records();
+    assert_eq!(records.len(), 3, "{records:?}");
+    for r in &records {
+        assert_eq!(scheduler(r)["tasks_per_node"], "1(x2)", "{r}");
+    }
+}
+
+/// Poll `path` (at most a minute) until it holds `what`.
+fn wait_for_text(path: &Path, what: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        if text.contains(what) {
+            return text;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{} never showed '{what}':\n{text}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn scancel_keeps_the_interrupted_record_and_removes_the_files() {
+    let Some(site) = Site::new("scancel of a running ior") else {
+        return;
+    };
+    // Iterations of 1 MiB per rank, far more than can finish: the job is
+    // cancelled while one of them is under way, whatever the disk's speed.
+    let script = site.script(
+        "long.sh",
+        &format!(
+            "srun --mpi=pmix {} -w -F -t 64k -b 1m -i 1000000 -o {}",
+            sibling("ior").display(),
+            site.data("t")
+        ),
+    );
+    let mut c = site.cluster.sbatch(60);
+    site.keep(&mut c);
+    let out = finish(
+        c.args(["--parsable", "-n", "2", "-t", "5", "-o"])
+            .arg(site.path("long.out"))
+            .arg(&script),
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    let job = out.stdout.trim().split(';').next().unwrap().to_string();
+    // The first iterations' result lines: the run is under way.
+    wait_for_text(&site.path("long.out"), "\nwrite ");
+    let cancel = finish(site.cluster.command(30, "scancel").arg(&job));
+    assert_eq!(cancel.status, 0, "{}", cancel.both());
+    assert!(
+        site.cluster.wait_gone(&job, Duration::from_secs(90)),
+        "job {job} still queued 90 s after scancel"
+    );
+    let text = std::fs::read_to_string(site.path("long.out")).unwrap_or_default();
+    assert!(text.contains("interrupted by SIGTERM"), "{text}");
+    let r = site.one_record();
+    assert_eq!(r["interrupted"], true, "{r}");
+    assert_eq!(r["exit_status"], 143, "{r}");
+    assert_eq!(scheduler(&r)["job_id"], job.as_str());
+    let left: Vec<_> = std::fs::read_dir(site.path("data"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(left.is_empty(), "files left after scancel: {left:?}");
+}
+
+#[test]
+fn srun_beyond_the_cluster_or_the_allocation_fails_with_slurms_message() {
+    let Some(site) = Site::new("srun with too many tasks") else {
+        return;
+    };
+    let ior = sibling("ior");
+    // More tasks than the whole cluster has CPUs: refused at once.
+    let out = site.srun(
+        &["-n", "1000"],
+        &ior,
+        &["-a", "DUMMY", "-w", "-t", "1k", "-b", "1k"],
+    );
+    assert_ne!(out.status, 0, "{}", out.both());
+    assert!(out.stderr.contains("srun: error:"), "{}", out.both());
+    assert!(site.records().is_empty());
+    // Inside a 2-task allocation, a 4-task step is refused.
+    let script = site.script(
+        "over.sh",
+        &format!(
+            "srun --mpi=pmix -n 4 {} -a DUMMY -w -t 1k -b 1k",
+            ior.display()
+        ),
+    );
+    let mut c = site.cluster.sbatch(LIMIT);
+    site.keep(&mut c);
+    let out = finish(
+        c.args(["--wait", "-n", "2", "-N", "1", "-t", "5", "-o"])
+            .arg(site.path("over.out"))
+            .arg(&script),
+    );
+    let text = std::fs::read_to_string(site.path("over.out")).unwrap_or_default();
+    assert_ne!(out.status, 0, "{}\n--- over.out\n{text}", out.both());
+    assert!(text.contains("srun: error:"), "{text}");
+    assert!(site.records().is_empty());
+}
+
+#[test]
+fn srun_of_a_missing_executable_fails_without_hanging() {
+    let Some(site) = Site::new("srun of a missing executable") else {
+        return;
+    };
+    let missing = site.path("no-such-ior");
+    let out = site.srun(&["-n", "2"], &missing, &["-w"]);
+    assert_ne!(out.status, 0, "{}", out.both());
+    assert_ne!(out.status, 124, "timed out: {}", out.both());
+    assert!(
+        out.stderr.contains("No such file or directory"),
+        "{}",
+        out.both()
+    );
+}
