@@ -662,14 +662,10 @@ fn remove_after_repetition(
     Ok(())
 }
 
-/// After a failure: leave no stray files unless asked to keep them. Only
-/// what the test writes is the run's to remove: a read-only test's files
-/// are removed after a successful read (as IOR does without `-k`), never
-/// after a failed or interrupted one.
+/// After a failure: leave no stray files unless asked to keep them.
 fn remove_after_failure(run: &TestRun<'_, '_>, result: &TestResult) {
     let spec = run.spec;
-    if spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0 || !spec.write
-    {
+    if spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0 {
         return;
     }
     for rep in 0..spec.repetitions.max(1) {
