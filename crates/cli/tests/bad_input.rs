@@ -151,13 +151,6 @@ const CORPUS: &[Row] = &[
     // Special files (issue 22): never read, waited on or replaced. `{fifo}`
     // is a FIFO without a writer, `{sock}` a unix socket, `{null}` a
     // symbolic link to /dev/null, `{link}` one to a file outside the run.
-    (
-        &["import", "{fifo}"],
-        1,
-        &["fifo", "FIFO", "not a regular file"],
-        &[],
-    ),
-    (&["import", "{sock}"], 1, &["sock", "socket"], &[]),
     (&["suite", "run", "{fifo}"], 2, &["fifo", "FIFO"], &[]),
     (&["suite", "show", "{fifo}"], 2, &["fifo", "FIFO"], &[]),
     (
