@@ -91,31 +91,9 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     },
 };
 
-/// What a file type is when it is neither a regular file, a directory nor
-/// a symbolic link: "character device", "block device", "FIFO", "socket".
-pub fn special_kind(t: &std::fs::FileType) -> Option<&'static str> {
-    use std::os::unix::fs::FileTypeExt;
-    if t.is_char_device() {
-        Some("character device")
-    } else if t.is_block_device() {
-        Some("block device")
-    } else if t.is_fifo() {
-        Some("FIFO")
-    } else if t.is_socket() {
-        Some("socket")
-    } else {
-        None
-    }
-}
-
-/// The kind of special file at `path` (symbolic links followed), if it is
-/// one: benchmarks must not write to, read from or remove device nodes,
-/// FIFOs or sockets. None for regular files, directories and missing paths.
-pub fn special_file(path: &Path) -> Option<&'static str> {
-    std::fs::metadata(path)
-        .ok()
-        .and_then(|m| special_kind(&m.file_type()))
-}
+// Device nodes, FIFOs and sockets: the one check every front end and
+// subcommand shares (pario_results::special).
+pub use pario_results::special::{special_file, special_kind};
 
 /// Alignment required for O_DIRECT buffers, offsets and sizes.
 pub const DIRECT_ALIGNMENT: u64 = 4096;

@@ -98,7 +98,11 @@ fn advisories(
     Ok(out)
 }
 
-pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
+/// The request's checks before any work: something to report, and an
+/// `-o` that may be replaced (a regular file or a new name, never a device
+/// node, FIFO, socket or symbolic link). Returns whether two sides are
+/// compared.
+fn check_request(a: &ReportArgs) -> Result<bool, CliError> {
     let sel = &a.sel;
     let has_sides = sel.baseline.is_some()
         || sel.candidate.is_some()
@@ -109,6 +113,14 @@ pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
             "nothing to report: give BASELINE and CANDIDATE, --history KEY or --run RUN".into(),
         ));
     }
+    pario_results::special::replaceable(&a.output)
+        .map_err(|e| CliError::Usage(format!("-o {}: {e}", a.output.display())))?;
+    Ok(has_sides)
+}
+
+pub fn run(ctx: &Ctx, a: &ReportArgs) -> Result<i32, CliError> {
+    let sel = &a.sel;
+    let has_sides = check_request(a)?;
     let mut store = ctx.open()?;
     let options = select::set_options(sel)?;
     let cmp = if has_sides {

@@ -148,6 +148,35 @@ const CORPUS: &[Row] = &[
         &["127.0.0.1:1", "bob:***@"],
         &["ter2"],
     ),
+    // Special files (issue 22): never read, waited on or replaced. `{fifo}`
+    // is a FIFO without a writer, `{sock}` a unix socket, `{null}` a
+    // symbolic link to /dev/null, `{link}` one to a file outside the run.
+    (&["suite", "run", "{fifo}"], 2, &["fifo", "FIFO"], &[]),
+    (&["suite", "show", "{fifo}"], 2, &["fifo", "FIFO"], &[]),
+    (
+        &["report", "--history", "k", "-o", "{fifo}"],
+        2,
+        &["-o", "fifo", "FIFO", "not replaced"],
+        &[],
+    ),
+    (
+        &["report", "--history", "k", "-o", "{sock}"],
+        2,
+        &["sock", "socket"],
+        &[],
+    ),
+    (
+        &["report", "--history", "k", "-o", "{null}"],
+        2,
+        &["null", "symbolic link"],
+        &[],
+    ),
+    (
+        &["report", "--history", "k", "-o", "{link}"],
+        2,
+        &["link", "symbolic link"],
+        &[],
+    ),
     // A server that accepts and never answers: a deadline, not a hang.
     (
         &["runs", "--db", "postgres://u:pw@127.0.0.1:{silent}/db"],
@@ -200,6 +229,7 @@ fn every_bad_input_is_refused_with_the_facts() {
     let text = dir.join("notes.txt");
     std::fs::write(&text, "Linux version 6.1.0 (just some text)\n").unwrap();
     let port = silent_port().to_string();
+    let special = Special::new();
     let mut failures = Vec::new();
     for (args, status, words, never) in CORPUS {
         let args: Vec<String> = args
@@ -210,6 +240,7 @@ fn every_bad_input_is_refused_with_the_facts() {
                     .replace("{text}", &text.display().to_string())
                     .replace("{silent}", &port)
             })
+            .map(|a| special.expand(&a))
             .collect();
         let o = pario(dir, &db, &args, &[]);
         let all = format!("{}{}", o.stdout, o.stderr);
@@ -247,7 +278,80 @@ fn every_bad_input_is_refused_with_the_facts() {
             failures.push(format!("{p}/ was created"));
         }
     }
+    failures.extend(special.changes());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The special files of the corpus, in their own directory.
+struct Special {
+    dir: tempfile::TempDir,
+    outside: tempfile::TempDir,
+    _sock: std::os::unix::net::UnixListener,
+}
+
+impl Special {
+    fn new() -> Special {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert!(Command::new("mkfifo")
+            .arg(d.join("fifo"))
+            .status()
+            .unwrap()
+            .success());
+        let sock = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+        std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
+        std::fs::write(outside.path().join("victim"), "kept").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("victim"), d.join("link")).unwrap();
+        Special {
+            dir,
+            outside,
+            _sock: sock,
+        }
+    }
+
+    fn expand(&self, a: &str) -> String {
+        let mut a = a.to_string();
+        for n in ["fifo", "sock", "null", "link"] {
+            a = a.replace(
+                &format!("{{{n}}}"),
+                &self.dir.path().join(n).display().to_string(),
+            );
+        }
+        a
+    }
+
+    /// What changed: each fixture must still be what it was.
+    fn changes(&self) -> Vec<String> {
+        use std::os::unix::fs::FileTypeExt;
+        let d = self.dir.path();
+        let kind = |n: &str| std::fs::symlink_metadata(d.join(n)).map(|m| m.file_type());
+        let mut bad = Vec::new();
+        if !kind("fifo").is_ok_and(|t| t.is_fifo()) {
+            bad.push("the FIFO was replaced or removed".to_string());
+        }
+        if !kind("sock").is_ok_and(|t| t.is_socket()) {
+            bad.push("the socket was replaced or removed".to_string());
+        }
+        for n in ["null", "link"] {
+            if !kind(n).is_ok_and(|t| t.is_symlink()) {
+                bad.push(format!("the symbolic link {n} was replaced or removed"));
+            }
+        }
+        let victim = std::fs::read_to_string(self.outside.path().join("victim"));
+        if victim.ok().as_deref() != Some("kept") {
+            bad.push("the file outside the run was written".to_string());
+        }
+        let mut names: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        if names != ["fifo", "link", "null", "sock"] {
+            bad.push(format!("files beside the special ones: {names:?}"));
+        }
+        bad
+    }
 }
 
 const LOG: &str = include_str!("fixtures/ior-3.0-ssf-2.6.0.log");

@@ -44,7 +44,10 @@ pub fn agree_on_errors(comm: &dyn Comm, error: Option<String>) -> Result<(), Str
 
 /// Collective: like [`agree_on_errors`], but the shared message is the
 /// lowest failing rank's own error text, without rank names.
-pub fn agree_on_first_error(comm: &dyn Comm, error: Option<String>) -> Result<(), String> {
+pub fn agree_on_first_error<C: Comm + ?Sized>(
+    comm: &C,
+    error: Option<String>,
+) -> Result<(), String> {
     if !comm.any_true(error.is_some()) {
         return Ok(());
     }
@@ -55,7 +58,7 @@ pub fn agree_on_first_error(comm: &dyn Comm, error: Option<String>) -> Result<()
 }
 
 /// Collective: `text` from `root` on every rank.
-pub fn broadcast_text(comm: &dyn Comm, root: u32, text: String) -> String {
+pub fn broadcast_text<C: Comm + ?Sized>(comm: &C, root: u32, text: String) -> String {
     let mut bytes = text.into_bytes();
     comm.broadcast_bytes(root, &mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
@@ -64,7 +67,7 @@ pub fn broadcast_text(comm: &dyn Comm, root: u32, text: String) -> String {
 /// Collective: one (possibly empty) text per rank, in rank order, at rank
 /// 0 (`None` elsewhere). Every rank sends at least one byte: some MPI
 /// libraries refuse a gather of nothing at all.
-pub fn gather_text(comm: &dyn Comm, text: &str) -> Option<Vec<String>> {
+pub fn gather_text<C: Comm + ?Sized>(comm: &C, text: &str) -> Option<Vec<String>> {
     let mut payload = Vec::with_capacity(text.len() + 1);
     payload.push(b'#');
     payload.extend_from_slice(text.as_bytes());

@@ -220,10 +220,48 @@ pub fn keep(record: &RunRecord, settings: &Settings, console: &Console<'_>) {
     }
 }
 
+/// Collective, at the end of a run: whether any rank caught SIGINT or
+/// SIGTERM. If one did, every rank gets the exit status (130, or 143 when
+/// any rank caught SIGTERM) and the line rank 0 printed,
+/// "interrupted by SIGTERM: `what`", which the caller puts in the record's
+/// errors (and marks the record interrupted). None when no rank was.
+pub fn agree_on_interrupt(
+    comm: &dyn Comm,
+    interrupt: &Interrupt,
+    console: &Console<'_>,
+    what: &str,
+) -> Option<(i32, String)> {
+    let caught = interrupt.exit_status().unwrap_or(0) as u64;
+    let caught = comm.all_reduce_u64(&[caught], pario_comm::ReduceOp::Max)[0] as i32;
+    if caught <= 0 {
+        return None;
+    }
+    let text = format!("interrupted by {}: {what}", Interrupt::name(caught));
+    if comm.rank() == 0 {
+        console.error(&text);
+    }
+    Some((caught, text))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pario_comm::LocalComm;
+
+    #[test]
+    fn an_interrupt_on_any_rank_is_agreed_with_its_status() {
+        let comm = LocalComm::new();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let console = Console::new("t", &mut out, &mut err);
+        let i = Interrupt::default();
+        assert_eq!(agree_on_interrupt(&comm, &i, &console, "x"), None);
+        i.raise(true);
+        let (status, text) = agree_on_interrupt(&comm, &i, &console, "stopped").unwrap();
+        assert_eq!(status, 143);
+        assert_eq!(text, "interrupted by SIGTERM: stopped");
+        drop(console);
+        assert!(String::from_utf8_lossy(&err).contains("interrupted by SIGTERM"));
+    }
 
     #[test]
     fn a_local_run_gets_an_id_tags_and_a_record() {

@@ -42,24 +42,15 @@ pub struct DeckRuns {
 pub fn read_deck(path: &Path, defaults: &IorParams) -> Result<DeckRuns, OptionError> {
     let name = path.display().to_string();
     // A FIFO without a writer would block the open forever; a device would
-    // be read without end: only regular files are decks.
-    if let Ok(m) = std::fs::metadata(path) {
-        if !m.is_file() {
-            let kind =
-                pario_backends::posix::special_kind(&m.file_type()).unwrap_or(if m.is_dir() {
-                    "directory"
-                } else {
-                    "special file"
-                });
-            return Err(OptionError::DeckFile {
-                file: name,
-                message: format!("is a {kind}, not a regular file: a deck must be a file"),
-            });
-        }
-    }
-    let bytes = std::fs::read(path).map_err(|e| OptionError::DeckFile {
+    // be read without end: only regular files are decks (the check every
+    // input shares).
+    let bytes = pario_results::special::read_regular(path).map_err(|e| OptionError::DeckFile {
         file: name.clone(),
-        message: format!("cannot read deck: {e}"),
+        message: if e.kind() == std::io::ErrorKind::InvalidInput {
+            e.to_string()
+        } else {
+            format!("cannot read deck: {e}")
+        },
     })?;
     let text = String::from_utf8_lossy(&bytes);
     parse_deck(&text, &name, defaults)

@@ -301,6 +301,9 @@ fn check_paths(backend: &dyn Backend, o: &Options) -> Option<String> {
     if let Some(e) = run_info_unwritable(o) {
         return Some(e);
     }
+    if let Some(refusal) = o.run_precreate.then(|| occupied(prefix)).flatten() {
+        return Some(format!("-o {}: {refusal}", o.prefix));
+    }
     if let Some(l) = &o.latency_prefix {
         let dir = pario_frontend::backend::parent_dir(l);
         if !dir.is_dir() {
@@ -349,6 +352,22 @@ fn run_info_unwritable(o: &Options) -> Option<String> {
             o.run_info_file
         )),
     }
+}
+
+/// Why the precreation must not go into `prefix`, a local directory that
+/// already holds something: an object name there may be a symbolic link
+/// (or another run's file), and creating the object would write through
+/// it into a file outside the run. Upstream refuses an existing directory;
+/// an empty one is accepted (IO500 makes its directory first).
+fn occupied(prefix: &Path) -> Option<String> {
+    let n = std::fs::read_dir(prefix).ok()?.count();
+    (n > 0).then(|| {
+        format!(
+            "the directory already holds {n} entr{} (an earlier run's objects?): \
+             precreating (-1) needs a new or empty directory",
+            if n == 1 { "y" } else { "ies" }
+        )
+    })
 }
 
 /// Collective: where the objects start: `--start-item`, else the position

@@ -259,7 +259,19 @@ fn bad_input_is_one_line_and_a_status() {
     let info = format!("--run-info-file={}", d.join("none.status").display());
     let o = prefix(d);
     let nodir = format!("--run-info-file={}", d.join("nodir/s").display());
+    // Issue 22: a symbolic link already at an object's name, pointing out
+    // of the run: precreating into that directory is refused, the file it
+    // names is not written.
+    let planted = tempfile::tempdir().unwrap();
+    let victim = planted.path().join("victim");
+    std::fs::write(&victim, "not the run's").unwrap();
+    let occupied = planted.path().join("mdw");
+    std::fs::create_dir_all(occupied.join("0_0")).unwrap();
+    std::os::unix::fs::symlink(&victim, occupied.join("0_0/file-0")).unwrap();
+    let occupied = occupied.display().to_string();
     let cases: Vec<(Vec<&str>, i32, &[&str])> = vec![
+        (vec!["-o", &occupied], 2, &["-o", "mdw", "already holds"]),
+        (vec!["-o", &occupied, "-1"], 2, &["-o", "already holds"]),
         (vec!["-Z"], 2, &["-Z: unknown option"]),
         (vec!["-S", "3x"], 2, &["-S 3x"]),
         (vec!["-D", "0"], 2, &["-D 0"]),
@@ -295,6 +307,7 @@ fn bad_input_is_one_line_and_a_status() {
         }
         assert!(!se.contains("panicked"), "{se}");
     }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "not the run's");
     // An existing directory but no run-info file: a run-time failure.
     std::fs::create_dir(d.join("mdw")).unwrap();
     let out = run(1, d, &["-o", &o, "-2", &info]);

@@ -360,11 +360,13 @@ fn check_hosts(o: &Options, ty: TestType) -> Result<Option<Vec<u32>>, BadInput> 
 
 /// Whitespace-separated tokens of a `-targets` file.
 pub fn read_targets(path: &str) -> Result<Vec<String>, BadInput> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        err(format!(
-            "Unable to open file {path}: {e}. Problem reading targets file {path}."
-        ))
-    })?;
+    let text = pario_results::special::read_regular_to_string(std::path::Path::new(path)).map_err(
+        |e| {
+            err(format!(
+                "Unable to open file {path}: {e}. Problem reading targets file {path}."
+            ))
+        },
+    )?;
     Ok(text.split_whitespace().map(String::from).collect())
 }
 

@@ -28,6 +28,9 @@ pub struct Outcome {
     pub began: f64,
     /// Interval of the phases' time series (`--series-interval`).
     pub series_interval: f64,
+    /// Why the run was interrupted (SIGINT/SIGTERM on some rank), as rank
+    /// 0 printed it; the record is marked interrupted.
+    pub interrupted: Option<String>,
 }
 
 /// `--warmup` has nothing to apply to here.
@@ -91,17 +94,35 @@ pub fn main_with(
         host,
         err: &err,
         progress,
+        stop: settings.interrupt.stop_flag(),
     };
-    let mut outcome = execute(&x, &cfg, &hosts, &mut *results, console);
+    let (mut outcome, files) = execute(&x, &cfg, &hosts, &mut *results, console);
     outcome.began = ctx.began;
     outcome.series_interval = x.progress.interval;
     let _ = results.flush();
     drop(results);
+    if let Some((status, text)) = pario_frontend::context::agree_on_interrupt(
+        world,
+        &settings.interrupt,
+        console,
+        INTERRUPTED,
+    ) {
+        outcome.exit = status;
+        outcome.interrupted = Some(text);
+    }
+    // The record first: a launcher may kill the ranks soon after a signal.
     if r == 0 && outcome.exit != EXIT_BAD_INPUT {
         keep_outcome(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
     }
+    if let (Some(files), true) = (files, cfg.opts.deletefile && cfg.file_io()) {
+        files.delete(&x, &outcome);
+    }
     outcome.exit
 }
+
+/// What rank 0 says after SIGINT or SIGTERM.
+const INTERRUPTED: &str = "stopped at the next object on every rank; the phase it stopped is \
+     not reported; files are removed as -deletefile asks; the record is kept, marked interrupted";
 
 /// pario's progress options, taken out of `argv` and agreed on by every
 /// rank (`--warmup` is refused): the other arguments and the progress.
@@ -153,7 +174,7 @@ fn configure<C: Comm + ?Sized>(
     argv: &[String],
     console: &Console<'_>,
 ) -> Result<Option<Config>, BadInput> {
-    let args = options::expand_setup(&argv[1.min(argv.len())..], |p| std::fs::read_to_string(p))?;
+    let args = options::expand_setup(&argv[1.min(argv.len())..], read_input)?;
     let opts = options::parse(&args)?;
     if opts.help {
         if world.rank() == 0 {
@@ -171,6 +192,12 @@ fn configure<C: Comm + ?Sized>(
         None => None,
     };
     config::validate(&opts, world.size(), page_size(), targets).map(Some)
+}
+
+/// A `-setup` file's text: only a regular file is read (a FIFO without a
+/// writer would block every rank for ever).
+pub fn read_input(p: &str) -> std::io::Result<String> {
+    pario_results::special::read_regular_to_string(std::path::Path::new(p))
 }
 
 /// The system page size in bytes.
@@ -241,14 +268,15 @@ fn open_streams<'a, C: Comm + ?Sized>(
     Ok((results, err))
 }
 
-/// Roles, headers, phases, deletion.
+/// Roles, headers, phases. Returns the outcome and, once the files were
+/// decided, the file set (for `-deletefile`, after the record is kept).
 fn execute<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     cfg: &Config,
     hosts: &[String],
     out: &mut dyn Write,
     console: &Console<'_>,
-) -> Outcome {
+) -> (Outcome, Option<FileSet>) {
     let mut outcome = Outcome::default();
     let agg = if cfg.ty.aggregated() {
         match run::aggregation(cfg, hosts) {
@@ -258,7 +286,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
                     console.err(&format!("{e}\n"));
                 }
                 outcome.exit = EXIT_BAD_INPUT;
-                return outcome;
+                return (outcome, None);
             }
         }
     } else {
@@ -271,7 +299,7 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
                 console.err(&format!("{e}\n"));
             }
             outcome.exit = EXIT_BAD_INPUT;
-            return outcome;
+            return (outcome, None);
         }
     };
     if x.r == 0 {
@@ -293,20 +321,28 @@ fn execute<C: Comm + PointToPoint + ?Sized>(
         let all = phase(x, cfg, agg.as_ref(), &files, true, out);
         outcome.write = Some(all);
     }
-    if cfg.opts.sleep > 0 {
-        std::thread::sleep(std::time::Duration::from_secs(cfg.opts.sleep));
-    }
+    sleep_unless_stopped(x, cfg.opts.sleep);
     let write_failed = x
         .world
         .any_true(outcome.write.as_ref().is_some_and(|a| a.failed()));
-    if cfg.read_phase() && !write_failed {
+    let stopped = x.world.any_true(x.stop.is_requested());
+    if cfg.read_phase() && !write_failed && !stopped {
         outcome.read = Some(phase(x, cfg, agg.as_ref(), &files, false, out));
     }
-    if cfg.opts.deletefile && cfg.file_io() {
-        files.delete(x);
-    }
     outcome.exit = exit_status(x.world, &outcome, write_failed);
-    outcome
+    (outcome, Some(files))
+}
+
+/// `-sleep` seconds between the phases, cut short by a stop request.
+fn sleep_unless_stopped<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, seconds: u64) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while !x.stop.is_requested() {
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(100)));
+    }
 }
 
 /// 1 if any rank failed, else 3 if any object failed verification.
@@ -360,6 +396,8 @@ struct FileSet {
     group: Option<Box<dyn Comm>>,
     /// True when this rank deletes `path` at the end.
     deleter: bool,
+    /// Something was at `path` before the run.
+    existed: bool,
 }
 
 impl FileSet {
@@ -409,11 +447,17 @@ impl FileSet {
             }
         }
         let path = (is_io && cfg.file_io()).then(|| PathBuf::from(&name));
+        let problem = path.as_deref().and_then(|p| refusal(p, cfg, x.r));
+        pario_engine::collective::agree_on_first_error(x.world, problem)?;
+        let existed = path
+            .as_deref()
+            .is_some_and(|p| std::fs::symlink_metadata(p).is_ok());
         Ok(FileSet {
             path,
             shown,
             group,
             deleter: deleter && is_io,
+            existed,
         })
     }
 
@@ -427,9 +471,23 @@ impl FileSet {
         }
     }
 
-    fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>) {
+    /// `-deletefile`, on the deleting ranks: only what the run made or
+    /// used. A regular file (never a device node, FIFO, socket or symbolic
+    /// link, whatever happened since the check), and one that was there
+    /// before the run only when every phase went well (not when its open
+    /// failed or the run was stopped).
+    fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>, o: &Outcome) {
+        let failed = [&o.write, &o.read]
+            .into_iter()
+            .flatten()
+            .any(PhaseAll::failed);
+        let failed = x.world.any_true(failed);
         x.world.barrier();
         if let (true, Some(p)) = (self.deleter, &self.path) {
+            let regular = std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+            if !regular || (self.existed && failed) {
+                return;
+            }
             if pario_comm::mpiio::delete(p, &x.spec.hints()).is_err() {
                 x.err.line(&format!(
                     "[RANK {}] WARNING: Unable to remove file {}.",
@@ -439,6 +497,31 @@ impl FileSet {
             }
         }
     }
+}
+
+/// Why this rank must not open `p`, refused before anything is opened (as
+/// ior refuses its targets): a device node, FIFO or socket, which the
+/// original wrote to and then deleted, or a symbolic link, which would
+/// write test data into a file outside the run's names.
+fn refusal(p: &std::path::Path, cfg: &Config, r: u32) -> Option<String> {
+    let m = std::fs::symlink_metadata(p).ok()?;
+    let why = if m.file_type().is_symlink() {
+        match pario_results::special::special_file(p) {
+            Some(kind) => format!("is a symbolic link to a {kind}"),
+            None => "is a symbolic link: the file it names is not the run's to write or remove"
+                .to_string(),
+        }
+    } else {
+        let kind = pario_results::special::special_kind(&m.file_type())?;
+        format!("is a {kind}, not a regular file")
+    };
+    let option = match &cfg.opts.targets {
+        Some(list) => format!("-targets {list}: {}", p.display()),
+        None => format!("-target {}", p.display()),
+    };
+    Some(format!(
+        "[RANK {r}] ERROR: {option}: {why}: refusing to open or remove it."
+    ))
 }
 
 /// The original's warning when `-ahead` buffers outnumber the buffer fills

@@ -11,7 +11,7 @@ use pario_frontend::{Console, Settings};
 /// run on `ranks` ranks (a `-setup` or `-targets` file is read): `Err`
 /// holds the refusal. A help request is refused too.
 pub fn check(args: &[String], ranks: u32) -> Result<(), String> {
-    let args = options::expand_setup(args, |p| std::fs::read_to_string(p)).map_err(|e| e.0)?;
+    let args = options::expand_setup(args, driver::read_input).map_err(|e| e.0)?;
     let opts = options::parse(&args).map_err(|e| e.0)?;
     if opts.help {
         return Err("-help prints the help and runs nothing".to_string());

@@ -10,7 +10,12 @@ fn main() {
         eprintln!("mpi_io_test: MPI could not be initialised");
         std::process::exit(1);
     };
-    let settings = pario_frontend::Settings::from_env();
+    // From here on Ctrl-C and SIGTERM stop the run cleanly, as in ior and
+    // mdtest (see pario_engine::interrupt).
+    let settings = pario_frontend::Settings {
+        interrupt: pario_engine::interrupt::Interrupt::register(),
+        ..pario_frontend::Settings::from_env()
+    };
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     let console = pario_frontend::Console::new("mpi_io_test", &mut out, &mut err);
     let code = pario_mpi_io_test::driver::main_with(world.world(), &argv, &settings, &console);

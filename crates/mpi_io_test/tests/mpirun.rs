@@ -715,6 +715,72 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
     );
 }
 
+/// Special files and symbolic links as targets or inputs (issue 22): one
+/// line, exit 2, before anything is opened, and the fixtures untouched: a
+/// FIFO, a unix socket and `/dev/null` behind a symbolic link are neither
+/// written, read, waited on nor removed (not even with `-deletefile`), and
+/// a symbolic link to a file outside the run is not written through.
+#[test]
+fn special_files_and_symbolic_links_are_refused_and_left_alone() {
+    let dir = scratch();
+    let d = dir.path();
+    assert!(Command::new("mkfifo")
+        .arg(d.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    let _sock = std::os::unix::net::UnixListener::bind(d.join("sock")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("null")).unwrap();
+    let outside = scratch();
+    let victim = outside.path().join("victim");
+    std::fs::write(&victim, "not the run's").unwrap();
+    std::os::unix::fs::symlink(&victim, d.join("link")).unwrap();
+    let fifo = s(&d.join("fifo"));
+    std::fs::write(d.join("list"), format!("{fifo}\n{fifo}\n")).unwrap();
+    let t = |n: &str| s(&d.join(n));
+    let base = ["-type", "1", "-size", "8", "-nobj", "2", "-deletefile"];
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec!["-target".into(), t("fifo")], "FIFO"),
+        (vec!["-target".into(), t("sock")], "socket"),
+        (
+            vec!["-target".into(), t("null")],
+            "symbolic link to a character device",
+        ),
+        (vec!["-target".into(), t("link")], "symbolic link"),
+        (vec!["-targets".into(), t("list")], "FIFO"),
+        (vec!["-setup".into(), t("fifo")], "FIFO"),
+        (vec!["-targets".into(), t("fifo")], "FIFO"),
+    ];
+    for (extra, word) in &cases {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(extra.iter().map(String::as_str));
+        let run = mpirun(2, &args);
+        assert_eq!(run.status, 2, "{args:?}\n{}\n{}", run.stdout, run.stderr);
+        let ours = run.stderr.split("\n-----").next().unwrap();
+        let lines: Vec<&str> = ours.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
+        assert!(lines[0].contains(word), "{args:?}: {}", run.stderr);
+        assert!(
+            lines[0].contains(extra[1].as_str()),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(!run.stdout.contains("Input Parameters"));
+    }
+    use std::os::unix::fs::FileTypeExt;
+    let kind = |n: &str| std::fs::symlink_metadata(d.join(n)).unwrap().file_type();
+    assert!(kind("fifo").is_fifo());
+    assert!(kind("sock").is_socket());
+    assert!(kind("null").is_symlink() && kind("link").is_symlink());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "not the run's");
+    let mut names: Vec<String> = std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["fifo", "link", "list", "null", "sock"]);
+}
+
 /// The aggregators of the specification's block rule: `io[i] = i·q + min(i, e)`.
 fn block_leaders(n: u32, m: u32) -> Vec<u32> {
     let (q, e) = (n / m, n % m);

@@ -61,13 +61,20 @@ impl Report {
         let mut out = Vec::new();
         for p in &self.plots {
             let svg_path = dir.join(format!("{}.svg", p.id));
-            std::fs::write(&svg_path, p.chart.svg()?).map_err(|e| ReportError::Io {
-                path: svg_path.clone(),
-                message: e.to_string(),
-            })?;
+            // Only new names or regular files are replaced (never a FIFO,
+            // device node, socket or symbolic link).
+            pario_results::record_io::write_atomically(&svg_path, p.chart.svg()?.as_bytes())
+                .map_err(|e| ReportError::Io {
+                    path: svg_path.clone(),
+                    message: e.to_string(),
+                })?;
             out.push(svg_path);
             if png {
                 let png_path = dir.join(format!("{}.png", p.id));
+                pario_results::special::replaceable(&png_path).map_err(|e| ReportError::Io {
+                    path: png_path.clone(),
+                    message: e.to_string(),
+                })?;
                 p.chart.png(&png_path)?;
                 out.push(png_path);
             }

@@ -11,8 +11,12 @@ use std::path::{Path, PathBuf};
 pub const RESULTS_DIR_ENV: &str = "PARIO_RESULTS_DIR";
 
 /// Write `bytes` to `path` via a temporary file in the same directory and a
-/// rename, so that readers see the old file or the whole new one.
+/// rename, so that readers see the old file or the whole new one. Only an
+/// absent path or a regular file is replaced: a device node, FIFO, socket,
+/// symbolic link or directory at `path` is an error and stays as it was
+/// ([`crate::special::replaceable`]).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    crate::special::replaceable(path)?;
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -65,6 +69,7 @@ pub fn save_to_results_dir(record: &RunRecord) -> std::io::Result<Option<PathBuf
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt;
 
     #[test]
     fn records_round_trip_and_leave_no_temporary_files() {
@@ -112,6 +117,31 @@ mod tests {
         let p = &back.tests[0].phases[0];
         assert!(p.bandwidth.is_nan() && p.iops.is_nan());
         assert_eq!((p.bytes, p.total_time), (8, 0.0));
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn fifos_and_symbolic_links_are_not_replaced() {
+        let tmp = tempdir();
+        let fifo = tmp.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.unwrap().success());
+        let target = tmp.join("target");
+        std::fs::write(&target, "kept").unwrap();
+        let link = tmp.join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let e = write_atomically(&fifo, b"x").unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        let e = write_atomically(&link, b"x").unwrap_err().to_string();
+        assert!(e.contains("symbolic link"), "{e}");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+        write_atomically(&target, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new");
         std::fs::remove_dir_all(&tmp).unwrap();
     }
 

@@ -25,14 +25,17 @@ pub fn source(target: &str) -> Result<(String, String), SuiteError> {
             return Ok((format!("suite:{target}"), text.to_string()));
         }
     }
-    match std::fs::read_to_string(target) {
+    // Only a regular file: a FIFO without a writer would block for ever.
+    match pario_results::special::read_regular_to_string(std::path::Path::new(target)) {
         Ok(text) => Ok((target.to_string(), text)),
         Err(e) => {
             let names: Vec<&str> = SHIPPED.iter().map(|(n, _)| *n).collect();
             Err(SuiteError {
                 file: target.to_string(),
                 line: None,
-                reason: if is_path {
+                reason: if e.kind() == std::io::ErrorKind::InvalidInput {
+                    e.to_string()
+                } else if is_path {
                     format!("cannot read the suite file: {e}")
                 } else {
                     format!(

@@ -185,7 +185,9 @@ pub struct FileImport {
 /// Read and parse one file, following a "Writing output to X" pointer.
 pub fn import_file(path: &Path, format: Format) -> FileImport {
     let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| ImportError::Io(format!("{}: {e}", p.display())))
+        // Only regular files: a FIFO without a writer would block for ever.
+        pario_results::special::read_regular_to_string(p)
+            .map_err(|e| ImportError::Io(format!("{}: {e}", p.display())))
     };
     let text = match read(path) {
         Ok(t) => t,

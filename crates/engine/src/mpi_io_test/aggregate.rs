@@ -22,6 +22,11 @@
 //! With `-collective` every aggregator calls the collective transfer the
 //! same number of times (the largest fill count; extra calls move nothing),
 //! so the original's hang cannot happen.
+//!
+//! A stop request (SIGINT/SIGTERM, [`Rank::stop`]) ends an aggregator's
+//! writes at its next fill: it still receives what its senders send (they
+//! would block otherwise) but writes nothing more (collective calls move
+//! nothing). The read phase of these types runs to its end.
 
 use super::data::{self, Filler};
 use super::direct::{open_agreed, report_mismatch};
@@ -341,6 +346,11 @@ fn pipelined_writes<C: Comm + PointToPoint + ?Sized>(
         if let Some(p) = pending[b].take() {
             bufs[b] = finish(x, out, p, &mut failed);
         }
+        // Stopped: the senders' objects are still received (they block
+        // until then), but no more is written.
+        if x.stopping(out, "fill", i as u64) {
+            failed = true;
+        }
         let mut buf = std::mem::take(&mut bufs[b]);
         buf.resize((u64::from(fill.senders) * cfg.k * cfg.s) as usize, 0);
         let tr = now();
@@ -413,6 +423,10 @@ fn collective_writes<C: Comm + PointToPoint + ?Sized>(
         let off = aggregated_offset(me.region, fill.first_sender, 0, cfg.k, cfg.s);
         if let Some(f) = file.as_deref_mut() {
             let tw = now();
+            if x.stopping(out, "fill", i as u64) {
+                let _ = f.write_at_all_nothing();
+                continue;
+            }
             let res = f.write_at_all(off, &buf);
             out.t.opwait += now() - tw;
             check_len(x, out, res, buf.len(), path, off, &mut failed);

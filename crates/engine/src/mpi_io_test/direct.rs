@@ -185,7 +185,13 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
             out.t.barrier += now() - tb;
         }
         let off = offset(x, j);
-        if failed && !cfg.collective {
+        let stopped = x.stopping(out, "object", j);
+        if (failed || stopped) && !cfg.collective {
+            continue;
+        }
+        if stopped {
+            // Every rank of the file makes the same collective calls.
+            let _ = file.write_at_all_nothing();
             continue;
         }
         data::retouch(
@@ -238,7 +244,12 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
     let mut failed = false;
     for j in 0..cfg.k {
         let off = offset(x, j);
-        if failed && !cfg.collective {
+        let stopped = x.stopping(out, "object", j);
+        if (failed || stopped) && !cfg.collective {
+            continue;
+        }
+        if stopped {
+            let _ = file.read_at_all_nothing();
             continue;
         }
         let tr = now();

@@ -45,6 +45,9 @@ impl ErrOut {
     }
 }
 
+/// The words of the error that marks a phase stopped by a signal.
+pub const STOPPED: &str = "stopped by request";
+
 /// What one rank knows while running.
 pub struct Rank<'a, C: Comm + PointToPoint + ?Sized> {
     pub world: &'a C,
@@ -55,6 +58,10 @@ pub struct Rank<'a, C: Comm + PointToPoint + ?Sized> {
     pub err: &'a ErrOut,
     /// Time series interval and live progress (see [`crate::progress`]).
     pub progress: crate::progress::Progress,
+    /// Set by SIGINT/SIGTERM ([`crate::interrupt::Interrupt::stop_flag`]):
+    /// the phase moves no more data from the next object (types 1, 2, 5)
+    /// or fill (types 3, 4 on the aggregators) on.
+    pub stop: crate::ior::StopFlag,
 }
 
 impl<C: Comm + PointToPoint + ?Sized> Rank<'_, C> {
@@ -62,6 +69,24 @@ impl<C: Comm + PointToPoint + ?Sized> Rank<'_, C> {
     pub fn error(&self, out: &mut PhaseOut, msg: String) {
         self.err.line(&msg);
         out.errors.push(msg);
+    }
+
+    /// True once a stop was requested; the first time, the phase is marked
+    /// failed ("stopped by request before object `j`"; not printed: the
+    /// front end says once that the run was interrupted), so that it is
+    /// not reported as a measurement.
+    pub fn stopping(&self, out: &mut PhaseOut, what: &str, j: u64) -> bool {
+        if !self.stop.is_requested() {
+            return false;
+        }
+        if !out.errors.iter().any(|e| e.contains(STOPPED)) {
+            out.errors.push(format!(
+                "[RANK {}] {STOPPED} before {what} {}",
+                self.r,
+                j + 1
+            ));
+        }
+        true
     }
 }
 
