@@ -7,7 +7,9 @@
 //! run without delay).
 
 use crate::posix::flag_value;
-use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::registry::{
+    BackendDescriptor, Created, Effect, Features, OptionKind as K, OptionSpec as O,
+};
 use crate::OpenContext;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, FileHandle, FileStat, FsInfo,
@@ -26,7 +28,7 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
         O::new("delay-close", K::UInt, "microseconds to sleep per close"),
         O::new("delay-sync", K::UInt, "microseconds to sleep per sync"),
         O::new("delay-xfer", K::UInt, "microseconds to sleep per transfer"),
-        O::new("delay-only-rank0", K::Flag, "only rank 0 sleeps"),
+        O::new("delay-only-rank0", K::Flag, "only rank 0 sleeps").effect(Effect::SlowsRankZero),
     ],
     reads: &[],
     features: Features {

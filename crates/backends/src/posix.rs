@@ -6,7 +6,9 @@
 //! striping options are accepted and reported as not applied unless that file
 //! system is detected (see the front end).
 
-use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::registry::{
+    BackendDescriptor, Created, Effect, Features, OptionKind as K, OptionSpec as O,
+};
 use crate::OpenContext;
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
@@ -24,7 +26,8 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
     options: &[
         O::new("odirect", K::Flag, "open files with O_DIRECT")
             .letter('B')
-            .directive("useO_DIRECT"),
+            .directive("useO_DIRECT")
+            .effect(Effect::DirectIo),
         O::new(
             "rangelocks",
             K::Flag,

@@ -57,6 +57,21 @@ pub struct OptionSpec {
     /// Set by the front end from the test (mmap's `random-offset` from
     /// `-z`), not by the user: neither listed nor accepted on command lines.
     pub internal: bool,
+    /// What the option does that the front ends' advisor must know (a flag
+    /// that opens files with O_DIRECT, ...), when on.
+    pub effect: Option<Effect>,
+}
+
+/// What a flag option does, for the front ends that must know it without
+/// knowing the backend (the advisor: no "served from the page cache" for
+/// a run that bypassed it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Effect {
+    /// Files are opened with O_DIRECT: transfers bypass the page cache.
+    DirectIo,
+    /// Only rank 0 is slowed (a test backend's delays): a slow rank 0 is
+    /// what the run asked for.
+    SlowsRankZero,
 }
 
 impl OptionSpec {
@@ -68,6 +83,7 @@ impl OptionSpec {
             letter: None,
             directive: None,
             internal: false,
+            effect: None,
         }
     }
     /// The IOR 3 directive that also sets this option.
@@ -83,6 +99,11 @@ impl OptionSpec {
     /// An option the front end sets from the test, never the user.
     pub const fn internal(mut self) -> OptionSpec {
         self.internal = true;
+        self
+    }
+    /// What this flag does when on (see [`Effect`]).
+    pub const fn effect(mut self, effect: Effect) -> OptionSpec {
+        self.effect = Some(effect);
         self
     }
 }
@@ -221,6 +242,37 @@ impl BackendDescriptor {
     /// The options a user may give (internal ones left out).
     pub fn user_options(&self) -> impl Iterator<Item = &'static OptionSpec> {
         self.options.iter().filter(|o| !o.internal)
+    }
+    /// The flag, of its own module or one it reads, that has `effect` on
+    /// this backend, as `--module.key` (`--uring.odirect`), if any.
+    pub fn option_with(&self, effect: Effect) -> Option<String> {
+        self.modules().find_map(|d| {
+            d.options
+                .iter()
+                .find(|o| o.effect == Some(effect))
+                .map(|o| format!("--{}.{}", d.module, o.key))
+        })
+    }
+    /// Whether `options` (module, key, value: every one given) turn
+    /// `effect` on for this backend: a flag marked with it, of a module
+    /// this backend reads, given and not set to 0.
+    pub fn in_effect(&self, effect: Effect, options: &[(String, String, Option<String>)]) -> bool {
+        self.modules().any(|d| {
+            d.options
+                .iter()
+                .filter(|o| o.effect == Some(effect))
+                .any(|o| {
+                    options.iter().any(|(m, k, v)| {
+                        m.eq_ignore_ascii_case(d.module)
+                            && k.eq_ignore_ascii_case(o.key)
+                            && crate::posix::flag_value(m, k, v.as_deref()) == Ok(true)
+                    })
+                })
+        })
+    }
+    /// This backend's descriptor, then those of the modules it reads.
+    fn modules(&self) -> impl Iterator<Item = &BackendDescriptor> {
+        std::iter::once(self).chain(self.reads.iter().filter_map(|m| find_module(m)))
     }
 }
 
@@ -381,6 +433,45 @@ mod tests {
                 assert!(find_module(m).is_some(), "{} reads {m}", d.name);
             }
         }
+    }
+
+    #[test]
+    fn direct_io_is_known_from_the_options_each_backend_reads() {
+        let opt = |m: &str, k: &str, v: Option<&str>| {
+            (m.to_string(), k.to_string(), v.map(str::to_string))
+        };
+        let uring = find("URING").unwrap();
+        let posix = find("POSIX").unwrap();
+        let aio = find("AIO").unwrap();
+        // Every backend with direct I/O names the flag that turns it on.
+        for d in DESCRIPTORS.iter().filter(|d| d.features.direct_io) {
+            assert!(d.option_with(Effect::DirectIo).is_some(), "{}", d.name);
+        }
+        assert_eq!(
+            uring.option_with(Effect::DirectIo).as_deref(),
+            Some("--uring.odirect")
+        );
+        assert_eq!(
+            aio.option_with(Effect::DirectIo).as_deref(),
+            Some("--posix.odirect")
+        );
+        assert_eq!(find("MMAP").unwrap().option_with(Effect::DirectIo), None);
+        let on = [
+            opt("uring", "ODirect", None),
+            opt("uring", "depth", Some("32")),
+        ];
+        assert!(uring.in_effect(Effect::DirectIo, &on));
+        // Another backend's flag, or the flag set to 0, is not in effect.
+        assert!(!posix.in_effect(Effect::DirectIo, &on));
+        assert!(!uring.in_effect(Effect::DirectIo, &[opt("posix", "odirect", None)]));
+        assert!(!uring.in_effect(Effect::DirectIo, &[opt("uring", "odirect", Some("0"))]));
+        // AIO reads the POSIX module's options.
+        assert!(aio.in_effect(Effect::DirectIo, &[opt("posix", "odirect", Some("1"))]));
+        let dummy = find("DUMMY").unwrap();
+        assert!(dummy.in_effect(
+            Effect::SlowsRankZero,
+            &[opt("dummy", "delay-only-rank0", None)]
+        ));
     }
 
     #[test]

@@ -34,7 +34,9 @@
 use crate::asyncfile::{AsyncFile, KernelQueue, Request};
 use crate::buffer::Registration;
 use crate::posix::{flag_value, open_file, DIRECT_ALIGNMENT};
-use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
+use crate::registry::{
+    BackendDescriptor, Created, Effect, Features, OptionKind as K, OptionSpec as O,
+};
 use crate::OpenContext;
 use crate::{
     AlignedBuffer, Backend, BackendError, Capabilities, ErrorKind, FileHandle, ModuleOptions,
@@ -58,7 +60,7 @@ pub const DESCRIPTOR: BackendDescriptor = BackendDescriptor {
             K::Flag,
             "register I/O buffers with the ring",
         ),
-        O::new("odirect", K::Flag, "open files with O_DIRECT"),
+        O::new("odirect", K::Flag, "open files with O_DIRECT").effect(Effect::DirectIo),
         O::new(
             "batch",
             K::UInt,

@@ -15,7 +15,9 @@ pub type PhaseKey = (String, u32, u32);
 #[derive(Clone, Debug, Default)]
 pub struct RecordFacts {
     pub latency: BTreeMap<PhaseKey, LatencySummary>,
-    /// (run id, advisory), in run order.
+    /// (run id, advisory), in run order: those that are a reason to doubt
+    /// a figure (notes, such as a read above a device ceiling that is only
+    /// a guess, are left out).
     pub advisories: Vec<(String, Advisory)>,
 }
 
@@ -30,7 +32,7 @@ impl RecordFacts {
                 }
             }
         }
-        for a in &rec.advisories {
+        for a in rec.advisories.iter().filter(|a| a.is_doubt()) {
             self.advisories.push((rec.run_id.clone(), a.clone()));
         }
     }
@@ -80,4 +82,33 @@ pub fn load(store: &mut DbStore, run_ids: &[String]) -> Result<RecordFacts, CliE
         }
     }
     Ok(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_are_no_reason_to_doubt_a_side() {
+        let advisory = |kind: &str, note: bool| Advisory {
+            kind: kind.into(),
+            note,
+            ..Advisory::default()
+        };
+        let mut rec = RunRecord {
+            run_id: "r1".into(),
+            advisories: vec![advisory("faster-than-device", true)],
+            ..RunRecord::default()
+        };
+        let mut facts = RecordFacts::default();
+        facts.add(&rec);
+        assert_eq!(facts.advisory_line("candidate"), None);
+        rec.advisories.push(advisory("straggler", false));
+        facts.add(&rec);
+        let line = facts.advisory_line("candidate").unwrap();
+        assert!(
+            line.contains("1 run(s) with advisories (straggler)"),
+            "{line}"
+        );
+    }
 }

@@ -14,7 +14,7 @@ use crate::time::{format_utc, now};
 use crate::{emit, CliError, Ctx, EXIT_OK};
 use pario_report::analysis::{compare_sets, History, SetComparison};
 use pario_report::html::{render, ReportInput, RunAdvisory};
-use pario_results::RunRecord;
+use pario_results::{Advisory, RunRecord};
 use pario_store::{DbStore, Store};
 
 /// The candidate run with the lowest value of the first regressed metric
@@ -80,7 +80,8 @@ fn advisories(
                 let Some(rec) = store.get_run(id)? else {
                     continue;
                 };
-                out.extend(rec.advisories.into_iter().map(|advisory| RunAdvisory {
+                let doubts = rec.advisories.into_iter().filter(Advisory::is_doubt);
+                out.extend(doubts.map(|advisory| RunAdvisory {
                     run_id: id.clone(),
                     side: side.to_string(),
                     advisory,
@@ -89,11 +90,16 @@ fn advisories(
         }
     }
     if let Some(r) = detail.filter(|r| !seen.contains(&r.run_id.as_str())) {
-        out.extend(r.advisories.iter().map(|a| RunAdvisory {
-            run_id: r.run_id.clone(),
-            side: String::new(),
-            advisory: a.clone(),
-        }));
+        out.extend(
+            r.advisories
+                .iter()
+                .filter(|a| a.is_doubt())
+                .map(|a| RunAdvisory {
+                    run_id: r.run_id.clone(),
+                    side: String::new(),
+                    advisory: a.clone(),
+                }),
+        );
     }
     Ok(out)
 }

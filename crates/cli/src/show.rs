@@ -127,9 +127,11 @@ fn remark_lines(r: &RunRecord) -> String {
         let _ = writeln!(s, "error      {e}");
     }
     for a in &r.advisories {
+        // A note is no reason to doubt the figure (compare leaves it out).
+        let note = if a.note { " (note)" } else { "" };
         let _ = writeln!(
             s,
-            "advisory   {}: {} (remedy: {})",
+            "advisory   {}{note}: {} (remedy: {})",
             a.kind, a.reason, a.remedy
         );
     }

@@ -27,6 +27,17 @@
 //! - **random-faster-than-sequential**: random reads of 4 KiB transfers
 //!   (`-z`) faster than sequential reads of the same files in the same
 //!   run: no device seeks faster than it streams, a cache does.
+//!
+//! No advisory contradicts the run's own settings ([`TestFacts`]): none
+//! says that the page cache served a read that bypassed it (direct I/O,
+//! known from the backend's descriptor, not its name) or that it could not
+//! hold, and no remedy is one the run already uses or one that cannot help
+//! it ([`cache_remedies`]). Where the device ceiling is only a guess (the
+//! rotational flag of a virtual disk, a loop device: [`hidden_medium`]),
+//! faster-than-device is a *note* (`Advisory::note`) naming the source of
+//! the ceiling: kept in the record, printed at `-v`, and no reason to doubt
+//! the figure for `pario compare`, reports or suites. docs/ior.md lists
+//! every kind against every setting that rules it out.
 
 use crate::Console;
 use pario_results::stragglers::{phase_stragglers, StragglerRule};
@@ -39,40 +50,77 @@ pub const ROTATIONAL_CEILING: f64 = 300e6;
 pub const SOLID_STATE_CEILING: f64 = 16e9;
 
 /// What backs a test's files.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Storage {
     /// Not known (a network or parallel file system, an object store, ...).
     #[default]
     Unknown,
     /// tmpfs or ramfs: memory.
     Memory,
-    /// Local block devices: how many rotational and solid-state ones.
-    Devices { rotational: u32, solid_state: u32 },
+    /// Local block devices: how many rotational and solid-state ones, by
+    /// their `queue/rotational` flag, and why that flag is only a guess
+    /// when it is (`queue/rotational=1 on a virtual disk (vda: virtio_blk)`).
+    Devices {
+        rotational: u32,
+        solid_state: u32,
+        guess: Option<String>,
+    },
 }
 
 impl Storage {
+    /// Local devices whose flags say what they are (no guess).
+    pub fn devices(rotational: u32, solid_state: u32) -> Storage {
+        Storage::Devices {
+            rotational,
+            solid_state,
+            guess: None,
+        }
+    }
+
     /// The read ceiling of the devices (bytes/s), when known.
-    pub fn ceiling(self) -> Option<f64> {
+    pub fn ceiling(&self) -> Option<f64> {
         match self {
             Storage::Devices {
                 rotational,
                 solid_state,
+                ..
             } if rotational + solid_state > 0 => Some(
-                f64::from(rotational) * ROTATIONAL_CEILING
-                    + f64::from(solid_state) * SOLID_STATE_CEILING,
+                f64::from(*rotational) * ROTATIONAL_CEILING
+                    + f64::from(*solid_state) * SOLID_STATE_CEILING,
             ),
+            _ => None,
+        }
+    }
+
+    /// Why the ceiling is only a guess, when it is.
+    pub fn guess(&self) -> Option<&str> {
+        match self {
+            Storage::Devices { guess, .. } => guess.as_deref(),
             _ => None,
         }
     }
 }
 
-/// What a front end knows about one test beyond its results.
+/// What a front end knows about one test beyond its results: the run's
+/// own settings that decide which advisories can hold and which remedies
+/// are not already in use. The backend's facts come from its descriptor's
+/// capabilities ([`pario_backends::registry::Effect`]), never its name.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TestFacts {
     pub test_id: u32,
     /// The files are on storage (false: DUMMY, where nothing is stored).
     pub stored: bool,
+    /// Direct I/O (O_DIRECT) is in effect, through whichever backend's
+    /// flag: reads bypass the page cache.
     pub o_direct: bool,
+    /// The selected backend's flag that turns direct I/O on
+    /// (`--uring.odirect`); None when the backend has none.
+    pub direct_option: Option<String>,
+    /// The backend keeps several transfers in flight per file.
+    pub queued: bool,
+    /// The option that slows rank 0 on purpose, when given
+    /// (`--dummy.delay-only-rank0`).
+    pub slowed_rank0: Option<String>,
     /// `-C` or `-Z`.
     pub reorder: bool,
     pub num_nodes: u32,
@@ -80,9 +128,71 @@ pub struct TestFacts {
     pub node_cache: u64,
     /// Memory held per node by the memory hog during the test (bytes).
     pub hog_per_node: u64,
+    /// Bytes the test's files hold per node (0: unknown).
+    pub data_per_node: u64,
     pub storage: Storage,
     /// The files read and written (to match tests over the same files).
     pub files: String,
+}
+
+impl TestFacts {
+    /// Memory the node's page cache has left beside the memory hog (0: unknown).
+    fn cache(&self) -> u64 {
+        self.node_cache.saturating_sub(self.hog_per_node)
+    }
+
+    /// Whether the data set per node is larger than what the node can cache.
+    fn larger_than_memory(&self) -> bool {
+        self.node_cache > 0 && self.data_per_node > self.cache()
+    }
+
+    /// Why the page cache cannot have served this test's reads, if a
+    /// setting of the run rules it out.
+    fn cache_ruled_out(&self) -> Option<String> {
+        if self.o_direct {
+            let how = self.direct_option.as_deref().unwrap_or("O_DIRECT");
+            return Some(format!("direct I/O ({how}) bypasses the page cache"));
+        }
+        self.larger_than_memory().then(|| {
+            format!(
+                "the {:.1} MiB per node are more than the {:.1} MiB the node can cache",
+                self.data_per_node as f64 / 1048576.0,
+                self.cache() as f64 / 1048576.0
+            )
+        })
+    }
+}
+
+/// The remedies to a read the page cache may have served, less those the
+/// run already uses or that cannot help it: `-C` where it is in use across
+/// nodes (on one node it reads the same cache, so more nodes are the
+/// remedy), O_DIRECT where it is in effect or the backend has no flag for
+/// it, `memoryPerNode` where a memory hog holds memory, a larger data set
+/// where it already is larger than the node can cache.
+pub fn cache_remedies(f: &TestFacts) -> String {
+    let mut r: Vec<String> = Vec::new();
+    match (f.reorder, f.num_nodes > 1) {
+        (false, true) => r.push("-C (reorder tasks)".into()),
+        (false, false) => r.push("-C (reorder tasks) over more than one node".into()),
+        (true, false) => {
+            r.push("more than one node (the -C in use reads this node's cache)".into())
+        }
+        (true, true) => {}
+    }
+    if let (false, Some(opt)) = (f.o_direct, &f.direct_option) {
+        r.push(format!("O_DIRECT ({opt})"));
+    }
+    if f.hog_per_node == 0 {
+        r.push("memoryPerNode".into());
+    }
+    if !f.larger_than_memory() {
+        r.push("a data set larger than memory".into());
+    }
+    match r.split_last() {
+        None => "none of the usual ones: the run already uses them".into(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{}, or {last}", rest.join(", ")),
+    }
 }
 
 fn advisory(
@@ -90,19 +200,23 @@ fn advisory(
     test: &TestResult,
     op: Operation,
     reason: String,
-    remedy: &str,
+    remedy: String,
 ) -> Advisory {
     Advisory {
         kind: kind.to_string(),
         test_id: Some(test.test_id),
         operation: Some(op),
         reason,
-        remedy: remedy.to_string(),
+        remedy,
+        note: false,
     }
 }
 
-/// Straggler advisories of a test's timed phases.
-pub fn stragglers(test: &TestResult) -> Vec<Advisory> {
+/// Straggler advisories of a test's timed phases. The remedy names what
+/// the run's settings leave to check: a rank 0 slowed on purpose
+/// (`slowed_rank0`) is expected, and with every rank on one host leaving
+/// the host out is no remedy.
+pub fn stragglers(test: &TestResult, facts: Option<&TestFacts>) -> Vec<Advisory> {
     let mut out = Vec::new();
     for p in &test.phases {
         let Some(op) = p.operation else { continue };
@@ -115,9 +229,20 @@ pub fn stragglers(test: &TestResult) -> Vec<Advisory> {
         if !op.is_measured() || alone {
             continue;
         }
+        let one_host = p.ranks.windows(2).all(|w| w[0].host == w[1].host);
         for s in phase_stragglers(p, StragglerRule::default()) {
             let mut a = s.advisory(Some(test.test_id), Some(op));
             a.reason = format!("{} ({} iteration {})", a.reason, op.ior_name(), p.iteration);
+            let on_purpose = facts.and_then(|f| f.slowed_rank0.as_deref());
+            if let (0, Some(opt)) = (s.rank, on_purpose) {
+                a.remedy = format!("none: {opt} slows rank 0 on purpose");
+            } else if one_host {
+                a.remedy = format!(
+                    "every rank ran on {}: check what slowed rank {} there (core binding, \
+                     oversubscription, other processes)",
+                    s.host, s.rank
+                );
+            }
             out.push(a);
         }
     }
@@ -152,6 +277,7 @@ pub fn cache_and_device(test: &TestResult, f: &TestFacts) -> Vec<Advisory> {
                      storage device"
                 .to_string(),
             remedy: "run the test on the file system you mean to measure".to_string(),
+            note: false,
         }];
     }
     let mut out = Vec::new();
@@ -160,7 +286,6 @@ pub fn cache_and_device(test: &TestResult, f: &TestFacts) -> Vec<Advisory> {
         if p.operation != Some(Operation::Read) {
             continue;
         }
-        let op = Operation::Read;
         // The page cache, when it explains the read, says it all.
         if let Some(a) = read_after_write(test, p).and_then(|w| page_cache(test, p, w, f)) {
             out.push(a);
@@ -168,22 +293,68 @@ pub fn cache_and_device(test: &TestResult, f: &TestFacts) -> Vec<Advisory> {
         }
         let per_node = p.bandwidth / nodes;
         if let Some(ceiling) = f.storage.ceiling().filter(|c| per_node > *c) {
-            out.push(advisory(
-                "faster-than-device",
-                test,
-                op,
-                format!(
-                    "read iteration {} moved {:.0} MB/s per node, more than the {:.0} MB/s its \
-                     local device(s) can deliver: it came from a cache",
-                    p.iteration,
-                    per_node / 1e6,
-                    ceiling / 1e6
-                ),
-                "-C (reorder tasks), O_DIRECT (--posix.odirect), memoryPerNode, or a data set larger than memory",
-            ));
+            out.push(faster_than_device(test, p.iteration, per_node, ceiling, f));
         }
     }
     out
+}
+
+/// faster-than-device for a read of `per_node` bytes/s above `ceiling`.
+/// What it says depends on what the run rules out: a ceiling that is only
+/// a guess gives a note naming its source, not a cache; a page cache that
+/// direct I/O or the data's size rules out is not named as the cause.
+fn faster_than_device(
+    test: &TestResult,
+    iteration: u32,
+    per_node: f64,
+    ceiling: f64,
+    f: &TestFacts,
+) -> Advisory {
+    let moved = format!(
+        "read iteration {iteration} moved {:.0} MB/s per node, more than the {:.0} MB/s",
+        per_node / 1e6,
+        ceiling / 1e6
+    );
+    let ruled_out = f.cache_ruled_out();
+    if let Some(guess) = f.storage.guess() {
+        let (cache, remedy) = match &ruled_out {
+            Some(why) => (
+                format!("not the page cache: {why}"),
+                "none needed if the device is that fast (fio --direct=1 on the same file \
+                 measures it)"
+                    .to_string(),
+            ),
+            None => ("or the page cache served it".to_string(), cache_remedies(f)),
+        };
+        let mut a = advisory(
+            "faster-than-device",
+            test,
+            Operation::Read,
+            format!(
+                "{moved} pario assumes from {guess}; that ceiling is a guess, not the \
+                 device's rate: the device may be faster than it reports, {cache}"
+            ),
+            remedy,
+        );
+        a.note = true;
+        return a;
+    }
+    let (reason, remedy) = match ruled_out {
+        None => (
+            format!("{moved} its local device(s) can deliver: it came from a cache"),
+            cache_remedies(f),
+        ),
+        Some(why) => (
+            format!(
+                "{moved} its local device(s) can deliver, and {why}: a cache below the file \
+                 system (the device's, a controller's, a hypervisor's) served it"
+            ),
+            "check what is under the file system (a controller's or a hypervisor's cache, a \
+             virtual disk pario did not recognise)"
+                .to_string(),
+        ),
+    };
+    advisory("faster-than-device", test, Operation::Read, reason, remedy)
 }
 
 /// The page-cache rule for one read after a write of `written` bytes.
@@ -194,7 +365,7 @@ fn page_cache(
     f: &TestFacts,
 ) -> Option<Advisory> {
     let per_node = written as f64 / f64::from(f.num_nodes.max(1));
-    let cache = f.node_cache.saturating_sub(f.hog_per_node) as f64;
+    let cache = f.cache() as f64;
     let moved_off_node = f.reorder && f.num_nodes > 1;
     if f.o_direct || moved_off_node || f.node_cache == 0 || per_node > cache {
         return None;
@@ -215,19 +386,18 @@ fn page_cache(
             per_node / 1048576.0,
             cache / 1048576.0
         ),
-        "-C (reorder tasks), O_DIRECT (--posix.odirect), memoryPerNode, or a data set larger than memory",
+        cache_remedies(f),
     ))
 }
 
 /// random-faster-than-sequential: over the tests of a run, random 4 KiB
 /// reads of files that a sequential read of the same run read more slowly.
+/// Not said of random reads nothing stored (DUMMY) or that the page cache
+/// cannot have served (direct I/O, a data set larger than memory), nor against sequential reads that
+/// kept fewer transfers in flight (a solid-state device serves many at
+/// once faster than one at a time).
 pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
-    let files = |t: &TestResult| {
-        facts
-            .iter()
-            .find(|f| f.test_id == t.test_id)
-            .map(|f| &f.files)
-    };
+    let facts_of = |t: &TestResult| facts.iter().find(|f| f.test_id == t.test_id);
     let best_read = |t: &TestResult| {
         t.phases
             .iter()
@@ -238,14 +408,22 @@ pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
     let mut out = Vec::new();
     for r in &run.tests {
         let w = &r.workload;
-        if !w.ordering.starts_with("random") || w.transfer_size != 4096 || files(r).is_none() {
+        let Some(fr) = facts_of(r) else { continue };
+        if !w.ordering.starts_with("random")
+            || w.transfer_size != 4096
+            || !fr.stored
+            || fr.cache_ruled_out().is_some()
+        {
             continue;
         }
         let random = best_read(r);
         let sequential = run
             .tests
             .iter()
-            .filter(|s| s.workload.ordering == "sequential" && files(s) == files(r))
+            .filter(|s| s.workload.ordering == "sequential")
+            .filter(|s| {
+                facts_of(s).is_some_and(|fs| fs.files == fr.files && fs.queued >= fr.queued)
+            })
             .map(best_read)
             .fold(f64::NAN, f64::max);
         if random > sequential {
@@ -259,7 +437,7 @@ pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
                     random / 1048576.0,
                     sequential / 1048576.0
                 ),
-                "-C (reorder tasks), O_DIRECT (--posix.odirect), memoryPerNode, or a data set larger than memory",
+                cache_remedies(fr),
             ));
         }
     }
@@ -269,16 +447,28 @@ pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
 /// Every rule over a finished run: the advisories are printed (one line
 /// each on stderr, from the caller's rank 0) and added to the record.
 pub fn review(record: &mut RunRecord, facts: &[TestFacts], console: &Console<'_>) {
+    review_at(record, facts, console, false);
+}
+
+/// [`review`], with the notes (advisories that are not a reason to doubt
+/// a figure) printed too when `notes` (ior: `-v`); they are kept in the
+/// record always.
+pub fn review_at(record: &mut RunRecord, facts: &[TestFacts], console: &Console<'_>, notes: bool) {
     let mut found = Vec::new();
     for t in &record.tests {
-        found.extend(stragglers(t));
-        if let Some(f) = facts.iter().find(|f| f.test_id == t.test_id) {
+        let f = facts.iter().find(|f| f.test_id == t.test_id);
+        found.extend(stragglers(t, f));
+        if let Some(f) = f {
             found.extend(cache_and_device(t, f));
         }
     }
     found.extend(random_reads(record, facts));
     for a in &found {
-        console.warning(&line(a));
+        if a.is_doubt() {
+            console.warning(&line(a));
+        } else if notes {
+            console.note(&line(a));
+        }
     }
     record.advisories.extend(found);
 }
@@ -324,7 +514,8 @@ fn is_memory_fs(dir: &Path) -> bool {
 }
 
 /// The leaf devices under a /sys block device (a partition's disk, a
-/// volume's slaves), by kind.
+/// volume's slaves), by kind, with the first reason any leaf's flag is
+/// only a guess.
 fn count_devices(dev: &Path, depth: u32) -> Storage {
     let mut disk = dev.to_path_buf();
     if !disk.join("queue").exists() && dev.join("partition").exists() {
@@ -334,7 +525,7 @@ fn count_devices(dev: &Path, depth: u32) -> Storage {
         .map(|d| d.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     if !slaves.is_empty() && depth < 4 {
-        let (mut rot, mut ssd) = (0, 0);
+        let (mut rot, mut ssd, mut why) = (0, 0, None);
         for s in slaves {
             let Ok(p) = std::fs::canonicalize(&s) else {
                 continue;
@@ -342,27 +533,89 @@ fn count_devices(dev: &Path, depth: u32) -> Storage {
             if let Storage::Devices {
                 rotational,
                 solid_state,
+                guess,
             } = count_devices(&p, depth + 1)
             {
                 rot += rotational;
                 ssd += solid_state;
+                why = why.or(guess);
             }
         }
         return Storage::Devices {
             rotational: rot,
             solid_state: ssd,
+            guess: why,
         };
     }
-    match std::fs::read_to_string(disk.join("queue/rotational")) {
-        Ok(s) if s.trim() == "1" => Storage::Devices {
-            rotational: 1,
-            solid_state: 0,
-        },
-        Ok(_) => Storage::Devices {
-            rotational: 0,
-            solid_state: 1,
-        },
-        Err(_) => Storage::Unknown,
+    let Ok(flag) = std::fs::read_to_string(disk.join("queue/rotational")) else {
+        return Storage::Unknown;
+    };
+    let rotational = flag.trim() == "1";
+    let name = disk
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let driver = std::fs::read_link(disk.join("device/driver"))
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_default();
+    let vendor = std::fs::read_to_string(disk.join("device/vendor")).unwrap_or_default();
+    let guess = hidden_medium(&name, &driver, vendor.trim()).map(|what| {
+        let by = if driver.is_empty() {
+            String::new()
+        } else {
+            format!(": {driver}")
+        };
+        format!(
+            "queue/rotational={} on {what} ({name}{by})",
+            u8::from(rotational)
+        )
+    });
+    Storage::Devices {
+        rotational: u32::from(rotational),
+        solid_state: u32::from(!rotational),
+        guess,
+    }
+}
+
+/// What a block device is when its `queue/rotational` flag says nothing
+/// about the medium behind it: a virtual disk (virtio, Xen, VMware,
+/// Hyper-V, a cloud volume: the hypervisor sets the flag whatever backs
+/// it, and may cache it), a loop device (a file, which the page cache may
+/// hold), a network block device, or zram (memory). From the kernel name
+/// (`vda`, `xvda`, `loop0`), the driver and the SCSI/PCI vendor.
+pub fn hidden_medium(name: &str, driver: &str, vendor: &str) -> Option<&'static str> {
+    const VIRTUAL_DRIVERS: &[&str] = &[
+        "virtio_blk",
+        "virtio_scsi",
+        "vbd",
+        "xen_blkfront",
+        "xen-blkfront",
+        "vmw_pvscsi",
+        "hv_storvsc",
+        "storvsc",
+    ];
+    // 0x1af4: the PCI vendor of virtio devices.
+    const VIRTUAL_VENDORS: &[&str] = &[
+        "0x1af4", "QEMU", "VMware", "VMware,", "Msft", "Google", "Amazon", "VBOX", "Xen",
+    ];
+    let starts = |p: &str| name.starts_with(p);
+    if starts("loop") {
+        Some("a loop device")
+    } else if starts("nbd") || starts("rbd") {
+        Some("a network block device")
+    } else if starts("zram") {
+        Some("zram (compressed memory)")
+    } else if starts("vd")
+        || starts("xvd")
+        || VIRTUAL_DRIVERS.contains(&driver)
+        || VIRTUAL_VENDORS
+            .iter()
+            .any(|v| vendor.eq_ignore_ascii_case(v))
+    {
+        Some("a virtual disk")
+    } else {
+        None
     }
 }
 

@@ -239,6 +239,7 @@ pub fn advisories() -> Vec<RunAdvisory> {
         operation: Some(Operation::Read),
         reason: "the read followed the write of 256 MiB per node, less than the node's 31 GiB of memory, without -C or O_DIRECT".into(),
         remedy: "reorder tasks with -C (or -Z), use O_DIRECT, or write more than the memory per node".into(),
+        note: false,
     };
     ["c1", "c3"]
         .iter()

@@ -352,6 +352,19 @@ pub struct Advisory {
     pub reason: String,
     /// What avoids it (an option or a change), in one sentence.
     pub remedy: String,
+    /// A remark, not a reason to doubt the figure (a read above a device
+    /// ceiling that is only a guess): printed as a note, listed by `pario
+    /// show`, left out of what `compare`, suites and reports flag. Absent
+    /// (false) in older records.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub note: bool,
+}
+
+impl Advisory {
+    /// Whether the advisory is a reason to doubt its figure (not a note).
+    pub fn is_doubt(&self) -> bool {
+        !self.note
+    }
 }
 
 /// What stonewalling did to a phase.

@@ -184,6 +184,7 @@ impl Straggler {
                 "check host {} (load, failing disk, network link) or leave it out of the job",
                 self.host
             ),
+            note: false,
         }
     }
 }

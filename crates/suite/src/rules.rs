@@ -65,7 +65,7 @@ pub fn violations(record: &RunRecord, rules: &Rules, min_write: Option<f64>) -> 
         for a in record
             .advisories
             .iter()
-            .filter(|a| a.kind == CACHE_ADVISORY)
+            .filter(|a| a.kind == CACHE_ADVISORY && a.is_doubt())
         {
             v.push(format!("read served from the page cache: {}", a.reason));
         }
@@ -137,5 +137,16 @@ mod tests {
             ..rules()
         };
         assert_eq!(violations(&bad, &lax, None).len(), 1);
+    }
+
+    #[test]
+    fn a_note_is_no_cache_read() {
+        let mut r = record(Vec::new());
+        r.advisories.push(Advisory {
+            kind: CACHE_ADVISORY.into(),
+            note: true,
+            ..Advisory::default()
+        });
+        assert!(violations(&r, &rules(), None).is_empty());
     }
 }
