@@ -598,6 +598,20 @@ fn finish_run(
     status
 }
 
+/// IOR's `-vvv` environment listing: every variable, the value of one
+/// with a secret name shown as `(hidden)`, credentials in the others
+/// (URL passwords, tokens) masked by [`pario_results::secrets`].
+fn ior_environ(vars: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+    vars.map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
+        true => (k, "(hidden)".to_string()),
+        false => {
+            let v = pario_results::secrets::mask_value(&v);
+            (k, v)
+        }
+    })
+    .collect()
+}
+
 /// Rank 0: the warnings about options and tags, IOR's header, and where a
 /// summary file goes.
 fn run_header(
@@ -614,13 +628,7 @@ fn run_header(
     }
     if !machine_to_stdout {
         let env: Vec<(String, String)> = if verbose >= 3 {
-            // IOR's environment listing, secrets (S3 keys...) masked.
-            std::env::vars()
-                .map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
-                    true => (k, "(hidden)".to_string()),
-                    false => (k, v),
-                })
-                .collect()
+            ior_environ(std::env::vars())
         } else {
             Vec::new()
         };
