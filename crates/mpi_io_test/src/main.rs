@@ -10,6 +10,10 @@ fn main() {
         eprintln!("mpi_io_test: MPI could not be initialised");
         std::process::exit(1);
     };
+    if let Some(code) = pario_frontend::refuse_bad_env(world.world(), "mpi_io_test") {
+        drop(world);
+        std::process::exit(code);
+    }
     let settings = pario_frontend::Settings::from_env();
     let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
     let console = pario_frontend::Console::new("mpi_io_test", &mut out, &mut err);
