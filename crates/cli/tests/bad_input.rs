@@ -193,12 +193,6 @@ const CORPUS: &[Row] = &[
         &[],
         &["invalid value"],
     ),
-    (
-        &["runs", "--tool", "nosuch"],
-        2,
-        &["nosuch", "mpi_io_test", "md-workbench"],
-        &[],
-    ),
     // A server that accepts and never answers: a deadline, not a hang.
     (
         &["runs", "--db", "postgres://u:pw@127.0.0.1:{silent}/db"],
