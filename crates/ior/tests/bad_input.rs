@@ -125,11 +125,6 @@ const CASES: &[Case] = &[
         &["saveRankPerformanceDetailsCSV", "nodir", "does not exist"],
     ),
     case(
-        "-w -o {dir}/t -O stoneWallingStatusFile={dir}/nodir/s",
-        1,
-        &["stoneWallingStatusFile", "nodir", "does not exist"],
-    ),
-    case(
         "-w -o {dir}/t -O savePerOpDataCSV={dir}/nodir/ops",
         1,
         &["savePerOpDataCSV", "nodir", "does not exist"],
