@@ -4,7 +4,9 @@
 //! declarative parser with generated help and suggestions fits it.
 
 use crate::import::Format as ImportFormat;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use pario_results::Tool;
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
@@ -127,11 +129,11 @@ pub enum DbCommand {
     Info,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ToolArg {
-    Ior,
-    Mdtest,
-    MdWorkbench,
+/// `--tool`'s parser: the names of every front end, from the one list
+/// [`Tool::ALL`] (so a tool that `pario runs` lists is one it accepts).
+fn tool_parser() -> impl TypedValueParser<Value = Tool> {
+    PossibleValuesParser::new(Tool::ALL.map(Tool::name))
+        .try_map(|s| Tool::from_name(&s).ok_or_else(|| format!("unknown tool '{s}'")))
 }
 
 /// Which runs: every given filter must match.
@@ -141,8 +143,8 @@ pub struct Filter {
     #[arg(long = "tag", value_name = "KEY=VALUE")]
     pub tags: Vec<String>,
     /// Only runs of this tool
-    #[arg(long, value_enum)]
-    pub tool: Option<ToolArg>,
+    #[arg(long, value_parser = tool_parser())]
+    pub tool: Option<Tool>,
     /// Only runs with a test of this workload parameter (repeatable): api, num_tasks,
     /// file_per_proc, block_size, transfer_size, segment_count, ordering, items;
     /// sizes take k/m/g/t suffixes (transfer_size=1m)

@@ -13,7 +13,8 @@
 //!   is moved back.
 //!
 //! A run whose JSON file is missing (an imported run kept elsewhere, a
-//! file removed by hand) is changed in the database alone, with a note.
+//! file removed by hand) is changed or deleted in the database alone, with
+//! a warning.
 
 use crate::args::{AnnotateArgs, DeleteArgs, ListFormat, RetagArgs, TagsArgs, UntagArgs};
 use crate::select::{resolve_ids, run_filter};
@@ -160,14 +161,18 @@ fn confirm(question: &str) -> Result<bool, CliError> {
 }
 
 /// Delete one run from both places (see the module docs for the order).
-fn delete_one(store: &mut DbStore, dir: &Path, id: &str) -> Result<(), CliError> {
+fn delete_one(ctx: &Ctx, store: &mut DbStore, dir: &Path, id: &str) -> Result<(), CliError> {
     let path = record_path(dir, id)?;
-    let aside: Option<PathBuf> = if path.exists() {
+    let aside: Option<PathBuf> = if path.symlink_metadata().is_ok() {
         let aside = dir.join(format!(".{id}.json.deleting"));
         std::fs::rename(&path, &aside)
             .map_err(|e| CliError::Failed(format!("{}: {e}", path.display())))?;
         Some(aside)
     } else {
+        ctx.warn(&format!(
+            "run {id}: no JSON file in {}: deleted from the database only",
+            dir.display()
+        ));
         None
     };
     if let Err(e) = store.delete_run(id) {
@@ -203,7 +208,7 @@ pub fn delete(ctx: &Ctx, a: &DeleteArgs) -> Result<i32, CliError> {
     }
     let dir = ctx.results_dir()?;
     for (i, r) in runs.iter().enumerate() {
-        if let Err(e) = delete_one(&mut store, &dir, &r.run_id) {
+        if let Err(e) = delete_one(ctx, &mut store, &dir, &r.run_id) {
             return Err(CliError::Failed(format!(
                 "run {}: {e} ({i} of {} deleted before it)",
                 r.run_id,

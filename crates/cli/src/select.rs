@@ -2,7 +2,7 @@
 //! `--since`, `--until`), run ids and unique prefixes, and the two sides of
 //! a comparison; then loading their per-phase results as samples.
 
-use crate::args::{Filter, MethodArg, PerArg, Selection, ToolArg};
+use crate::args::{Filter, MethodArg, PerArg, Selection};
 use crate::insight::{self, RecordFacts};
 use crate::{CliError, Ctx};
 use pario_report::analysis::{Metric, Sample, SetOptions, Side, UnitChoice};
@@ -24,18 +24,10 @@ pub fn parse_size(s: &str) -> Option<u64> {
     n.parse::<u64>().ok()?.checked_mul(mult)
 }
 
-fn tool_of(t: ToolArg) -> Tool {
-    match t {
-        ToolArg::Ior => Tool::Ior,
-        ToolArg::Mdtest => Tool::Mdtest,
-        ToolArg::MdWorkbench => Tool::MdWorkbench,
-    }
-}
-
 /// The store filter of the shared options.
 pub fn run_filter(f: &Filter) -> Result<RunFilter, CliError> {
     let mut rf = RunFilter {
-        tool: f.tool.map(tool_of),
+        tool: f.tool,
         ..Default::default()
     };
     for t in &f.tags {
@@ -481,7 +473,7 @@ mod tests {
     fn filters_from_options() {
         let f = Filter {
             tags: vec!["build=2.6".into()],
-            tool: Some(ToolArg::Ior),
+            tool: Some(Tool::Ior),
             params: vec!["transfer_size=1m".into(), "api=posix".into()],
             since: Some("2026-01-01".into()),
             until: None,

@@ -177,6 +177,51 @@ const CORPUS: &[Row] = &[
         &["link", "symbolic link"],
         &[],
     ),
+    // Issue 22: a colon in a plain path is a mistyped URL, not a file to
+    // create; bad percent-encoding is refused naming the option.
+    (
+        &["runs", "--db", "::::"],
+        2,
+        &["'::::'", "plausible file path", "--db"],
+        &[],
+    ),
+    (
+        &["runs", "--db", "postgres://%zz@127.0.0.1:1/x"],
+        2,
+        &["percent-encoding", "--db"],
+        &["refused"],
+    ),
+    (
+        &["runs", "--db", "postgres://u@127.0.0.1:1/x%zz"],
+        2,
+        &["percent-encoding", "'%zz'", "--db"],
+        &[],
+    ),
+    // Issue 22: every front end's runs can be selected by tool.
+    (
+        &["runs", "--tool", "mpi_io_test"],
+        0,
+        &[],
+        &["invalid value"],
+    ),
+    (
+        &["runs", "--tool", "md-workbench"],
+        0,
+        &[],
+        &["invalid value"],
+    ),
+    (
+        &["export", "--tool", "mpi_io_test"],
+        0,
+        &[],
+        &["invalid value"],
+    ),
+    (
+        &["delete", "--tool", "mpi_io_test", "--dry-run"],
+        0,
+        &[],
+        &["invalid value"],
+    ),
     // A server that accepts and never answers: a deadline, not a hang.
     (
         &["runs", "--db", "postgres://u:pw@127.0.0.1:{silent}/db"],
@@ -273,7 +318,7 @@ fn every_bad_input_is_refused_with_the_facts() {
         }
     }
     // Nothing was created by the refused commands.
-    for p in ["typo", "missing"] {
+    for p in ["typo", "missing", "::::"] {
         if dir.join(p).exists() {
             failures.push(format!("{p}/ was created"));
         }
@@ -406,4 +451,108 @@ fn logs_with_nul_bytes_or_non_finite_numbers_import_flagged_as_suspect() {
     assert_eq!(flagged.len(), 2, "{runs}");
     assert!(flagged.iter().any(|w| w.contains("NUL")), "{flagged:?}");
     assert!(flagged.iter().any(|w| w.contains("NaN/inf")), "{flagged:?}");
+}
+
+const JSON_SUMMARY: &str =
+    include_str!("../../../tests/fixtures/upstream/ior/output/ior-ssf-summary.json");
+const MPI_IO_TEST_LOG: &str = include_str!("fixtures/mpi-io-test-1.00.009.log");
+
+/// `text` with every number that is a JSON value (`"key": 12.5`) made an
+/// array (`"key": [12.5]`).
+fn numbers_as_arrays(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let Some((key, value)) = l.split_once("\": ") else {
+                return l.to_string();
+            };
+            let v = value.trim_end_matches([',', ' ']);
+            let tail = &value[v.len()..];
+            if v.parse::<f64>().is_ok() {
+                format!("{key}\": [{v}]{tail}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn imports_whose_numbers_cannot_be_right_are_flagged_as_suspect() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let db = dir.join("results.sqlite");
+    // Issue 22's corpus: numbers as arrays, a bandwidth of 1e308, negative
+    // times, an MPI-IO Test log cut short.
+    let truncated = &MPI_IO_TEST_LOG[..MPI_IO_TEST_LOG.find("=== Read Bandwidth").unwrap()];
+    let cases: [(&str, String, Option<&str>); 6] = [
+        ("sound.json", JSON_SUMMARY.to_string(), None),
+        ("sound-mpi-io-test.log", MPI_IO_TEST_LOG.to_string(), None),
+        (
+            "arrays.json",
+            numbers_as_arrays(JSON_SUMMARY),
+            Some("0 tasks"),
+        ),
+        (
+            "huge.json",
+            JSON_SUMMARY.replace("\"bwMiB\": 3023.4666", "\"bwMiB\": 1e308"),
+            Some("1 EiB/s"),
+        ),
+        (
+            "negative.json",
+            JSON_SUMMARY.replace("\"totalTime\": 0.0026", "\"totalTime\": -0.0026"),
+            Some("negative"),
+        ),
+        ("truncated.log", truncated.to_string(), Some("truncated")),
+    ];
+    for (name, text, why) in cases {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        let o = pario(dir, &db, &["import".into(), f.display().to_string()], &[]);
+        let all = format!("{}{}", o.stdout, o.stderr);
+        assert!(!all.contains("panicked"), "{name}: {all}");
+        match why {
+            None => {
+                assert_eq!(o.status, 0, "{name}: {all}");
+                assert!(!all.contains("suspect"), "{name}: {all}");
+            }
+            // Imported flagged, or refused: never a plain run.
+            Some(w) if o.status == 0 => {
+                assert!(all.contains("suspect") && all.contains(w), "{name}: {all}")
+            }
+            Some(_) => assert!(!o.stderr.is_empty(), "{name}: {all}"),
+        }
+    }
+}
+
+#[test]
+fn a_database_url_from_the_environment_is_checked_like_the_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("runs")).unwrap();
+    for (url, words) in [
+        ("::::", &["'::::'", "PARIO_DB"][..]),
+        (
+            "postgres://%zz@127.0.0.1:1/x",
+            &["percent-encoding", "PARIO_DB"][..],
+        ),
+    ] {
+        let mut c = Command::new(PARIO);
+        // A write (which creates a missing SQLite file), from `dir`.
+        c.args(["db", "sync"])
+            .current_dir(dir)
+            .env("PARIO_DB", url)
+            .env("PARIO_RESULTS_DIR", dir.join("runs"))
+            .env("PARIO_DB_TIMEOUT", "1");
+        let o = finish(&mut c);
+        assert_eq!(o.status, 2, "{url}: {}{}", o.stdout, o.stderr);
+        for w in words {
+            assert!(o.stderr.contains(w), "{url}: no '{w}': {}", o.stderr);
+        }
+        assert_eq!(o.stderr.lines().count(), 1, "{}", o.stderr);
+    }
+    assert!(
+        !dir.join("::::").exists(),
+        "a file named '::::' was created"
+    );
 }

@@ -213,6 +213,21 @@ fn delete_lists_asks_and_removes_rows_and_files_together() {
     ]);
     assert!(out.contains("deleted 1 run(s)"), "{out}");
     assert_eq!(site.ids().len(), 1);
+
+    // A run whose JSON file is missing: deleted from the database, with
+    // the warning the docs promise.
+    let last = site.ids()[0].clone();
+    std::fs::remove_file(site.runs_dir().join(format!("{last}.json"))).unwrap();
+    let o = site.pario(&["delete", &last, "--yes"]);
+    assert_eq!(o.status, 0, "{}", o.both());
+    assert!(
+        o.stderr.contains("warning")
+            && o.stderr.contains(&last)
+            && o.stderr.contains("no JSON file"),
+        "{}",
+        o.both()
+    );
+    assert!(site.ids().is_empty());
 }
 
 #[test]

@@ -5,37 +5,44 @@
 
 use pario_backends::FsInfo;
 use pario_comm::{Comm, NodeLayout};
-use pario_results::{Scheduler, SystemInfo};
+use pario_results::{secrets, Scheduler, SystemInfo};
 use std::collections::BTreeMap;
 
-/// Prefixes of environment variables recorded with a run.
-const RECORDED_PREFIXES: &[&str] = &[
-    "OMPI_", "PMIX_", "MPICH_", "MPIR_", "I_MPI_", "ROMIO_", "IOR_HINT", "PARIO_", "SLURM_",
-    "UCX_", "HDF5_", "PNETCDF_", "LUSTRE_",
+/// Prefixes of environment variables recorded with a run: an allow-list
+/// of what a benchmark record needs, nothing else is kept. MPI libraries
+/// and their transports (Open MPI, PMIx, MPICH, Intel MPI, ROMIO, UCX,
+/// libfabric, PSM2), schedulers (Slurm, PBS, LSF, Flux), file systems and
+/// I/O libraries (Lustre, DAOS, HDF5, PnetCDF), threading and devices
+/// (OpenMP, CUDA), IOR's hints and pario's own settings.
+pub const RECORDED_PREFIXES: &[&str] = &[
+    "OMPI_", "PMIX_", "MPICH_", "MPIR_", "I_MPI_", "ROMIO_", "IOR_HINT", "PARIO_", "UCX_", "FI_",
+    "PSM2_", "SLURM_", "PBS_", "LSB_", "FLUX_", "LUSTRE_", "LLAPI_", "DAOS_", "HDF5_", "PNETCDF_",
+    "OMP_", "CUDA_",
 ];
 
-/// Words that mark a variable as a secret (never recorded), anywhere in
-/// the name, in any case: PASS covers PASSWORD and PASSWD, CRED covers
-/// CREDS and CREDENTIAL.
-const SECRET_MARKERS: &[&str] = &["PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN"];
-
 /// True when a variable's name suggests a secret (AWS_SECRET_ACCESS_KEY,
-/// PGPASSWORD, ...): its value is never recorded nor printed.
+/// PGPASSWORD, UCX_PWD, ...): its value is never recorded nor printed.
+/// The rule is [`pario_results::secrets::is_secret_name`].
 pub fn is_secret_env(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_MARKERS.iter().any(|s| upper.contains(s))
+    secrets::is_secret_name(name)
 }
 
-/// True when a variable with this name is recorded.
+/// True when a variable with this name is recorded: an allowed prefix
+/// and no secret in the name.
 pub fn is_recorded_env(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    RECORDED_PREFIXES.iter().any(|p| upper.starts_with(p))
-        && !SECRET_MARKERS.iter().any(|s| upper.contains(s))
+    RECORDED_PREFIXES.iter().any(|p| upper.starts_with(p)) && !is_secret_env(name)
 }
 
-/// The recorded subset of `vars`.
+/// The recorded subset of `vars`, credentials in the values masked
+/// ([`secrets::mask_value`]: URL passwords, token-shaped words).
 pub fn recorded_env(vars: impl Iterator<Item = (String, String)>) -> BTreeMap<String, String> {
-    vars.filter(|(k, _)| is_recorded_env(k)).collect()
+    vars.filter(|(k, _)| is_recorded_env(k))
+        .map(|(k, v)| {
+            let v = secrets::mask_value(&v);
+            (k, v)
+        })
+        .collect()
 }
 
 /// uname(2) fields: sysname, nodename, release, version, machine.
@@ -150,6 +157,41 @@ mod tests {
             keys,
             ["IOR_HINT__MPI__romio_cb_write", "OMPI_MCA_btl", "PARIO_DB"]
         );
+    }
+
+    #[test]
+    fn secret_words_and_token_shaped_values_stay_out_of_the_record() {
+        let vars = [
+            ("UCX_PWD", "p1"),
+            ("OMPI_MCA_session_cookie", "p2"),
+            ("PARIO_SIGNING_CERT", "p3"),
+            ("HDF5_JWT", "p4"),
+            ("SLURM_API_PIN", "p5"),
+            ("SLURM_BEARER", "p6"),
+            ("PARIO_GH", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+            ("SLURM_NOTE", "xoxb-1234567890-abcdefghijklmnop"),
+            ("OMPI_MCA_x", "AKIAIOSFODNN7EXAMPLE"),
+            (
+                "HDF5_X",
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl",
+            ),
+            ("PARIO_S3", "--s3.endpoint=http://u:pw9@host"),
+            ("I_MPI_PIN_DOMAIN", "core"),
+            ("FI_PROVIDER", "tcp"),
+            ("GITHUB_REF", "main"),
+        ];
+        let env = recorded_env(vars.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let text = format!("{env:?}");
+        for s in [
+            "p1", "p2", "p3", "p4", "p5", "p6", "ghp_", "xoxb", "AKIA", "eyJ", "pw9",
+        ] {
+            assert!(!text.contains(s), "{s} leaked: {text}");
+        }
+        assert_eq!(env["PARIO_S3"], "--s3.endpoint=http://u:***@host");
+        assert_eq!(env["PARIO_GH"], "***");
+        assert_eq!(env["I_MPI_PIN_DOMAIN"], "core");
+        assert_eq!(env["FI_PROVIDER"], "tcp");
+        assert!(!env.contains_key("GITHUB_REF"));
     }
 
     #[test]

@@ -145,7 +145,7 @@ impl<'c> RunContext<'c> {
             run_id: self.run_id.clone(),
             tool: Some(tool),
             tool_version: version.to_string(),
-            command_line: argv.to_vec(),
+            command_line: pario_results::secrets::mask_args(argv),
             began: self.began,
             system: self.system.clone(),
             tags: self.tags.clone(),

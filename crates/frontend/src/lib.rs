@@ -29,3 +29,22 @@ pub mod subset;
 
 pub use console::Console;
 pub use context::{keep, RunContext, Settings};
+
+/// Collective: the environment settings read below the front end's own
+/// options are well formed. Today that is `PARIO_TASKS_PER_NODE`
+/// ([`pario_comm::tasks_per_node_override`]): `0`, `abc` or `-1` are
+/// refused, not ignored. Rank 0 prints one line naming the variable,
+/// `tool: PARIO_TASKS_PER_NODE=abc: expected ...`; every rank gets the
+/// bad-input exit status 2. `None` when all is well.
+pub fn refuse_bad_env(comm: &dyn pario_comm::Comm, tool: &str) -> Option<i32> {
+    let bad = pario_comm::tasks_per_node_override().err();
+    if !comm.any_true(bad.is_some()) {
+        return None;
+    }
+    if comm.rank() == 0 {
+        let e = bad
+            .unwrap_or_else(|| format!("{} differs between ranks", pario_comm::TASKS_PER_NODE_ENV));
+        eprintln!("{tool}: {e}");
+    }
+    Some(2)
+}

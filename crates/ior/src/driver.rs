@@ -655,6 +655,20 @@ fn finish_run(
     status
 }
 
+/// IOR's `-vvv` environment listing: every variable, the value of one
+/// with a secret name shown as `(hidden)`, credentials in the others
+/// (URL passwords, tokens) masked by [`pario_results::secrets`].
+fn ior_environ(vars: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+    vars.map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
+        true => (k, "(hidden)".to_string()),
+        false => {
+            let v = pario_results::secrets::mask_value(&v);
+            (k, v)
+        }
+    })
+    .collect()
+}
+
 /// Rank 0: the warnings about options and tags, IOR's header, and where a
 /// summary file goes.
 fn run_header(
@@ -671,13 +685,7 @@ fn run_header(
     }
     if !machine_to_stdout {
         let env: Vec<(String, String)> = if verbose >= 3 {
-            // IOR's environment listing, secrets (S3 keys...) masked.
-            std::env::vars()
-                .map(|(k, v)| match pario_engine::sysinfo::is_secret_env(&k) {
-                    true => (k, "(hidden)".to_string()),
-                    false => (k, v),
-                })
-                .collect()
+            ior_environ(std::env::vars())
         } else {
             Vec::new()
         };
@@ -738,23 +746,75 @@ fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> 
     status
 }
 
-/// Rank 0: the directory of the `summaryFile` exists (before any I/O, so
-/// that a typo does not cost the whole benchmark).
+/// Rank 0: every output file the user asked for (`summaryFile`,
+/// `saveRankPerformanceDetailsCSV`, `stoneWallingStatusFile`, the
+/// directory of `savePerOpDataCSV`'s files) can be created, before any
+/// I/O, so that a typo does not cost the whole benchmark.
 fn check_summary_file(inv: &Invocation) -> Result<(), String> {
-    let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) else {
-        return Ok(());
-    };
+    if let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) {
+        check_output_file("summaryFile", file)?;
+    }
+    for t in &inv.tests {
+        // The status file is written after a write phase (a read-only
+        // run reads it).
+        let status = t.stonewalling_status_file.as_ref().filter(|_| t.write_file);
+        let outputs = [
+            (
+                "saveRankPerformanceDetailsCSV",
+                t.save_rank_performance_details_csv.as_ref(),
+            ),
+            ("stoneWallingStatusFile", status),
+        ];
+        for (option, file) in outputs {
+            if let Some(file) = file {
+                check_output_file(option, file)?;
+            }
+        }
+        if let Some(prefix) = &t.save_per_op_data_csv {
+            output_dir("savePerOpDataCSV", prefix)?;
+        }
+    }
+    Ok(())
+}
+
+/// The directory a file `file` named by `option` goes into: it exists, is
+/// a directory and is writable.
+fn output_dir(option: &str, file: &str) -> Result<PathBuf, String> {
     let dir = match Path::new(file).parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(format!(
-            "summaryFile {file}: directory {} does not exist",
+    if !dir.is_dir() {
+        return Err(format!(
+            "{option} {file}: directory {} does not exist",
             dir.display()
-        ))
+        ));
+    }
+    if !dir_writable(&dir) {
+        return Err(format!(
+            "{option} {file}: directory {} is not writable",
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// `file`, named by `option`, can be created or appended to: its directory
+/// exists and is writable, and what is there already is a writable regular
+/// file (never a directory, device node, FIFO or socket).
+fn check_output_file(option: &str, file: &str) -> Result<(), String> {
+    let path = Path::new(file);
+    match path.symlink_metadata() {
+        Ok(m) if m.is_dir() => Err(format!("{option} {file}: is a directory")),
+        Ok(_) => match std::fs::metadata(path) {
+            Ok(m) if !m.is_file() => Err(format!(
+                "{option} {file}: not a regular file (a device node, FIFO or socket)"
+            )),
+            Ok(_) if !access_ok(path, libc::W_OK) => Err(format!("{option} {file}: not writable")),
+            Ok(_) => Ok(()),
+            Err(e) => Err(format!("{option} {file}: {e}")),
+        },
+        Err(_) => output_dir(option, file).map(|_| ()),
     }
 }
 
@@ -1220,12 +1280,17 @@ fn preflight(
 }
 
 fn dir_writable(dir: &Path) -> bool {
-    let c = match std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()) {
+    access_ok(dir, libc::W_OK | libc::X_OK)
+}
+
+/// access(2) of `path` for `mode` (W_OK, X_OK...).
+fn access_ok(path: &Path, mode: libc::c_int) -> bool {
+    let c = match std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) {
         Ok(c) => c,
         Err(_) => return false,
     };
     // SAFETY: `c` is a valid NUL-terminated path; access(2) only reads it.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK | libc::X_OK) == 0 }
+    unsafe { libc::access(c.as_ptr(), mode) == 0 }
 }
 
 /// Summary table, machine-readable summaries and the Finished line.

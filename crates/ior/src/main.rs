@@ -17,6 +17,10 @@ fn main() {
         std::process::exit(1);
     };
     let comm = world.world();
+    if let Some(code) = pario_frontend::refuse_bad_env(comm, "ior") {
+        drop(world);
+        std::process::exit(code);
+    }
     let code = if argv.len() == 2 && argv[1] == "--version" {
         if comm.rank() == 0 {
             println!("IOR-{}", driver::IOR_VERSION);

@@ -125,6 +125,26 @@ const CASES: &[Case] = &[
         &["--warmup 5", "-D", "no measured time"],
     ),
     case("-w --warmup 1 -D 1 -o {dir}/t", 2, &["--warmup 1", "-D"]),
+    // Issue 22: the other requested outputs, checked before the run.
+    case(
+        "-w -o {dir}/t -O saveRankPerformanceDetailsCSV={dir}/nodir/x.csv",
+        1,
+        &["saveRankPerformanceDetailsCSV", "nodir", "does not exist"],
+    ),
+    case(
+        "-w -o {dir}/t -O savePerOpDataCSV={dir}/nodir/ops",
+        1,
+        &["savePerOpDataCSV", "nodir", "does not exist"],
+    ),
+    case(
+        "-w -o {dir}/t -O saveRankPerformanceDetailsCSV={dir}/fifo",
+        1,
+        &[
+            "saveRankPerformanceDetailsCSV",
+            "fifo",
+            "not a regular file",
+        ],
+    ),
     case("--version", 0, &["IOR-4.1.0+pario-"]),
     // Refusals that predate the corpus: a representative dozen.
     case("-L", 2, &["'-L'"]),
@@ -306,5 +326,34 @@ fn device_nodes_are_neither_replaced_nor_removed() {
                 assert!(r.stderr.contains(name), "{}", r.stderr);
             }
         }
+    }
+}
+
+#[test]
+fn a_malformed_tasks_per_node_override_is_refused_naming_it() {
+    for value in ["0", "abc", "-1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let keep = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new("timeout");
+        isolate(&mut cmd, keep.path());
+        let out = cmd
+            .arg(LIMIT_SECONDS)
+            .arg(IOR)
+            .args(["-w", "-a", "DUMMY", "-o"])
+            .arg(dir.path().join("t"))
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .env("PARIO_TASKS_PER_NODE", value)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("ior starts");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{value}: {err}");
+        assert!(
+            err.contains(&format!("PARIO_TASKS_PER_NODE={value}")),
+            "{value}: {err}"
+        );
+        assert_eq!(listing(dir.path()), Vec::<String>::new(), "{value}");
     }
 }

@@ -12,6 +12,10 @@ fn main() {
         std::process::exit(driver::EXIT_FAILED);
     };
     let comm = world.world();
+    if let Some(code) = pario_frontend::refuse_bad_env(comm, "md-workbench") {
+        drop(world);
+        std::process::exit(code);
+    }
     let code = match options::parse(&argv[1..]) {
         Ok(o) if o.version => {
             if comm.rank() == 0 {

@@ -2,8 +2,16 @@
 
 /// What `mdtest -h` prints.
 pub fn help_text() -> String {
+    // Every backend of the registry: mdtest runs on each (MPIIO, as
+    // upstream's, opens files through MPI-IO and makes directories, stats
+    // and renames through POSIX; an object store's directories are key
+    // prefixes). The list comes from the registry, so it stays true.
+    let api = format!(
+        "storage interface, one of {} (default POSIX; MPIIO: files through MPI-IO, directories and stat through POSIX, as upstream); module options as --posix.odirect, --dummy.delay-create=US",
+        pario_backends::registry::api_names(", ")
+    );
     let lines: &[(&str, &str)] = &[
-        ("-a API", "storage interface: POSIX (default) or DUMMY; module options as --posix.odirect, --dummy.delay-create=US"),
+        ("-a API", &api),
         ("-b N", "branching factor of the directory tree (default 1)"),
         ("-z N", "depth of the directory tree below its root (default 0)"),
         ("-I N", "items in each directory of the tree (needs -z)"),
@@ -75,6 +83,15 @@ mod tests {
         let h = super::help_text();
         for c in "abBcCdDeEfFGhiIklLnNpPrRsStTuUvVwWxXyYzZ".chars() {
             assert!(h.contains(&format!("-{c}")), "-{c} missing");
+        }
+    }
+
+    #[test]
+    fn help_names_every_backend_mdtest_runs_on() {
+        let h = super::help_text();
+        let line = h.lines().find(|l| l.contains("-a API")).unwrap();
+        for api in ["POSIX", "DUMMY", "MPIIO", "S3"] {
+            assert!(line.contains(api), "{api} missing: {line}");
         }
     }
 }

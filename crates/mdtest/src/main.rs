@@ -12,6 +12,10 @@ fn main() {
         std::process::exit(driver::EXIT_FAILED);
     };
     let comm = world.world();
+    if let Some(code) = pario_frontend::refuse_bad_env(comm, "mdtest") {
+        drop(world);
+        std::process::exit(code);
+    }
     let code = match options::parse(&argv[1..]) {
         _ if argv.len() == 2 && argv[1] == "--version" => {
             if comm.rank() == 0 {

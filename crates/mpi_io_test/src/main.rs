@@ -10,6 +10,10 @@ fn main() {
         eprintln!("mpi_io_test: MPI could not be initialised");
         std::process::exit(1);
     };
+    if let Some(code) = pario_frontend::refuse_bad_env(world.world(), "mpi_io_test") {
+        drop(world);
+        std::process::exit(code);
+    }
     // From here on Ctrl-C and SIGTERM stop the run cleanly, as in ior and
     // mdtest (see pario_engine::interrupt).
     let settings = pario_frontend::Settings {

@@ -316,15 +316,16 @@ pub fn input_block(cfg: &Config, target_shown: &str) -> String {
     s
 }
 
-/// The environment block: every `NAME=value` containing "MPI".
+/// The environment block: every `NAME=value` containing "MPI", the value
+/// masked where it holds a credential (secret name, URL password, token:
+/// [`pario_results::secrets::mask_env`]), the line kept.
 pub fn env_block(env: impl Iterator<Item = (String, String)>) -> String {
     let mut s = String::from("\nEnvironment Variables (MPI):\n");
     for (k, v) in env {
-        let line = format!("{k}={v}");
-        if line.contains("MPI") {
-            s += &line;
-            s.push('\n');
+        if !format!("{k}={v}").contains("MPI") {
+            continue;
         }
+        s += &format!("{k}={}\n", pario_results::secrets::mask_env(&k, &v));
     }
     s.push('\n');
     s
@@ -356,6 +357,25 @@ pub fn asctime(wday: u32, mon: u32, mday: u32, h: u32, mi: u32, sec: u32, year: 
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_environment_block_masks_values_not_lines() {
+        let env = [
+            ("OMPI_MCA_auth_token", "t0k3n"),
+            ("OMPI_MCA_btl", "self"),
+            ("MPI_URL", "http://u:pw9@host"),
+            ("HOME", "/root"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()));
+        let b = super::env_block(env.into_iter());
+        assert!(b.contains("OMPI_MCA_auth_token=***\n"), "{b}");
+        assert!(b.contains("OMPI_MCA_btl=self\n"), "{b}");
+        assert!(b.contains("MPI_URL=http://u:***@host\n"), "{b}");
+        assert!(
+            !b.contains("t0k3n") && !b.contains("pw9") && !b.contains("HOME"),
+            "{b}"
+        );
+    }
+
     use super::*;
 
     #[test]

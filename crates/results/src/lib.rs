@@ -9,6 +9,7 @@
 pub mod model;
 pub mod record_io;
 pub mod render;
+pub mod secrets;
 pub mod special;
 pub mod stragglers;
 pub mod summary;

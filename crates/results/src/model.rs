@@ -29,6 +29,15 @@ pub enum Tool {
 }
 
 impl Tool {
+    /// Every front end: the one list that `--tool` options, the database
+    /// and importers accept.
+    pub const ALL: [Tool; 4] = [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest, Tool::MdWorkbench];
+
+    /// The tool recorded under `name` ([`Tool::name`]).
+    pub fn from_name(name: &str) -> Option<Tool> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Tool::Ior => "ior",

@@ -21,9 +21,9 @@ use crate::json_dir::write_record_json;
 use crate::open::{OpenOptions, DEFAULT_DB_TIMEOUT};
 use crate::rows::InsertOutcome;
 use crate::sqlite::SqliteOptions;
-use crate::url::{redact, resolve_db_url, DbUrl, DB_ENV};
+use crate::url::{resolve_db_url, DbUrl, DB_ENV};
 use crate::DbStore;
-use pario_results::RunRecord;
+use pario_results::{secrets, RunRecord};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -286,35 +286,37 @@ fn one_line(s: &str) -> String {
 }
 
 /// Parts of a variable name that mark it as a secret (case-insensitive,
-/// anywhere in the name): such variables are never kept with a run.
-pub const SECRET_NAME_MARKERS: &[&str] = &[
-    "PASS", "AUTH", "PRIVATE", "CRED", "KEY", "SECRET", "TOKEN", "PASSWORD",
-];
+/// anywhere in the name): such variables are never kept with a run. The
+/// one list, [`pario_results::secrets::SECRET_NAME_MARKERS`].
+pub use pario_results::secrets::SECRET_NAME_MARKERS;
 
 /// True when an environment variable named `name` may hold a secret
-/// (`PARIO_DB_PASS`, `S3_AUTH`, `SSH_PRIVATE`, `AWS_CREDS`, `API_KEY`, ...).
-pub fn is_secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_NAME_MARKERS.iter().any(|m| upper.contains(m))
-}
+/// (`PARIO_DB_PASS`, `S3_AUTH`, `UCX_PWD`, `SLURM_API_PIN`, ...): the
+/// rule of [`pario_results::secrets::is_secret_name`].
+pub use pario_results::secrets::is_secret_name;
 
 /// `record` as it may be kept: environment variables whose name marks a
-/// secret ([`is_secret_name`]) removed, and passwords in the values of the
-/// others (URLs, `?password=`, libpq `password=`) replaced by `***`
-/// (borrowed unchanged when there is nothing to hide). Applied to every
-/// record [`keep_run`] writes, whatever captured the environment.
+/// secret ([`is_secret_name`]) removed, and credentials in the values of
+/// the others and in the command line (URL passwords, `password=`,
+/// token-shaped words, `--secret-option value`) replaced by `***`
+/// ([`pario_results::secrets`]; borrowed unchanged when there is nothing
+/// to hide). Applied to every record [`keep_run`] writes and every
+/// record a database stores, whatever captured it.
 pub fn sanitized(record: &RunRecord) -> Cow<'_, RunRecord> {
     let env = &record.system.environment;
-    if env
-        .iter()
-        .all(|(k, v)| !is_secret_name(k) && redact(v) == *v)
+    let argv = secrets::mask_args(&record.command_line);
+    if argv == record.command_line
+        && env
+            .iter()
+            .all(|(k, v)| !is_secret_name(k) && secrets::mask_value(v) == *v)
     {
         return Cow::Borrowed(record);
     }
     let mut r = record.clone();
+    r.command_line = argv;
     r.system.environment.retain(|k, _| !is_secret_name(k));
     for v in r.system.environment.values_mut() {
-        *v = redact(v);
+        *v = secrets::mask_value(v);
     }
     Cow::Owned(r)
 }
@@ -444,6 +446,41 @@ mod tests {
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
         assert!(!text.contains("hunter2"));
         assert!(text.contains("postgres://bob:***@db/x"));
+    }
+
+    #[test]
+    fn command_line_passwords_and_new_secret_words_are_masked_in_json_and_database() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut r = rec("k7");
+        r.command_line = ["ior", "--s3.endpoint=http://u:pw7@host", "-w"]
+            .map(String::from)
+            .to_vec();
+        for (k, v) in [
+            ("UCX_PWD", "s1"),
+            ("OMPI_MCA_session_cookie", "s2"),
+            ("SLURM_API_PIN", "s3"),
+            ("PARIO_NOTE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        ] {
+            r.system.environment.insert(k.into(), v.into());
+        }
+        let target = KeepTarget {
+            results_dir: Ok(tmp.path().to_path_buf()),
+            db: Ok(None),
+            sqlite_busy_timeout: Duration::from_secs(1),
+            deadline: DEFAULT_DB_TIMEOUT,
+        };
+        let out = keep_run_with(&r, &target);
+        let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
+        let mut s = DbStore::sqlite_in_memory().unwrap();
+        s.insert_run(&r).unwrap();
+        let back = s.get_run("k7").unwrap().unwrap();
+        let summary = format!("{:?}", s.list_runs(&Default::default()).unwrap());
+        for shown in [text, format!("{back:?}"), summary] {
+            for leak in ["pw7", "\"s1", "\"s2", "\"s3", "ghp_"] {
+                assert!(!shown.contains(leak), "{leak} leaked: {shown}");
+            }
+        }
+        assert_eq!(back.command_line[1], "--s3.endpoint=http://u:***@host");
     }
 
     #[test]

@@ -179,13 +179,10 @@ pub(crate) fn tool_to_str(t: Tool) -> &'static str {
 }
 
 pub(crate) fn tool_from_str(s: &str) -> Result<Tool, StoreError> {
-    [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest, Tool::MdWorkbench]
-        .into_iter()
-        .find(|t| t.name() == s)
-        .ok_or_else(|| StoreError::Decode {
-            column: "tool".into(),
-            detail: s.to_string(),
-        })
+    Tool::from_name(s).ok_or_else(|| StoreError::Decode {
+        column: "tool".into(),
+        detail: s.to_string(),
+    })
 }
 
 /// The serde (snake_case) name of an operation: "write", "file_create", ...

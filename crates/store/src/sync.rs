@@ -3,8 +3,9 @@
 //! This is how "nothing is lost": a front end always writes the JSON file
 //! first; if the database insert fails (server unreachable, database locked,
 //! disk full) it warns and goes on, and a later `sync` loads the file.
-//! Files named `<run_id>.json` whose id the database already has are not even
-//! parsed, so a sync of a large directory is cheap. Idempotent.
+//! Every file is read and compared with the run stored under its id: the
+//! same run is "already present" (idempotent), a different run under that
+//! id is refused and listed as failed, naming the file and the run id.
 
 use crate::db::Store;
 use crate::error::StoreError;
@@ -40,20 +41,11 @@ pub struct SyncFailure {
 /// the next sync picks up where this one stopped.
 pub fn sync(dir: &Path, store: &mut dyn Store) -> Result<SyncReport, StoreError> {
     let files = record_files(dir)?;
-    let mut known = store.run_ids()?;
     let mut report = SyncReport {
         files: files.len(),
         ..Default::default()
     };
     for path in files {
-        let stem = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default();
-        if known.contains(stem) {
-            report.already_present += 1;
-            continue;
-        }
         let record = match read_record_json(&path) {
             Ok(r) => r,
             Err(e) => {
@@ -64,19 +56,12 @@ pub fn sync(dir: &Path, store: &mut dyn Store) -> Result<SyncReport, StoreError>
                 continue;
             }
         };
-        if known.contains(&record.run_id) {
-            report.already_present += 1;
-            continue;
-        }
+        // The insert compares a run id already stored with the file: the
+        // same run is "already present", a different one is refused
+        // (StoreError::RunIdTaken, naming the id) and listed as failed.
         match store.insert_run(&record) {
-            Ok(InsertOutcome::Inserted) => {
-                report.inserted += 1;
-                known.insert(record.run_id);
-            }
-            Ok(InsertOutcome::AlreadyPresent) => {
-                report.already_present += 1;
-                known.insert(record.run_id);
-            }
+            Ok(InsertOutcome::Inserted) => report.inserted += 1,
+            Ok(InsertOutcome::AlreadyPresent) => report.already_present += 1,
             Err(e) if e.is_transient() => return Err(e),
             Err(e) => report.failed.push(SyncFailure {
                 path,

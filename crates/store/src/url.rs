@@ -139,6 +139,18 @@ pub fn redact(url: &str) -> String {
     out
 }
 
+/// Where the first malformed percent escape of `url` starts (`%zz`,
+/// `%4`, a final `%`), or None when every `%` is followed by two hex
+/// digits.
+fn bad_percent_escape(url: &str) -> Option<usize> {
+    let b = url.as_bytes();
+    (0..b.len()).find(|&i| {
+        b[i] == b'%'
+            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    })
+}
+
 /// True for a libpq `key=value` connection string (`host=h dbname=d`),
 /// which is neither a URL nor a path.
 fn looks_like_key_values(s: &str) -> bool {
@@ -183,6 +195,23 @@ impl DbUrl {
             }
             return Ok(DbUrl::Sqlite(PathBuf::from(path)));
         }
+        let server = ["postgres://", "postgresql://", "mysql://", "mariadb://"]
+            .iter()
+            .any(|p| s_trim.starts_with(p));
+        if server {
+            if let Some(i) = bad_percent_escape(s_trim) {
+                // An escape in the userinfo is not shown: it is part of
+                // the password, maybe.
+                let shown = match s_trim.rfind('@') {
+                    Some(at) if i < at => "in the user name or password".to_string(),
+                    _ => format!("'{}'", s_trim[i..].chars().take(3).collect::<String>()),
+                };
+                return Err(bad(&format!(
+                    "bad percent-encoding {shown} (a '%' must be followed by two hex \
+                     digits; write %25 for a '%')"
+                )));
+            }
+        }
         for p in ["postgres://", "postgresql://"] {
             if s_trim.starts_with(p) {
                 return Ok(DbUrl::Postgres(s_trim.to_string()));
@@ -204,6 +233,12 @@ impl DbUrl {
             return Err(bad(
                 "a key=value connection string is not accepted: give a URL \
                  (postgres://user:password@host:port/db, mysql://...) or a SQLite file path",
+            ));
+        }
+        if s_trim.contains(':') {
+            return Err(bad(
+                "neither a URL (sqlite://, postgres://, mysql://) nor a plausible file path: \
+                 a plain SQLite path may not hold ':' (write sqlite:///path for such a name)",
             ));
         }
         Ok(DbUrl::Sqlite(PathBuf::from(s_trim)))
@@ -241,6 +276,17 @@ pub fn default_sqlite_path(xdg_data_home: Option<&OsStr>, home: Option<&OsStr>) 
     Some(Path::new(home).join(".local/share/pario/results.sqlite"))
 }
 
+/// A refused URL's message names where it came from (`--db`, `PARIO_DB`).
+fn given_by(e: StoreError, source: &str) -> StoreError {
+    match e {
+        StoreError::BadUrl { url, reason } => StoreError::BadUrl {
+            url,
+            reason: format!("{reason} (given by {source})"),
+        },
+        e => e,
+    }
+}
+
 /// Resolve the database from explicit inputs (testable; see [`resolve_db_url`]).
 pub fn resolve_db_url_from(
     cli: Option<&str>,
@@ -249,10 +295,10 @@ pub fn resolve_db_url_from(
     home: Option<&OsStr>,
 ) -> Result<DbUrl, StoreError> {
     if let Some(u) = cli {
-        return DbUrl::parse(u);
+        return DbUrl::parse(u).map_err(|e| given_by(e, "--db"));
     }
     if let Some(u) = env_db.filter(|u| !u.trim().is_empty()) {
-        return DbUrl::parse(u);
+        return DbUrl::parse(u).map_err(|e| given_by(e, DB_ENV));
     }
     default_sqlite_path(xdg_data_home, home)
         .map(DbUrl::Sqlite)
@@ -315,6 +361,43 @@ mod tests {
             Err(StoreError::BadUrl { .. })
         ));
         assert!(matches!(DbUrl::parse("  "), Err(StoreError::BadUrl { .. })));
+    }
+
+    #[test]
+    fn implausible_paths_and_bad_escapes_are_refused_naming_the_source() {
+        for (cli, env) in [
+            (None, Some("::::")),
+            (Some("::::"), None),
+            (Some("c:results.sqlite"), None),
+            (Some("postgres://%zz@h/db"), None),
+            (None, Some("mysql://u:pw%4@h/db")),
+            (Some("postgresql://u@h/db%"), None),
+        ] {
+            let e = resolve_db_url_from(cli, env, None, None)
+                .unwrap_err()
+                .to_string();
+            let source = if cli.is_some() { "--db" } else { DB_ENV };
+            assert!(e.contains(source), "{e}");
+            assert!(!e.contains("pw"), "{e}");
+        }
+        let e = DbUrl::parse("postgres://u@h/d%zzb")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'%zz'") && e.contains("percent-encoding"), "{e}");
+        let e = DbUrl::parse("postgres://%zz@h/db").unwrap_err().to_string();
+        assert!(e.contains("user name or password"), "{e}");
+        assert_eq!(
+            DbUrl::parse("postgres://u:p%40ss@h/db").unwrap().backend(),
+            Backend::Postgres
+        );
+        assert_eq!(
+            DbUrl::parse("sqlite:///tmp/a:b.sqlite").unwrap(),
+            DbUrl::Sqlite("/tmp/a:b.sqlite".into())
+        );
+        assert_eq!(
+            DbUrl::parse("results-2026.sqlite").unwrap(),
+            DbUrl::Sqlite("results-2026.sqlite".into())
+        );
     }
 
     #[test]

@@ -552,7 +552,7 @@ fn done_steps(
         if done.contains_key(&(step.clone(), rep)) || r.exit_status != 0 || r.interrupted {
             continue;
         }
-        if r.command_line != p.argv {
+        if r.command_line != pario_results::secrets::mask_args(&p.argv) {
             say(&format!(
                 "pario suite: step {step} rep {rep}: kept run {} ran another command line; it runs again",
                 r.run_id

@@ -125,17 +125,91 @@ pub fn suspicion(text: &str) -> Option<String> {
 /// holds NUL bytes or NaN/inf numbers is imported, flagged: the tag
 /// [`SUSPECT_TAG`] (shown by `pario runs`, selectable with `--tag`) and a
 /// warning in the record say why.
+///
+/// So is a record whose numbers cannot be right, whatever the format
+/// ([`implausible`]: no task count, negative or impossible figures), and an
+/// MPI-IO Test log cut short ([`truncated_mpi_io_test`]).
 pub fn parse(text: &str, format: Format, source: &str) -> Result<Vec<RunRecord>, ImportError> {
     let mut records = parse_unflagged(text, format, source)?;
-    if let Some(why) = suspicion(text) {
-        for r in &mut records {
-            r.tags.insert(SUSPECT_TAG.into(), why.clone());
-            r.warnings.push(format!(
-                "suspect: {why}: check these numbers before trusting them"
-            ));
+    let mut in_text: Vec<String> = suspicion(text).into_iter().collect();
+    if matches!(format, Format::Auto | Format::MpiIoTestText) {
+        in_text.extend(truncated_mpi_io_test(text));
+    }
+    for r in &mut records {
+        let mut why = in_text.clone();
+        why.extend(implausible(r));
+        if why.is_empty() {
+            continue;
         }
+        let why = why.join(", ");
+        r.tags.insert(SUSPECT_TAG.into(), why.clone());
+        r.warnings.push(format!(
+            "suspect: {why}: check these numbers before trusting them"
+        ));
     }
     Ok(records)
+}
+
+/// Bytes per second above which a bandwidth cannot be a measurement
+/// (1 EiB/s, some 10^5 times the fastest file systems of 2026).
+pub const MAX_PLAUSIBLE_BANDWIDTH: f64 = (1u64 << 60) as f64;
+
+/// Operations per second above which a rate cannot be a measurement.
+pub const MAX_PLAUSIBLE_RATE: f64 = 1e15;
+
+/// Why an imported record's numbers cannot be right (empty when they may
+/// be): no task count (a JSON summary whose numbers are arrays or strings
+/// gives 0), a negative time or rate, an infinite or impossible bandwidth
+/// or rate. NaN stands for "not given" and is not judged here.
+pub fn implausible(r: &RunRecord) -> Vec<String> {
+    let mut why = Vec::new();
+    let tasks = r
+        .tests
+        .iter()
+        .map(|t| t.workload.num_tasks)
+        .chain([r.system.num_tasks])
+        .max()
+        .unwrap_or(0);
+    if tasks == 0 {
+        why.push("no task count (0 tasks)".to_string());
+    }
+    let phases = || r.tests.iter().flat_map(|t| &t.phases);
+    let negative = phases().any(|p| {
+        [
+            p.open_time,
+            p.xfer_time,
+            p.close_time,
+            p.total_time,
+            p.bandwidth,
+            p.iops,
+            p.latency,
+        ]
+        .iter()
+        .any(|&x| x < 0.0)
+    });
+    if negative {
+        why.push("negative time(s) or rate(s)".to_string());
+    }
+    if phases().any(|p| p.bandwidth.is_infinite() || p.bandwidth > MAX_PLAUSIBLE_BANDWIDTH) {
+        why.push("a bandwidth above 1 EiB/s".to_string());
+    }
+    if phases().any(|p| p.iops.is_infinite() || p.iops > MAX_PLAUSIBLE_RATE) {
+        why.push("a rate above 10^15 operations/s".to_string());
+    }
+    why
+}
+
+/// An MPI-IO Test log cut short: a phase that started ("=== MPI write
+/// [...] Starting") without its "=== Completed MPI-IO ..." line.
+pub fn truncated_mpi_io_test(text: &str) -> Option<String> {
+    let started = text.matches("] Starting ...").count();
+    let completed = text.matches("=== Completed MPI-IO ").count();
+    (pario_mpi_io_test::import::looks_like(text) && completed < started).then(|| {
+        format!(
+            "truncated MPI-IO Test log ({} of {started} phase(s) completed)",
+            completed
+        )
+    })
 }
 
 fn parse_unflagged(

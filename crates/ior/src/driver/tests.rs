@@ -304,3 +304,23 @@ fn parameters_keep_ior_key_names_and_values() {
     assert_eq!(m, want);
     assert_eq!(m.len(), 54);
 }
+
+#[test]
+fn the_vvv_environment_dump_masks_values_and_keeps_lines() {
+    let env = [
+        ("SESSION_COOKIE", "c00kie"),
+        ("UCX_PWD", "pw1"),
+        ("S3_URL", "http://u:pw2@host/b"),
+        ("NOTE", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+        ("PWD", "/scratch"),
+    ]
+    .map(|(k, v)| (k.to_string(), v.to_string()));
+    let shown = ior_environ(env.into_iter());
+    let text = format!("{shown:?}");
+    for leak in ["c00kie", "pw1", "pw2", "ghp_"] {
+        assert!(!text.contains(leak), "{leak} leaked: {text}");
+    }
+    assert_eq!(shown.len(), 5);
+    assert_eq!(shown[2].1, "http://u:***@host/b");
+    assert_eq!(shown[4].1, "/scratch");
+}

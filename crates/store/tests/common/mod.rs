@@ -589,6 +589,20 @@ pub fn sync_loads_missing_json_once(db: &dyn TestDb, dir: &Path) {
         (0, 4, 1)
     );
     assert_eq!(s.run_ids().unwrap().len(), 4);
+    // A file whose run id is stored with different content: refused,
+    // naming the file and the id, not counted as already present.
+    let mut other = r2.clone();
+    other.finished += 100.0;
+    std::fs::write(dir.join("s2.json"), serde_json::to_vec(&other).unwrap()).unwrap();
+    let rep = sync(dir, &mut s).unwrap();
+    assert_eq!((rep.inserted, rep.already_present), (0, 3), "{rep:?}");
+    assert_eq!(rep.failed.len(), 2, "{rep:?}");
+    let taken = rep.failed.iter().find(|f| f.path.ends_with("s2.json"));
+    assert!(
+        taken.is_some_and(|f| f.error.contains("s2") && f.error.contains("DIFFERENT")),
+        "{rep:?}"
+    );
+    assert_eq!(s.get_run("s2").unwrap(), Some(r2));
 }
 
 pub fn concurrent_connections_lose_nothing(db: &dyn TestDb) {
