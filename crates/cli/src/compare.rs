@@ -28,13 +28,14 @@ use std::io::IsTerminal;
 fn method_text(cmp: &SetComparison) -> String {
     let s = &cmp.options.stats;
     format!(
-        "tolerance {}%, {}% confidence intervals ({})",
+        "tolerance {}%, {}% confidence intervals ({}); {}",
         100.0 * s.tolerance,
         100.0 * s.confidence,
         match s.method {
             Method::Welch => "Welch, delta method on the log ratio",
             Method::Bootstrap => "percentile bootstrap",
-        }
+        },
+        cmp.correction()
     )
 }
 

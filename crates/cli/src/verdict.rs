@@ -278,10 +278,9 @@ pub fn render_compact(cmp: &SetComparison, o: &Outcome, color: bool, notes: &[St
         Some(pario_report::analysis::SampleUnit::Iteration) => "one value per iteration",
         _ => "one value per run",
     };
-    let _ = writeln!(
-        s,
-        "{per}; ± is the CV (sd (n-1) / mean); --wide: intervals\n"
-    );
+    let _ = writeln!(s, "{per}; ± is the CV (sd (n-1) / mean); --wide: intervals");
+    s.push_str(&wrap(&cmp.correction(), 80, "", "  "));
+    s.push('\n');
     if !cmp.rows.is_empty() {
         s.push_str(&metric_table(cmp, color));
     }

@@ -1,7 +1,8 @@
 //! `pario` end to end, as users run it: the real `pario` binary against
 //! temporary databases and results directories, fed by the real `ior` and
-//! `mdtest` binaries under `mpirun` (DUMMY backend, `--dummy.delay-xfer`
-//! making one "build" measurably slower and one faster), by every file of
+//! `mdtest` binaries under `mpirun` (DUMMY backend; the builds' figures are
+//! then set to fixed numbers, one "build" slower and one faster, so that no
+//! verdict depends on the machine's load), by every file of
 //! tests/fixtures/upstream and by legacy IOR 3.0 / mdtest 1.8 logs; the HTML
 //! report is loaded in a real headless Chromium.
 //!
@@ -109,38 +110,63 @@ fn row<'a>(rows: &'a [Value], op: &str, metric: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {op} {metric} row in {rows:?}"))
 }
 
-/// Record three ior runs per build (A: baseline, B: transfers twice as
-/// slow, C: twice as fast) and two mdtest runs of A and B (B's creates
-/// four times as slow).
+/// Record three ior runs per build (A: baseline, B, C) and two mdtest runs
+/// of A and B, then give them fixed figures (see [`fixed_figures`]): the
+/// runs are real (their records, tags, per-rank timers and files are what
+/// the commands below read), their speeds are chosen.
 fn record_builds(site: &Site) {
     let target = site.path("f").display().to_string();
-    // Sleeps of milliseconds, so that scheduling delays on a loaded machine
-    // stay small beside them (at 0.5 ms per transfer, C's runs were too
-    // noisy to compare at a load average of 80).
-    for (build, delay) in [("A", "2000"), ("B", "4000"), ("C", "1000")] {
-        let xfer = format!("--dummy.delay-xfer={delay}");
+    for build in ["A", "B", "C"] {
         let tag = format!("build={build}");
         for _ in 0..3 {
             site.ior(&[
-                "-a", "DUMMY", &xfer, "-w", "-r", "-t", "64k", "-b", "512k", "-i", "3", "-o",
-                &target, "--tag", &tag,
+                "-a", "DUMMY", "-w", "-r", "-t", "64k", "-b", "512k", "-i", "3", "-o", &target,
+                "--tag", &tag,
             ]);
         }
     }
     let md = site.path("md").display().to_string();
-    // A's creates sleep too, so that its rate is set by the sleep, not by
-    // how busy the machine is: a delay-free rate swings so much under load
-    // that two runs a side cannot tell the builds apart.
-    for (build, delay) in [("A", "1000"), ("B", "4000")] {
-        let create = format!("--dummy.delay-create={delay}");
+    for build in ["A", "B"] {
         for _ in 0..2 {
             let r = site.mpirun(
                 "mdtest",
-                &["-a", "DUMMY", &create, "-n", "10", "-i", "2", "-d", &md],
+                &["-a", "DUMMY", "-n", "10", "-i", "2", "-d", &md],
                 &[("PARIO_TAGS", &format!("build={build}"))],
             );
             assert_eq!(r.status, 0, "{}", r.both());
         }
+    }
+    set_figures(&site.runs(), &site.db(), &fixed_figures);
+}
+
+/// The figures of the builds, whatever the machine measured: B's transfers
+/// half as fast as A's, C's twice as fast, B's mdtest rates a quarter of
+/// A's; runs 2% apart and iterations 1% apart (a small, known spread).
+fn fixed_figures(r: &mut Value, i: usize) {
+    let build = r["tags"]["build"].as_str().unwrap_or("").to_string();
+    let ior = r["tool"] == "ior";
+    let factor = match (ior, build.as_str()) {
+        (true, "B") => 0.5,
+        (true, "C") => 2.0,
+        (false, "B") => 0.25,
+        _ => 1.0,
+    };
+    let run = [1.0, 1.02, 0.98][i % 3];
+    for p in phases(r, None) {
+        let iteration = [1.0, 1.01, 0.99][p["iteration"].as_u64().unwrap_or(0) as usize % 3];
+        let k = factor * run * iteration;
+        let mib = match p["operation"].as_str() {
+            Some("write") if ior => 100.0,
+            Some("read") if ior => 120.0,
+            _ if ior => continue,
+            _ => {
+                p["iops"] = (1000.0 * k).into();
+                continue;
+            }
+        };
+        let bw = mib * k * (1u64 << 20) as f64;
+        p["bandwidth"] = bw.into();
+        p["iops"] = (bw / 65536.0).into();
     }
 }
 
@@ -545,9 +571,12 @@ fn legacy_ior30_and_mdtest18_logs_import_and_compare() {
     let read = row(&rs, "read", "bandwidth");
     assert_eq!(read["verdict"], "cannot decide");
     assert_eq!(read["sample"], "run");
-    // Asked to compare iterations: read is 92.9% of the baseline and
-    // significantly lower (a regression); write is 90.4% but too variable
-    // to tell (no significant change); the warning says what was done.
+    // Asked to compare iterations: read is 92.9% of the baseline, write
+    // 90.4%. One at a time at 95%, read was "slower"; compared as one family
+    // of 4 metrics (Holm-Bonferroni, issue 22) each interval is at 98.75%
+    // and neither is shown: read "no significant change", write "too
+    // noisy", so the strict gate says undecided (3). The warning says what
+    // was done.
     let cmp = site.pario(&[
         "compare",
         "release=2.6.0",
@@ -556,7 +585,7 @@ fn legacy_ior30_and_mdtest18_logs_import_and_compare() {
         "--format",
         "json",
     ]);
-    assert_eq!(cmp.status, 1, "{}", cmp.both());
+    assert_eq!(cmp.status, 3, "{}", cmp.both());
     let doc = cmp.json();
     assert!(doc["warnings"][0]
         .as_str()
@@ -564,14 +593,14 @@ fn legacy_ior30_and_mdtest18_logs_import_and_compare() {
         .contains("--per-iteration"));
     let rs = rows(&doc);
     let read = row(&rs, "read", "bandwidth");
-    assert_eq!(read["verdict"], "slower");
+    assert_eq!(read["verdict"], "no significant change");
     assert_eq!(read["sample"], "iteration", "asked for: iterations");
     assert!(
         (read["percent"].as_f64().unwrap() - 92.93).abs() < 0.01,
         "{read}"
     );
     let write = row(&rs, "write", "bandwidth");
-    assert_eq!(write["verdict"], "no significant change");
+    assert_eq!(write["verdict"], "too noisy");
     assert!(write["detail"]
         .as_str()
         .unwrap()

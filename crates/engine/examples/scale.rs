@@ -151,6 +151,7 @@ fn keep(record: &RunRecord) -> (f64, u64) {
         ))),
         sqlite_busy_timeout: std::time::Duration::from_secs(10),
         deadline: std::time::Duration::from_secs(30),
+        give_up: None,
     };
     let start = Instant::now();
     let outcome = pario_store::keep_run_with(record, &target);

@@ -55,6 +55,7 @@ impl Settings {
                 db: Ok(None),
                 sqlite_busy_timeout: std::time::Duration::from_secs(1),
                 deadline: std::time::Duration::from_secs(5),
+                give_up: None,
             },
             interrupt: Interrupt::default(),
             run_id: None,

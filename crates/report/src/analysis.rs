@@ -23,7 +23,7 @@
 //! [`SetComparison::warnings`], which every rendering shows.
 
 use pario_results::{LatencySummary, Operation, RunRecord, Tool, Workload, MEBIBYTE};
-use pario_stats::{compare, Basis, CompareOptions, Comparison, Direction, Verdict};
+use pario_stats::{compare_family, Basis, CompareOptions, Comparison, Direction, Member, Verdict};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -389,6 +389,22 @@ pub struct SetComparison {
 }
 
 impl SetComparison {
+    /// Metrics compared as one family (Holm–Bonferroni): those with an
+    /// interval.
+    pub fn family_size(&self) -> usize {
+        self.rows
+            .iter()
+            .filter_map(|r| r.comparison.as_ref()?.family.as_ref())
+            .map(|f| f.size)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// How the intervals were set for the number of metrics, one sentence.
+    pub fn correction(&self) -> String {
+        pario_stats::describe_correction(self.family_size(), self.options.stats.confidence)
+    }
+
     /// Rows that are regressions (`Slower`).
     pub fn regressions(&self) -> usize {
         self.rows.iter().filter(|r| r.is_regression()).count()
@@ -506,19 +522,6 @@ pub fn compare_sets(
                 UnitChoice::Iteration => SampleUnit::Iteration,
             };
             let (bv, cv) = (side_values(pb, unit), side_values(pc, unit));
-            let stats = CompareOptions {
-                direction: metric.direction(),
-                ..opts.stats
-            };
-            let (comparison, error) = match compare(&bv.values, &cv.values, &stats) {
-                Ok(mut c) => {
-                    if c.basis == Basis::InsufficientData && c.runs_needed.is_none() {
-                        c.runs_needed = runs_lower_bound(&bv, &cv, &stats);
-                    }
-                    (Some(c), None)
-                }
-                Err(e) => (None, Some(e.to_string())),
-            };
             rows.push(MetricRow {
                 workload: key.label(),
                 key: key.clone(),
@@ -527,11 +530,12 @@ pub fn compare_sets(
                 unit,
                 baseline: bv,
                 candidate: cv,
-                comparison,
-                error,
+                comparison: None,
+                error: None,
             });
         }
     }
+    compare_rows(&mut rows, &opts.stats);
     let warnings = match opts.unit {
         UnitChoice::Iteration => vec![PER_ITERATION_WARNING.to_string()],
         UnitChoice::Run => Vec::new(),
@@ -543,6 +547,36 @@ pub fn compare_sets(
         rows,
         unmatched,
         warnings,
+    }
+}
+
+/// Every row's comparison, the rows compared as one family (Holm–Bonferroni,
+/// [`pario_stats::compare_family`]): identical builds show a regression in
+/// at most 1 - confidence of comparisons, however many metrics there are.
+fn compare_rows(rows: &mut [MetricRow], stats: &CompareOptions) {
+    let members: Vec<Member<'_>> = rows
+        .iter()
+        .map(|r| Member {
+            baseline: &r.baseline.values,
+            candidate: &r.candidate.values,
+            direction: r.metric.direction(),
+        })
+        .collect();
+    let results = compare_family(&members, stats);
+    for (r, result) in rows.iter_mut().zip(results) {
+        let o = CompareOptions {
+            direction: r.metric.direction(),
+            ..*stats
+        };
+        match result {
+            Ok(mut c) => {
+                if c.basis == Basis::InsufficientData && c.runs_needed.is_none() {
+                    c.runs_needed = runs_lower_bound(&r.baseline, &r.candidate, &o);
+                }
+                r.comparison = Some(c);
+            }
+            Err(e) => r.error = Some(e.to_string()),
+        }
     }
 }
 

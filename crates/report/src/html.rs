@@ -382,13 +382,14 @@ fn comparison_section(h: &mut String, cmp: &SetComparison) {
     h.push_str("<section id=\"comparison\">\n<h2>Comparison</h2>\n");
     let _ = writeln!(
         h,
-        "<p class=\"meta\">baseline <b>{}</b> ({} runs) · candidate <b>{}</b> ({} runs) · tolerance {:.1}% · {:.0}% confidence intervals, {method}</p>",
+        "<p class=\"meta\">baseline <b>{}</b> ({} runs) · candidate <b>{}</b> ({} runs) · tolerance {:.1}% · {:.0}% confidence intervals, {method}; {}</p>",
         escape(&cmp.baseline.label),
         cmp.baseline.run_ids.len(),
         escape(&cmp.candidate.label),
         cmp.candidate.run_ids.len(),
         100.0 * stats.tolerance,
-        100.0 * stats.confidence
+        100.0 * stats.confidence,
+        escape(&cmp.correction())
     );
     h.push_str("<table id=\"comparison-table\">\n<thead><tr>");
     for c in TABLE_COLUMNS {

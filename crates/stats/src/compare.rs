@@ -354,6 +354,11 @@ pub struct Comparison {
     pub pooled_cv: Option<f64>,
     /// Runs per side to detect a change of `tolerance` (see [`runs_needed`]).
     pub runs_needed: Option<u64>,
+    /// Set when the metric was compared with others (`compare_family`): the
+    /// correction for multiple comparisons and the confidence the interval
+    /// was computed at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<crate::family::FamilyAdjustment>,
 }
 
 /// `0.05` as "5%", `0.025` as "2.5%".
@@ -506,6 +511,7 @@ pub fn compare(
         basis,
         pooled_cv: pooled,
         runs_needed: runs,
+        family: None,
     })
 }
 

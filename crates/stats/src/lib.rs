@@ -93,6 +93,16 @@
 //! The verdict's "significant" is the interval's, on the log scale; the Welch
 //! p-value is on the raw scale. The two agree except, rarely, at p ≈ α.
 //!
+//! # Many metrics at once
+//!
+//! A comparison of two builds covers many metrics; `pario compare`, the
+//! gates of `pario report` and a suite's comparison with its baseline all
+//! compare them as one family with [`compare_family`], which widens each
+//! interval by the Holm–Bonferroni step-down procedure so that identical
+//! builds show a significant change (hence a regression) in any metric with
+//! probability at most α = 1 - confidence, however many metrics there are
+//! (see [`family`]).
+//!
 //! # History
 //!
 //! [`change_points`] finds where a metric's level shifts over a series of
@@ -104,6 +114,7 @@ pub mod compare;
 pub mod descriptive;
 pub mod dist;
 pub mod error;
+pub mod family;
 pub mod welch;
 
 pub use bootstrap::{BootstrapOptions, DEFAULT_RESAMPLES, DEFAULT_SEED};
@@ -115,4 +126,5 @@ pub use compare::{
 };
 pub use descriptive::{describe, Describe};
 pub use error::StatsError;
+pub use family::{compare_family, describe_correction, FamilyAdjustment, Member, HOLM};
 pub use welch::{welch_t_test, WelchTest};

@@ -122,6 +122,15 @@ impl StoreError {
         }
     }
 
+    /// True when a server operation ran past its deadline (`PARIO_DB_TIMEOUT`).
+    pub fn is_timeout(&self) -> bool {
+        match self {
+            StoreError::At { source, .. } => source.is_timeout(),
+            StoreError::Timeout { .. } => true,
+            _ => false,
+        }
+    }
+
     /// True when retrying later may succeed: the database is busy or locked,
     /// the disk is full, or the server is unreachable or went away. The
     /// caller should keep the JSON file; `sync` loads it later.

@@ -148,6 +148,26 @@ pub enum DbKept {
         error: String,
         transient: bool,
     },
+    /// Not tried: the database timed out for an earlier run of the same job
+    /// ([`GiveUp`]); the JSON file is kept and `pario db sync` loads it.
+    Skipped,
+}
+
+/// Shared by the runs of one job (the steps of a suite run): set once the
+/// database has timed out, after which the later runs keep their records
+/// as JSON files only instead of waiting the whole deadline again each.
+/// Not global: each job makes its own and clones it into its targets.
+#[derive(Clone, Debug, Default)]
+pub struct GiveUp(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl GiveUp {
+    /// Whether the database timed out for an earlier run.
+    pub fn given_up(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    fn give_up(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 /// What [`keep_run`] did.
@@ -165,7 +185,7 @@ impl KeepOutcome {
     /// True when the record is in the JSON directory and, unless disabled,
     /// in the database.
     pub fn complete(&self) -> bool {
-        self.json.is_ok() && !matches!(self.db, DbKept::Failed { .. })
+        self.json.is_ok() && !matches!(self.db, DbKept::Failed { .. } | DbKept::Skipped)
     }
 
     /// The one warning line to print (without the program prefix), or
@@ -173,6 +193,9 @@ impl KeepOutcome {
     pub fn warning(&self) -> Option<String> {
         let db_err = match &self.db {
             DbKept::Failed { error, .. } => Some(error.as_str()),
+            // The job said once that the database timed out (a suite run).
+            DbKept::Skipped if self.json.is_ok() => return None,
+            DbKept::Skipped => Some("skipped: the database timed out earlier in this job"),
             _ => None,
         };
         let place = if self.db_location.is_empty() {
@@ -209,6 +232,9 @@ pub struct KeepTarget {
     pub sqlite_busy_timeout: Duration,
     /// Deadline of every server operation (`PARIO_DB_TIMEOUT`).
     pub deadline: Duration,
+    /// Set by a job that keeps many runs (a suite): once the database has
+    /// timed out, the later runs skip it ([`DbKept::Skipped`]).
+    pub give_up: Option<GiveUp>,
 }
 
 impl KeepTarget {
@@ -228,6 +254,7 @@ impl KeepTarget {
             },
             sqlite_busy_timeout: KEEP_BUSY_TIMEOUT,
             deadline: deadline.unwrap_or(DEFAULT_DB_TIMEOUT),
+            give_up: None,
         }
     }
 }
@@ -254,6 +281,9 @@ pub fn keep_run_with(record: &RunRecord, target: &KeepTarget) -> KeepOutcome {
                 transient: false,
             },
         ),
+        Ok(Some(url)) if target.give_up.as_ref().is_some_and(GiveUp::given_up) => {
+            (url.to_string(), DbKept::Skipped)
+        }
         Ok(Some(url)) => {
             let location = url.to_string();
             let opts = OpenOptions {
@@ -265,10 +295,15 @@ pub fn keep_run_with(record: &RunRecord, target: &KeepTarget) -> KeepOutcome {
             let kept = match opened.and_then(|mut db| db.insert_run(&record)) {
                 Ok(InsertOutcome::Inserted) => DbKept::Inserted,
                 Ok(InsertOutcome::AlreadyPresent) => DbKept::AlreadyPresent,
-                Err(e) => DbKept::Failed {
-                    transient: e.is_transient(),
-                    error: one_line(&e.to_string()),
-                },
+                Err(e) => {
+                    if let (true, Some(g)) = (e.is_timeout(), &target.give_up) {
+                        g.give_up();
+                    }
+                    DbKept::Failed {
+                        transient: e.is_transient(),
+                        error: one_line(&e.to_string()),
+                    }
+                }
             };
             (location, kept)
         }
@@ -389,6 +424,7 @@ mod tests {
             db: Ok(Some(DbUrl::Sqlite(db.clone()))),
             sqlite_busy_timeout: Duration::from_secs(1),
             deadline: DEFAULT_DB_TIMEOUT,
+            give_up: None,
         };
         let out = keep_run_with(&rec("k1"), &target);
         assert_eq!(out.db, DbKept::Inserted);
@@ -411,6 +447,7 @@ mod tests {
             db: Ok(Some(DbUrl::Sqlite(blocker))),
             sqlite_busy_timeout: Duration::from_millis(100),
             deadline: DEFAULT_DB_TIMEOUT,
+            give_up: None,
         };
         let out = keep_run_with(&rec("k2"), &target);
         assert!(matches!(out.db, DbKept::Failed { .. }), "{out:?}");
@@ -441,6 +478,7 @@ mod tests {
             db: Ok(None),
             sqlite_busy_timeout: Duration::from_secs(1),
             deadline: DEFAULT_DB_TIMEOUT,
+            give_up: None,
         };
         let out = keep_run_with(&r, &target);
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
@@ -527,6 +565,7 @@ mod tests {
             db: Ok(None),
             sqlite_busy_timeout: Duration::from_secs(1),
             deadline: DEFAULT_DB_TIMEOUT,
+            give_up: None,
         };
         let out = keep_run_with(&r, &target);
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();

@@ -57,7 +57,8 @@ pub use error::{StoreError, DB_TIMEOUT_ENV};
 pub use json_dir::{check_run_id, read_record_json, record_files, record_path, write_record_json};
 pub use keep::{
     is_secret_name, keep_run, keep_run_with, parse_tag, parse_tag_list, results_dir, run_tags,
-    run_tags_from_env, sanitized, DbKept, KeepOutcome, KeepTarget, RESULTS_DIR_ENV, TAGS_ENV,
+    run_tags_from_env, sanitized, DbKept, GiveUp, KeepOutcome, KeepTarget, RESULTS_DIR_ENV,
+    TAGS_ENV,
 };
 pub use open::{db_timeout_from, OpenOptions, DEFAULT_DB_TIMEOUT};
 pub use rows::{

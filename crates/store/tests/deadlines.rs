@@ -75,6 +75,7 @@ fn keep_run_keeps_the_json_and_says_the_server_did_not_answer() {
         db: Ok(Some(DbUrl::parse(&url).unwrap())),
         sqlite_busy_timeout: Duration::from_secs(1),
         deadline: Duration::from_millis(700),
+        give_up: None,
     };
     let rec = RunRecord {
         run_id: "silent-1".into(),
@@ -99,4 +100,41 @@ fn keep_run_keeps_the_json_and_says_the_server_did_not_answer() {
         w.contains("no answer") && w.contains("pario db sync"),
         "{w}"
     );
+}
+
+/// Runs of one job sharing a [`GiveUp`]: the first waits out the deadline
+/// and gives up on the database, the next one does not try it again, keeps
+/// its JSON file and has no warning of its own (the job says it once).
+#[test]
+#[cfg(feature = "postgres")]
+fn once_the_database_timed_out_later_runs_keep_files_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = format!("postgres://u:pw@127.0.0.1:{}/db", silent_server());
+    let give_up = GiveUp::default();
+    let target = KeepTarget {
+        results_dir: Ok(tmp.path().join("runs")),
+        db: Ok(Some(DbUrl::parse(&url).unwrap())),
+        sqlite_busy_timeout: Duration::from_secs(1),
+        deadline: Duration::from_millis(700),
+        give_up: Some(give_up.clone()),
+    };
+    let rec = |id: &str| RunRecord {
+        run_id: id.into(),
+        began: 1.0,
+        finished: 2.0,
+        ..Default::default()
+    };
+    let (t, r) = (target.clone(), rec("first"));
+    let first = within(move || keep_run_with(&r, &t));
+    assert!(matches!(first.db, DbKept::Failed { .. }), "{first:?}");
+    assert!(first.warning().is_some());
+    assert!(give_up.given_up());
+    let r = rec("second");
+    let second = within(move || keep_run_with(&r, &target));
+    assert_eq!(second.db, DbKept::Skipped, "{second:?}");
+    assert_eq!(second.warning(), None);
+    assert!(!second.complete());
+    for id in ["first", "second"] {
+        assert!(tmp.path().join(format!("runs/{id}.json")).is_file());
+    }
 }

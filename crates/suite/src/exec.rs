@@ -4,8 +4,9 @@
 //! front end's `embed::run_in` on the job's communicator, kept as its own
 //! run tagged `suite=`, `suite_run=`, `step=`, `rep=` (plus the user's
 //! tags). A suite run has an id; `--resume ID` finds the steps of that id
-//! already kept (same command line, exit status 0) and does not run them
-//! again. At the end rank 0 reads the records back, applies the run rules
+//! already kept (exit status 0) and does not run them again; a kept step
+//! run with another command line, rank count or node layout refuses the
+//! resume (exit 2), since its figures would be averaged with this run's. At the end rank 0 reads the records back, applies the run rules
 //! and prints the suite's table.
 //!
 //! Every decision that changes what the ranks do (the suite run id, what
@@ -113,6 +114,9 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
         }
         return EXIT_OK;
     }
+    if let Err(code) = dirs_exist(world, &suite, &plan) {
+        return code;
+    }
     let mut settings = Settings {
         interrupt: Interrupt::register(),
         ..Settings::from_env()
@@ -125,13 +129,21 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
             .map(Some)
             .map_err(|e| e.to_string());
     }
+    // Once the database times out for one step, the later steps keep their
+    // records as files only (rank 0 says so once, see `run_steps`).
+    settings.keep.give_up = Some(pario_store::GiveUp::default());
     let suite_run = match &opts.resume {
         Some(id) => id.clone(),
         None => new_id(world),
     };
+    let here = Layout {
+        ranks: ranks.ranks,
+        nodes: layout.num_nodes,
+        per_node: layout.tasks_per_node,
+    };
     let found = if rank0 {
         match &opts.resume {
-            Some(id) => done_steps(&settings.keep, &suite, &plan, id),
+            Some(id) => done_steps(&settings.keep, &suite, &plan, id, here),
             None => Ok(BTreeMap::new()),
         }
     } else {
@@ -163,6 +175,25 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
         0
     };
     world.broadcast_u64(0, code as u64) as i32
+}
+
+/// Every rank checks the suite's `kind = "dir"` parameters (a directory
+/// may be node-local); all go on only if all found them. Rank 0 names the
+/// parameter and path.
+fn dirs_exist(world: &MpiComm, suite: &Suite, plan: &Plan) -> Result<(), i32> {
+    let missing = plan::missing_dir(suite, plan);
+    let any = world.all_reduce_u64(&[u64::from(missing.is_some())], ReduceOp::Max)[0];
+    if any == 0 {
+        return Ok(());
+    }
+    if world.rank() == 0 {
+        let why = missing.unwrap_or_else(|| {
+            "a directory parameter does not exist on another rank's node (nothing was run)"
+                .to_string()
+        });
+        say(&format!("pario suite: {}: {why}", suite.file));
+    }
+    Err(EXIT_BAD_INPUT)
 }
 
 /// [`prepare`] on every rank (each reads the file): `None` unless every
@@ -262,6 +293,7 @@ impl Job<'_> {
         }
         let mut runs = Vec::new();
         let mut failed: BTreeSet<String> = BTreeSet::new();
+        let mut said_db = false;
         for p in &plan.steps {
             let step = &self.suite.steps[p.index];
             let blocked = step.after.iter().find(|(a, _)| failed.contains(a));
@@ -303,6 +335,11 @@ impl Job<'_> {
                     }
                     if status != 0 && status != 3 {
                         failed.insert(p.name.clone());
+                    }
+                    if rank0 && !said_db && db_given_up(&self.settings.keep) {
+                        said_db = true;
+                        say("pario suite: the results database timed out; the remaining steps' \
+                             records are kept as JSON files only (`pario db sync` loads them later)");
                     }
                 }
                 runs.push(run);
@@ -395,7 +432,12 @@ impl Job<'_> {
                         .find(|p| p.name == r.step)
                         .and_then(|p| p.min_write_seconds);
                     if let Some(s) = step {
-                        r.reasons.extend(rules::violations(rec, &s.rules, min));
+                        r.reasons.extend(rules::violations(
+                            rec,
+                            &s.rules,
+                            min,
+                            plan.allow_cached_reads,
+                        ));
                     }
                 }
                 None => r
@@ -479,7 +521,17 @@ pub fn read_record(keep: &KeepTarget, id: &str) -> Option<RunRecord> {
     db.get_run(id).ok().flatten()
 }
 
+/// Whether the database timed out for an earlier step of this suite run.
+fn db_given_up(keep: &KeepTarget) -> bool {
+    keep.give_up
+        .as_ref()
+        .is_some_and(pario_store::GiveUp::given_up)
+}
+
 fn open_db(keep: &KeepTarget) -> Option<pario_store::DbStore> {
+    if db_given_up(keep) {
+        return None;
+    }
     let url = keep.db.as_ref().ok()?.as_ref()?;
     let o = pario_store::OpenOptions::from_env().ok()?.reader();
     pario_store::DbStore::open_with(url, &o).ok()
@@ -511,13 +563,59 @@ pub fn kept_runs(keep: &KeepTarget, tags: &[(String, String)]) -> Result<Vec<Run
         .collect())
 }
 
+/// The ranks and nodes of a run: what a resumed suite run must share with
+/// the repetitions it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub ranks: u32,
+    pub nodes: u32,
+    pub per_node: u32,
+}
+
+/// Why kept run `r` of (step, rep) cannot be averaged with this run's
+/// repetitions: another command line, rank count or node layout.
+pub fn resume_mismatch(r: &RunRecord, argv: &[String], here: Layout) -> Option<String> {
+    let at = format!(
+        "step {} rep {} (run {})",
+        r.tags.get(crate::TAG_STEP).map_or("?", String::as_str),
+        r.tags.get(crate::TAG_REP).map_or("?", String::as_str),
+        r.run_id
+    );
+    let s = &r.system;
+    // Kept command lines are masked (secrets): compare masked with masked.
+    let argv = pario_results::secrets::mask_args(argv);
+    if r.command_line != argv {
+        return Some(format!(
+            "{at} was kept with another command line ({}), this run's is {}",
+            pario_store::display_command_line(&r.command_line),
+            pario_store::display_command_line(&argv)
+        ));
+    }
+    if s.num_tasks != here.ranks {
+        return Some(format!(
+            "{at} was kept with {} rank(s), this run has {}",
+            s.num_tasks, here.ranks
+        ));
+    }
+    if (s.num_nodes, s.tasks_per_node) != (here.nodes, here.per_node) {
+        return Some(format!(
+            "{at} was kept on {} node(s) with {} rank(s) per node, this run has {} node(s) with {}",
+            s.num_nodes, s.tasks_per_node, here.nodes, here.per_node
+        ));
+    }
+    None
+}
+
 /// Rank 0, `--resume ID`: the (step, rep) already kept under suite run
-/// `id` with the same command line and exit status 0 (newest first wins).
+/// `id` with exit status 0 (newest first wins). A kept repetition run with
+/// another command line, rank count or node layout refuses the resume:
+/// its figures would be averaged with ones measured differently.
 fn done_steps(
     keep: &KeepTarget,
     suite: &Suite,
     plan: &Plan,
     id: &str,
+    here: Layout,
 ) -> Result<BTreeMap<(String, u32), RunRecord>, String> {
     let tags = [(crate::TAG_SUITE_RUN.to_string(), id.to_string())];
     let mut kept = kept_runs(keep, &tags)?;
@@ -552,14 +650,62 @@ fn done_steps(
         if done.contains_key(&(step.clone(), rep)) || r.exit_status != 0 || r.interrupted {
             continue;
         }
-        if r.command_line != pario_results::secrets::mask_args(&p.argv) {
-            say(&format!(
-                "pario suite: step {step} rep {rep}: kept run {} ran another command line; it runs again",
-                r.run_id
+        if let Some(why) = resume_mismatch(&r, &p.argv, here) {
+            return Err(format!(
+                "{why}: resume with the same settings, ranks and nodes, or run the suite anew"
             ));
-            continue;
         }
         done.insert((step, rep), r);
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 2-rank repetition is not kept for a 1-rank resume, nor one of
+    /// another layout or command line; each refusal names what differs.
+    #[test]
+    fn a_resume_refuses_repetitions_measured_differently() {
+        let argv: Vec<String> = ["ior", "-w"].iter().map(|s| s.to_string()).collect();
+        let mut r = RunRecord {
+            run_id: "r1".into(),
+            command_line: argv.clone(),
+            ..RunRecord::default()
+        };
+        r.tags.insert(crate::TAG_STEP.into(), "w".into());
+        r.tags.insert(crate::TAG_REP.into(), "1".into());
+        (
+            r.system.num_tasks,
+            r.system.num_nodes,
+            r.system.tasks_per_node,
+        ) = (2, 1, 2);
+        let two = Layout {
+            ranks: 2,
+            nodes: 1,
+            per_node: 2,
+        };
+        assert_eq!(resume_mismatch(&r, &argv, two), None);
+        let one = Layout {
+            ranks: 1,
+            nodes: 1,
+            per_node: 1,
+        };
+        let why = resume_mismatch(&r, &argv, one).unwrap();
+        assert!(
+            why.contains("step w rep 1 (run r1) was kept with 2 rank(s), this run has 1"),
+            "{why}"
+        );
+        let spread = Layout {
+            ranks: 2,
+            nodes: 2,
+            per_node: 1,
+        };
+        let why = resume_mismatch(&r, &argv, spread).unwrap();
+        assert!(why.contains("1 node(s) with 2 rank(s) per node"), "{why}");
+        let other: Vec<String> = ["ior", "-r"].iter().map(|s| s.to_string()).collect();
+        let why = resume_mismatch(&r, &other, two).unwrap();
+        assert!(why.contains("another command line (ior -w)"), "{why}");
+    }
 }

@@ -6,7 +6,8 @@
 //! name = "tiny"
 //! description = "one write, one read"
 //! [params]
-//! dir = { help = "where the files go" }      # no default: --set dir=... is needed
+//! dir = { help = "where the files go", kind = "dir" }  # no default: --set dir=... is needed;
+//!                                            # kind = "dir": it must be an existing directory
 //! block = "4m"                               # a default
 //! [[step]]
 //! name = "write"
@@ -84,6 +85,16 @@ pub struct Param {
     pub default: Option<String>,
     pub help: String,
     pub line: usize,
+    /// `kind = "dir"`: the value names a directory that must exist before
+    /// the first step runs (checked by `pario suite run`, not by a dry run).
+    pub kind: Option<ParamKind>,
+}
+
+/// What a parameter's value must be, checked before anything runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamKind {
+    /// An existing directory.
+    Dir,
 }
 
 /// The run rules of a step: a step that breaks one is invalid, with the reason.
@@ -146,6 +157,10 @@ pub struct Suite {
     pub params: Vec<Param>,
     /// Percent below the baseline that is a regression (`--baseline`).
     pub tolerance: f64,
+    /// `allow_cached_reads`: whether reads served from memory (a run with a
+    /// page-cache-read or memory-file-system advisory) are wanted; `true`,
+    /// `false` (the default) or `"${param}"`, resolved by the plan.
+    pub allow_cached_reads: Option<Setting>,
     pub steps: Vec<Step>,
 }
 
@@ -158,6 +173,7 @@ struct RawSuite {
     #[serde(default)]
     params: BTreeMap<String, Spanned<toml::Value>>,
     tolerance: Option<Spanned<f64>>,
+    allow_cached_reads: Option<Spanned<toml::Value>>,
     #[serde(default, rename = "step")]
     steps: Vec<Spanned<RawStep>>,
 }
@@ -260,6 +276,16 @@ pub fn parse(file: &str, text: &str) -> Result<Suite, SuiteError> {
         Some(t) => *t.get_ref(),
         None => 5.0,
     };
+    let allow_cached_reads = match &raw.allow_cached_reads {
+        None => None,
+        Some(v) => Some(match v.get_ref() {
+            toml::Value::Boolean(b) => Setting {
+                text: b.to_string(),
+                line: lines.at(v.span().start),
+            },
+            _ => setting(v, "allow_cached_reads", &lines).map_err(|(l, r)| err(Some(l), r))?,
+        }),
+    };
     let mut steps = Vec::new();
     for s in &raw.steps {
         steps.push(step(s, &lines).map_err(|(l, r)| err(Some(l), r))?);
@@ -274,6 +300,7 @@ pub fn parse(file: &str, text: &str) -> Result<Suite, SuiteError> {
         text: text.to_string(),
         params,
         tolerance,
+        allow_cached_reads,
         steps,
     })
 }
@@ -308,6 +335,7 @@ fn param(name: &str, v: &Spanned<toml::Value>, lines: &Lines<'_>) -> Result<Para
             default: Some(default),
             help: String::new(),
             line,
+            kind: None,
         });
     }
     let toml::Value::Table(t) = v.get_ref() else {
@@ -315,11 +343,27 @@ fn param(name: &str, v: &Spanned<toml::Value>, lines: &Lines<'_>) -> Result<Para
             "parameter {name}: a value, or {{ default = ..., help = \"...\" }}"
         ));
     };
-    if let Some(k) = t.keys().find(|k| *k != "default" && *k != "help") {
+    if let Some(k) = t
+        .keys()
+        .find(|k| !["default", "help", "kind"].contains(&k.as_str()))
+    {
         return Err(format!(
-            "parameter {name}: unknown key {k:?} (default, help)"
+            "parameter {name}: unknown key {k:?} (default, help, kind)"
         ));
     }
+    let kind = match t.get("kind") {
+        None => None,
+        Some(toml::Value::String(k)) if k == "dir" => Some(ParamKind::Dir),
+        Some(other) => {
+            let shown = match other {
+                toml::Value::String(k) => format!("{k:?}"),
+                v => format!("{v:?}"),
+            };
+            return Err(format!(
+                "parameter {name}: kind {shown}: the only kind is \"dir\" (an existing directory)"
+            ));
+        }
+    };
     let default = match t.get("default") {
         None => None,
         Some(d) => Some(scalar(d).ok_or(format!("parameter {name}: the default must be a value"))?),
@@ -334,6 +378,7 @@ fn param(name: &str, v: &Spanned<toml::Value>, lines: &Lines<'_>) -> Result<Para
         default,
         help,
         line,
+        kind,
     })
 }
 
@@ -361,7 +406,7 @@ fn setting(
             text: f.to_string(),
             line,
         }),
-        _ => Err((line, format!("{what}: a number or a \"${{parameter}}\""))),
+        _ => Err((line, format!("{what}: a value or a \"${{parameter}}\""))),
     }
 }
 

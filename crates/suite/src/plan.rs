@@ -35,6 +35,8 @@ pub struct PlannedStep {
 pub struct Plan {
     pub steps: Vec<PlannedStep>,
     pub values: BTreeMap<String, String>,
+    /// The suite's `allow_cached_reads`, resolved (default false).
+    pub allow_cached_reads: bool,
 }
 
 /// Front-end check of one command line: `Err` holds the refusal.
@@ -71,7 +73,50 @@ pub fn plan(
         })?;
         steps.push(p);
     }
-    Ok(Plan { steps, values })
+    let allow_cached_reads = match &suite.allow_cached_reads {
+        None => false,
+        Some(a) => {
+            let t = substitute(&a.text, &values).map_err(|e| err(Some(a.line), e))?;
+            match t.trim() {
+                "true" | "yes" | "1" => true,
+                "false" | "no" | "0" => false,
+                other => {
+                    return Err(err(
+                        Some(a.line),
+                        format!("allow_cached_reads {other:?}: true or false"),
+                    ))
+                }
+            }
+        }
+    };
+    Ok(Plan {
+        steps,
+        values,
+        allow_cached_reads,
+    })
+}
+
+/// The first parameter declared `kind = "dir"` whose value is not an
+/// existing directory, as a refusal naming the parameter and the path
+/// (`pario suite run` checks this before the first step; a dry run does not).
+pub fn missing_dir(suite: &Suite, plan: &Plan) -> Option<String> {
+    suite
+        .params
+        .iter()
+        .filter(|p| p.kind == Some(crate::model::ParamKind::Dir))
+        .find_map(|p| {
+            let v = plan.values.get(&p.name)?;
+            let why = match std::fs::metadata(v) {
+                Ok(m) if m.is_dir() => return None,
+                Ok(_) => "not a directory",
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => "no such directory",
+                Err(_) => "cannot be read",
+            };
+            Some(format!(
+                "parameter {} = {v}: {why} (it must exist before the suite runs; nothing was run)",
+                p.name
+            ))
+        })
 }
 
 /// The value of every parameter: `--set`, else the default; built-ins.

@@ -182,6 +182,11 @@ fn versus_text(r: &Report) -> String {
             ]);
         }
         s.push_str(&aligned(&rows, 1));
+        let _ = writeln!(
+            s,
+            "{}",
+            pario_stats::describe_correction(r.family, pario_stats::DEFAULT_CONFIDENCE)
+        );
         s.push('\n');
     }
     s
@@ -259,6 +264,11 @@ fn markdown(r: &Report) -> String {
                 }
             );
         }
+        let _ = writeln!(
+            s,
+            "\n{}",
+            pario_stats::describe_correction(r.family, pario_stats::DEFAULT_CONFIDENCE)
+        );
         s.push('\n');
     }
     s.push_str("| step | rep | run | status |\n| --- | --- | --- | --- |\n");
@@ -356,6 +366,7 @@ mod tests {
             baseline_tag: None,
             tolerance: 0.05,
             versus: Vec::new(),
+            family: 0,
             valid: false,
             regression: false,
         };

@@ -7,10 +7,18 @@ use pario_results::{Operation, RunRecord};
 
 /// The advisory kind the page-cache advisor gives a read served from memory.
 pub const CACHE_ADVISORY: &str = "page-cache-read";
+/// The advisory kind of a run on tmpfs or ramfs: every byte is in memory.
+pub const MEMORY_FS_ADVISORY: &str = "memory-file-system";
 
 /// Every rule `record` breaks (empty: valid). `min_write` is the step's
-/// resolved minimum write time.
-pub fn violations(record: &RunRecord, rules: &Rules, min_write: Option<f64>) -> Vec<String> {
+/// resolved minimum write time; `cached_ok` the suite's
+/// `allow_cached_reads` (a run served from memory is then what is wanted).
+pub fn violations(
+    record: &RunRecord,
+    rules: &Rules,
+    min_write: Option<f64>,
+    cached_ok: bool,
+) -> Vec<String> {
     let mut v = Vec::new();
     if record.interrupted {
         v.push("the run was interrupted".to_string());
@@ -61,13 +69,17 @@ pub fn violations(record: &RunRecord, rules: &Rules, min_write: Option<f64>) -> 
             ));
         }
     }
-    if rules.no_cache_reads {
-        for a in record
-            .advisories
-            .iter()
-            .filter(|a| a.kind == CACHE_ADVISORY && a.is_doubt())
-        {
-            v.push(format!("read served from the page cache: {}", a.reason));
+    if rules.no_cache_reads && !cached_ok {
+        for a in record.advisories.iter().filter(|a| a.is_doubt()) {
+            let what = match a.kind.as_str() {
+                CACHE_ADVISORY => "read served from the page cache",
+                MEMORY_FS_ADVISORY => "data on a memory file system",
+                _ => continue,
+            };
+            v.push(format!(
+                "{what}: {} (set allow_cached_reads = true in the suite if that is wanted)",
+                a.reason
+            ));
         }
     }
     v
@@ -114,10 +126,10 @@ mod tests {
             ..PhaseResult::default()
         };
         let ok = record(vec![write.clone(), read(5.0)]);
-        assert!(violations(&ok, &rules(), Some(0.5)).is_empty());
-        let short = violations(&ok, &rules(), Some(2.0));
+        assert!(violations(&ok, &rules(), Some(0.5), false).is_empty());
+        let short = violations(&ok, &rules(), Some(2.0), false);
         assert!(short[0].contains("less than the minimum 2 s"), "{short:?}");
-        let eof = violations(&record(vec![read(1.5)]), &rules(), None);
+        let eof = violations(&record(vec![read(1.5)]), &rules(), None, false);
         assert!(eof[0].contains("end of the data after 1.50 s"), "{eof:?}");
         let mut bad = record(vec![write]);
         bad.tests[0].verification_errors = 3;
@@ -127,7 +139,7 @@ mod tests {
             reason: "128 MiB read at 20 GiB/s".into(),
             ..Advisory::default()
         });
-        let v = violations(&bad, &rules(), None);
+        let v = violations(&bad, &rules(), None, false);
         assert_eq!(v.len(), 3, "{v:?}");
         assert!(v[1].contains("3 data verification error(s)"));
         assert!(v[2].contains("page cache"));
@@ -136,7 +148,25 @@ mod tests {
             no_cache_reads: false,
             ..rules()
         };
-        assert_eq!(violations(&bad, &lax, None).len(), 1);
+        assert_eq!(violations(&bad, &lax, None, false).len(), 1);
+        // The suite's allow_cached_reads: the cache advisory is then no violation.
+        assert_eq!(violations(&bad, &rules(), None, true).len(), 2);
+    }
+
+    /// A run on tmpfs carries a memory-file-system advisory: invalid unless
+    /// the suite allows reads from memory.
+    #[test]
+    fn reads_from_memory_are_invalid_unless_the_suite_wants_them() {
+        let mut r = record(Vec::new());
+        r.advisories.push(Advisory {
+            kind: MEMORY_FS_ADVISORY.into(),
+            reason: "/tmp is tmpfs".into(),
+            ..Advisory::default()
+        });
+        let v = violations(&r, &rules(), None, false);
+        assert_eq!(v.len(), 1, "{v:?}");
+        assert!(v[0].contains("memory file system") && v[0].contains("allow_cached_reads"));
+        assert!(violations(&r, &rules(), None, true).is_empty());
     }
 
     #[test]

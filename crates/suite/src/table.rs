@@ -144,6 +144,8 @@ pub struct Report {
     pub baseline_tag: Option<String>,
     pub tolerance: f64,
     pub versus: Vec<Versus>,
+    /// Cells compared with the baseline as one family (Holm–Bonferroni).
+    pub family: usize,
     pub valid: bool,
     pub regression: bool,
 }
@@ -263,6 +265,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
         baseline_tag: None,
         tolerance: suite.tolerance,
         versus: Vec::new(),
+        family: 0,
         valid,
         regression: false,
     }
@@ -271,10 +274,13 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
 /// Compare every cell with the same figures of the baseline runs
 /// (`baseline(step)` gives the kept runs of that step under the baseline
 /// tag). The unit of replication is the run: the per-run values of both
-/// sides give a 95% confidence interval of the ratio (Welch on the log
-/// ratio, `pario_stats`), and a cell is a regression only when the interval
-/// lies below 1 and the ratio below the tolerance band. With fewer than two
-/// runs on a side the verdict is "cannot decide", never a regression.
+/// sides give a confidence interval of the ratio (Welch on the log ratio,
+/// `pario_stats`), and a cell is a regression only when the interval lies
+/// below 1 and the ratio below the tolerance band. The cells are compared
+/// as one family (Holm–Bonferroni, `pario_stats::compare_family`): each
+/// interval is widened so that identical builds show a regression in any
+/// cell in at most 5% of suite runs. With fewer than two runs on a side
+/// the verdict is "cannot decide", never a regression.
 pub fn compare(
     report: &mut Report,
     suite: &Suite,
@@ -282,6 +288,7 @@ pub fn compare(
     baseline: &dyn Fn(&str) -> Vec<RunRecord>,
 ) {
     report.baseline_tag = Some(tag.to_string());
+    let mut sides: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     for s in &suite.steps {
         if s.figures.is_empty() {
             continue;
@@ -306,10 +313,6 @@ pub fn compare(
                 .filter_map(|r| figure_value(r, f.op, f.unit))
                 .collect();
             let b = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64);
-            let percent = b.filter(|b| *b > 0.0).map(|b| cell.value / b * 100.0);
-            let verdict = verdict(&vals, &ours, report.tolerance);
-            let regression = verdict == "slower";
-            report.regression |= regression;
             report.versus.push(Versus {
                 row: f.row.clone(),
                 column: f.column.clone(),
@@ -318,36 +321,65 @@ pub fn compare(
                 n: cell.n,
                 baseline: b,
                 baseline_runs: vals.len(),
-                percent,
-                verdict,
-                regression,
+                percent: b.filter(|b| *b > 0.0).map(|b| cell.value / b * 100.0),
+                verdict: String::new(),
+                regression: false,
             });
+            sides.push((vals, ours));
         }
+    }
+    let verdicts = verdicts(&sides, report.tolerance);
+    report.family = family_size(&sides);
+    for (v, verdict) in report.versus.iter_mut().zip(verdicts) {
+        v.regression = verdict == "slower";
+        v.verdict = verdict;
+        report.regression |= v.regression;
     }
 }
 
-/// The verdict on per-run values (higher is better).
-fn verdict(baseline: &[f64], candidate: &[f64], tolerance: f64) -> String {
-    use pario_stats::compare::{ratio_ci_welch, verdict_from_interval, Direction, Interval};
-    if baseline.len() < 2 || candidate.len() < 2 {
-        return format!(
-            "cannot decide ({} and {} runs; 2 per side at least)",
-            baseline.len(),
-            candidate.len()
-        );
-    }
-    match ratio_ci_welch(baseline, candidate, 0.95) {
-        Ok(ci) => {
-            let i = Interval {
-                lo: ci.lo,
-                hi: ci.hi,
-            };
-            verdict_from_interval(i, ci.ratio, tolerance / 100.0, Direction::HigherIsBetter)
-                .label()
-                .to_string()
-        }
-        Err(e) => format!("cannot decide ({e})"),
-    }
+/// Cells with two runs or more on both sides: the family the correction
+/// is over.
+fn family_size(sides: &[(Vec<f64>, Vec<f64>)]) -> usize {
+    sides
+        .iter()
+        .filter(|(b, c)| b.len() >= 2 && c.len() >= 2)
+        .count()
+}
+
+/// The verdicts on per-run values (higher is better), all cells as one
+/// family at 95% family-wise confidence.
+pub fn verdicts(sides: &[(Vec<f64>, Vec<f64>)], tolerance: f64) -> Vec<String> {
+    use pario_stats::{compare_family, CompareOptions, Direction, Member};
+    let members: Vec<Member<'_>> = sides
+        .iter()
+        .map(|(b, c)| Member {
+            baseline: b,
+            candidate: c,
+            direction: Direction::HigherIsBetter,
+        })
+        .collect();
+    let opts = CompareOptions {
+        tolerance: tolerance / 100.0,
+        ..CompareOptions::default()
+    };
+    let results = compare_family(&members, &opts);
+    sides
+        .iter()
+        .zip(results)
+        .map(|((b, c), r)| {
+            if b.len() < 2 || c.len() < 2 {
+                return format!(
+                    "cannot decide ({} and {} runs; 2 per side at least)",
+                    b.len(),
+                    c.len()
+                );
+            }
+            match r {
+                Ok(cmp) => cmp.verdict.label().to_string(),
+                Err(e) => format!("cannot decide ({e})"),
+            }
+        })
+        .collect()
 }
 
 fn position(report: &Report, row: &str, column: &str) -> Option<(usize, usize)> {

@@ -226,3 +226,84 @@ fn the_score_is_the_geometric_mean_of_the_two_geometric_means() {
     assert_eq!(invalid.total, 2.0);
     assert!(score(&[]).is_none());
 }
+
+/// The acceptance suite's stonewalled reads (bandwidth and IOPS) must not
+/// reach the end of their data: both carry `read_until_stonewall`.
+#[test]
+fn every_stonewalled_read_of_the_acceptance_suite_must_last_its_stonewall() {
+    let suite = pario_suite::load("acceptance").unwrap();
+    let reads: Vec<_> = suite
+        .steps
+        .iter()
+        .filter(|s| s.args.starts_with("-r ") && s.args.contains(" -D "))
+        .collect();
+    assert_eq!(reads.len(), 2, "read-bandwidth and read-iops");
+    for s in reads {
+        assert!(s.rules.read_until_stonewall, "step {}", s.name);
+    }
+}
+
+/// No shipped suite wants reads from memory; every one declares its
+/// `dir` as a directory that must exist.
+#[test]
+fn shipped_suites_refuse_cached_reads_and_check_their_dir() {
+    for (name, _) in pario_suite::shipped::SHIPPED {
+        let suite = pario_suite::load(name).unwrap();
+        let sets = vec![("dir".to_string(), "/scratch/x".to_string())];
+        let p = plan::plan(&suite, &sets, RANKS, &check).unwrap();
+        assert!(!p.allow_cached_reads, "{name}");
+        let dir = suite.params.iter().find(|p| p.name == "dir").unwrap();
+        assert_eq!(dir.kind, Some(pario_suite::model::ParamKind::Dir), "{name}");
+    }
+}
+
+#[test]
+fn allow_cached_reads_is_a_setting_or_a_parameter() {
+    let with = |line: &str| GOOD.replacen("[params]", &format!("{line}\n[params]"), 1);
+    let p = plan_of(&with("allow_cached_reads = true"), &[("dir", "/d")]).unwrap();
+    assert!(p.allow_cached_reads);
+    let p = plan_of(&GOOD.to_string(), &[("dir", "/d")]).unwrap();
+    assert!(!p.allow_cached_reads);
+    let text = with("allow_cached_reads = \"${cached}\"").replacen(
+        "[params]",
+        "[params]\ncached = \"false\"",
+        1,
+    );
+    assert!(!plan_of(&text, &[("dir", "/d")]).unwrap().allow_cached_reads);
+    let p = plan_of(&text, &[("dir", "/d"), ("cached", "true")]).unwrap();
+    assert!(p.allow_cached_reads);
+    let e = refusal(&text, &[("dir", "/d"), ("cached", "maybe")]);
+    assert!(
+        e.reason
+            .contains("allow_cached_reads \"maybe\": true or false"),
+        "{e}"
+    );
+    assert_eq!(e.line, Some(3));
+    let e = refusal(
+        &GOOD.replacen("dir = { help = \"where\" }", "dir = { kind = \"file\" }", 1),
+        &[("dir", "/d")],
+    );
+    assert!(e.reason.contains("the only kind is \"dir\""), "{e}");
+}
+
+/// The regression table compares its cells as one family (fixed numbers):
+/// a 7% drop that a lone 95% interval calls "slower" is not a regression
+/// among 14 cells, a real 20% drop still is, and unchanged cells are not.
+#[test]
+fn the_regression_table_compares_its_cells_as_one_family() {
+    use pario_suite::table::verdicts;
+    let base = vec![100.0, 101.0, 99.0];
+    let mut sides = vec![
+        (base.clone(), vec![80.0, 81.0, 79.0]),
+        (base.clone(), vec![91.0, 93.0, 95.8]),
+    ];
+    sides.extend((0..12).map(|k| (base.clone(), vec![99.0 + 0.1 * k as f64, 101.0, 100.0])));
+    let alone = pario_stats::compare(&sides[1].0, &sides[1].1, &Default::default()).unwrap();
+    assert_eq!(alone.verdict, pario_stats::Verdict::Slower, "{alone:?}");
+    let v = verdicts(&sides, 5.0);
+    assert_eq!(v[0], "slower");
+    assert_ne!(v[1], "slower", "{v:?}");
+    assert!(v[2..].iter().all(|x| x != "slower"), "{v:?}");
+    // One cell alone: the family is that cell, the lone interval's verdict.
+    assert_eq!(verdicts(&sides[1..2], 5.0), ["slower"]);
+}

@@ -34,3 +34,49 @@ pub fn finish(c: &mut Command) -> Out {
         stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
     }
 }
+
+/// Replace the measured figures of every run kept in `runs` by chosen
+/// ones, then load them into a new database at `db` (`pario db sync`):
+/// verdicts then rest on fixed numbers, never on how busy the machine was
+/// while the runs ran. `set(record, i)` edits one record (JSON); `i` counts
+/// the records of the same tool and `build` tag, in file-name order.
+pub fn set_figures(runs: &std::path::Path, db: &std::path::Path, set: &dyn Fn(&mut Value, usize)) {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+    for f in &files {
+        let mut r: Value = serde_json::from_slice(&std::fs::read(f).unwrap()).unwrap();
+        let key = format!("{}/{}", r["tool"], r["tags"]["build"]);
+        let i = seen.entry(key).or_default();
+        set(&mut r, *i);
+        *i += 1;
+        std::fs::write(f, serde_json::to_vec_pretty(&r).unwrap()).unwrap();
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let out = finish(
+        Command::new(PARIO)
+            .args(["db", "sync"])
+            .env("PARIO_RESULTS_DIR", runs)
+            .env("PARIO_DB", db),
+    );
+    assert_eq!(out.status, 0, "pario db sync: {}", out.both());
+}
+
+/// Every phase of `record` whose operation is `op` (all when `None`).
+pub fn phases<'a>(record: &'a mut Value, op: Option<&str>) -> Vec<&'a mut Value> {
+    let mut out = Vec::new();
+    for t in record["tests"].as_array_mut().into_iter().flatten() {
+        for p in t["phases"].as_array_mut().into_iter().flatten() {
+            if op.is_none_or(|o| p["operation"] == o) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
