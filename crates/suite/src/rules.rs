@@ -177,6 +177,6 @@ mod tests {
             note: true,
             ..Advisory::default()
         });
-        assert!(violations(&r, &rules(), None).is_empty());
+        assert!(violations(&r, &rules(), None, false).is_empty());
     }
 }
