@@ -506,6 +506,7 @@ mod tests {
             db: Ok(None),
             sqlite_busy_timeout: Duration::from_secs(1),
             deadline: DEFAULT_DB_TIMEOUT,
+            give_up: None,
         };
         let out = keep_run_with(&r, &target);
         let text = std::fs::read_to_string(out.json.unwrap()).unwrap();
