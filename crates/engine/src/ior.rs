@@ -668,10 +668,14 @@ fn remove_after_repetition(
     Ok(())
 }
 
-/// After a failure: leave no stray files unless asked to keep them.
+/// After a failure: leave no stray files unless asked to keep them. Only
+/// what the test writes is the run's to remove: a read-only test's files
+/// go after a successful read (as IOR's without `-k`), never after a
+/// failed or interrupted one.
 fn remove_after_failure(run: &TestRun<'_, '_>, result: &TestResult) {
     let spec = run.spec;
-    if spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0 {
+    let kept = spec.keep_file || spec.keep_file_with_error && result.verification_errors > 0;
+    if kept || !spec.write {
         return;
     }
     for rep in 0..spec.repetitions.max(1) {

@@ -4,8 +4,9 @@
 //! few where the rank count matters run under `mpirun -np 2`.
 //!
 //! `{dir}` in an argument is the case's own temporary directory, which holds
-//! a FIFO (`fifo`), a deck with a 1 MiB line (`long.ior`) and, when this
-//! machine lets us mknod (root), a character device `null` (1,3). After each
+//! a FIFO (`fifo`), a deck with a 1 MiB line (`long.ior`), a 4 KiB file
+//! (`short`) and, when this machine lets us mknod (root), a character
+//! device `null` (1,3). After each
 //! case the directory must hold exactly these fixtures: refusals touch
 //! nothing, accepted runs clean up after themselves.
 
@@ -112,6 +113,8 @@ const CASES: &[Case] = &[
     case("-w -k -o {dir}/fifo", 2, &["fifo", "FIFO", "refusing"]),
     case("-w -o {dir}/fifo", 2, &["fifo", "FIFO"]),
     case("-r -E -o {dir}/fifo", 2, &["FIFO"]),
+    // Issue 22: a failed read leaves the file it read (no -k needed).
+    case("-r -b 1m -t 1m -o {dir}/short", 1, &["short"]),
     // Issue 12: a requested output that cannot be written fails the run.
     case(
         "-w -o {dir}/t -O summaryFile={dir}/no/such/dir/s.json,summaryFormat=JSON",
@@ -182,7 +185,14 @@ fn fixtures(dir: &Path) -> Vec<String> {
         "x".repeat(1 << 20)
     );
     std::fs::write(dir.join("long.ior"), long).unwrap();
-    let mut names = vec!["fifo".to_string(), "long.ior".to_string()];
+    // A file too short for the read asked of it (issue 22: kept after the
+    // failed read, as upstream keeps it).
+    std::fs::write(dir.join("short"), [0u8; 4096]).unwrap();
+    let mut names = vec![
+        "fifo".to_string(),
+        "long.ior".to_string(),
+        "short".to_string(),
+    ];
     let made = Command::new("mknod")
         .arg(dir.join("null"))
         .args(["c", "1", "3"])
