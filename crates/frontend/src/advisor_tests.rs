@@ -575,7 +575,7 @@ fn notes_are_kept_and_printed_only_when_asked() {
         let (mut out, mut err) = (Vec::new(), Vec::new());
         review_at(
             &mut rec,
-            &[f.clone()],
+            std::slice::from_ref(&f),
             &Console::new("ior", &mut out, &mut err),
             notes,
         );

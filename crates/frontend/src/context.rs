@@ -260,7 +260,6 @@ mod tests {
         let (status, text) = agree_on_interrupt(&comm, &i, &console, "stopped").unwrap();
         assert_eq!(status, 143);
         assert_eq!(text, "interrupted by SIGTERM: stopped");
-        drop(console);
         assert!(String::from_utf8_lossy(&err).contains("interrupted by SIGTERM"));
     }
 

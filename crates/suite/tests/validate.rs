@@ -262,7 +262,7 @@ fn allow_cached_reads_is_a_setting_or_a_parameter() {
     let with = |line: &str| GOOD.replacen("[params]", &format!("{line}\n[params]"), 1);
     let p = plan_of(&with("allow_cached_reads = true"), &[("dir", "/d")]).unwrap();
     assert!(p.allow_cached_reads);
-    let p = plan_of(&GOOD.to_string(), &[("dir", "/d")]).unwrap();
+    let p = plan_of(GOOD, &[("dir", "/d")]).unwrap();
     assert!(!p.allow_cached_reads);
     let text = with("allow_cached_reads = \"${cached}\"").replacen(
         "[params]",
