@@ -3,7 +3,6 @@
 //! made, the record is kept marked interrupted and the exit status is 143.
 
 use pario_testkit::count_entries;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
@@ -13,21 +12,12 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let o = dir.path().join("mdw");
-    let mut child = Command::new(BIN)
+    let mut child = pario_testkit::keeping_singleton(BIN, keep.path())
         .args([
             "-D", "1", "-P", "1000000", "-I", "1", "-R", "1", "-S", "0", "-o",
         ])
         .arg(&o)
         .current_dir(keep.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("md-workbench starts");
     pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no objects made");
@@ -40,13 +30,9 @@ fn sigterm_stops_at_the_next_object_and_cleans_up() {
     assert_eq!(status, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
     assert_eq!(count_entries(dir.path()), 0, "what the run made is removed");
-    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let runs = pario_testkit::kept_records(keep.path());
     assert_eq!(runs.len(), 1);
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&runs[0]).unwrap();
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 143, "{r}");
 }
@@ -61,21 +47,13 @@ fn the_record_is_kept_before_a_cleanup_that_a_kill_cuts_short() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let o = dir.path().join("mdw");
-    let mut child = Command::new(BIN)
+    let mut child = pario_testkit::keeping_singleton(BIN, keep.path())
         .args([
             "-D", "1", "-P", "1000000", "-I", "1", "-R", "1", "-S", "0", "-o",
         ])
         .arg(&o)
         .current_dir(keep.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("PARIO_FAULTS", "die_on_remove=1")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("md-workbench starts");
     pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no objects made");
@@ -86,16 +64,13 @@ fn the_record_is_kept_before_a_cleanup_that_a_kill_cuts_short() {
         "md-workbench",
     );
     assert_eq!(status, Some(9), "killed at its first removal: {err}");
-    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
-        .map(|d| d.map(|e| e.unwrap().path()).collect())
-        .unwrap_or_default();
+    let runs = pario_testkit::kept_records(keep.path());
     assert_eq!(
         runs.len(),
         1,
         "the record is kept before the cleanup: {err}"
     );
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&runs[0]).unwrap();
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 143, "{r}");
 }

@@ -4,7 +4,6 @@
 //! see crates/ior/tests/signals.rs).
 
 use pario_testkit::count_entries;
-use std::process::{Command, Stdio};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
@@ -14,18 +13,9 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let d = dir.path().join("md");
-    let mut child = Command::new(BIN)
+    let mut child = pario_testkit::keeping_singleton(BIN, keep.path())
         .args(["-F", "-C", "-n", "1000000", "-d"])
         .arg(&d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("mdtest starts");
     // Signal once the create phase is under way.
@@ -35,28 +25,19 @@ fn sigterm_stops_at_the_next_item_and_cleans_up() {
     assert_eq!(status, Some(143), "{err}");
     assert!(err.contains("interrupted by SIGTERM"), "{err}");
     assert_eq!(count_entries(dir.path()), 0, "what the run made is removed");
-    let runs: Vec<_> = std::fs::read_dir(keep.path().join("runs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let runs = records(keep.path());
     assert_eq!(runs.len(), 1);
-    let r: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap();
+    let r = &runs[0];
     assert_eq!(r["interrupted"], true, "{r}");
     assert_eq!(r["exit_status"], 143, "{r}");
 }
 
-/// The records in `runs` (a results directory), parsed.
-fn records(runs: &std::path::Path) -> Vec<serde_json::Value> {
-    std::fs::read_dir(runs)
-        .map(|d| {
-            d.map(|e| {
-                let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
-                serde_json::from_str(&text).unwrap()
-            })
-            .collect()
-        })
-        .unwrap_or_default()
+/// The records kept in `keep` (see pario_testkit::keeping_singleton), parsed.
+fn records(keep: &std::path::Path) -> Vec<serde_json::Value> {
+    pario_testkit::kept_records(keep)
+        .iter()
+        .map(|text| serde_json::from_str(text).unwrap())
+        .collect()
 }
 
 /// Under mpirun, Open MPI kills the ranks one second after forwarding
@@ -70,25 +51,17 @@ fn the_record_is_kept_before_a_clean_up_that_a_kill_cuts_short() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let d = dir.path().join("md");
-    let mut child = Command::new(BIN)
+    let mut child = pario_testkit::keeping_singleton(BIN, keep.path())
         .args(["-F", "-C", "-n", "1000000", "-d"])
         .arg(&d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("PARIO_FAULTS", "die_on_remove=2")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
         .spawn()
         .expect("mdtest starts");
     pario_testkit::wait_for_entries(dir.path(), 200, Duration::from_secs(60), "no items made");
     let (status, err) =
         pario_testkit::signal_and_wait(&mut child, "-TERM", Duration::from_secs(120), "mdtest");
     assert_eq!(status, Some(9), "killed at its first removal: {err}");
-    let runs = records(&keep.path().join("runs"));
+    let runs = records(keep.path());
     assert_eq!(
         runs.len(),
         1,
@@ -105,16 +78,10 @@ fn a_failed_run_keeps_its_record_before_its_clean_up() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
     let d = dir.path().join("md");
-    let out = Command::new(BIN)
+    let out = pario_testkit::keeping_singleton(BIN, keep.path())
         .args(["-F", "-C", "-n", "100", "-w", "65536", "-d"])
         .arg(&d)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("PARIO_FAULTS", "enospc_after=200k,die_on_remove=2")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
         .output()
         .expect("mdtest runs");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -123,7 +90,7 @@ fn a_failed_run_keeps_its_record_before_its_clean_up() {
         Some(9),
         "killed at its first removal: {err}"
     );
-    let runs = records(&keep.path().join("runs"));
+    let runs = records(keep.path());
     assert_eq!(
         runs.len(),
         1,

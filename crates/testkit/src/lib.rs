@@ -177,6 +177,43 @@ pub fn wait_for_entries(dir: &std::path::Path, n: usize, limit: std::time::Durat
     }
 }
 
+/// A front end's binary started as a singleton that keeps its record in
+/// `keep` (`keep/runs` for the JSON files, `keep/results.sqlite`), with
+/// the environment the signal and clean-up tests share: Open MPI allowed
+/// as root, no faults or tags inherited from the caller (a test sets
+/// `PARIO_FAULTS` itself, after this), stdin closed, stdout discarded and
+/// stderr piped. The caller adds the arguments and spawns it.
+pub fn keeping_singleton(bin: &str, keep: &std::path::Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env_remove("PARIO_FAULTS")
+        .env_remove("PARIO_TAGS")
+        .env("PARIO_RESULTS_DIR", keep.join("runs"))
+        .env("PARIO_DB", keep.join("results.sqlite"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+/// The texts of the run records kept in `keep/runs` (see
+/// [`keeping_singleton`]), sorted by file name; none when the directory
+/// does not exist.
+pub fn kept_records(keep: &std::path::Path) -> Vec<String> {
+    let mut files: Vec<_> = std::fs::read_dir(keep.join("runs"))
+        .map(|d| {
+            d.map(|e| e.expect("reading a directory entry").path())
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).expect("reading a kept record"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
