@@ -328,8 +328,8 @@ pub fn compare(
             sides.push((vals, ours));
         }
     }
-    let verdicts = verdicts(&sides, report.tolerance);
-    report.family = family_size(&sides);
+    let (verdicts, family) = verdicts(&sides, report.tolerance);
+    report.family = family;
     for (v, verdict) in report.versus.iter_mut().zip(verdicts) {
         v.regression = verdict == "slower";
         v.verdict = verdict;
@@ -337,18 +337,10 @@ pub fn compare(
     }
 }
 
-/// Cells with two runs or more on both sides: the family the correction
-/// is over.
-fn family_size(sides: &[(Vec<f64>, Vec<f64>)]) -> usize {
-    sides
-        .iter()
-        .filter(|(b, c)| b.len() >= 2 && c.len() >= 2)
-        .count()
-}
-
 /// The verdicts on per-run values (higher is better), all cells as one
-/// family at 95% family-wise confidence.
-pub fn verdicts(sides: &[(Vec<f64>, Vec<f64>)], tolerance: f64) -> Vec<String> {
+/// family at 95% family-wise confidence, and the family's size as
+/// `compare_family` counted it (the cells with an interval).
+pub fn verdicts(sides: &[(Vec<f64>, Vec<f64>)], tolerance: f64) -> (Vec<String>, usize) {
     use pario_stats::{compare_family, CompareOptions, Direction, Member};
     let members: Vec<Member<'_>> = sides
         .iter()
@@ -363,7 +355,12 @@ pub fn verdicts(sides: &[(Vec<f64>, Vec<f64>)], tolerance: f64) -> Vec<String> {
         ..CompareOptions::default()
     };
     let results = compare_family(&members, &opts);
-    sides
+    let family = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok()?.family.as_ref().map(|f| f.size))
+        .max()
+        .unwrap_or(0);
+    let verdicts = sides
         .iter()
         .zip(results)
         .map(|((b, c), r)| {
@@ -379,7 +376,8 @@ pub fn verdicts(sides: &[(Vec<f64>, Vec<f64>)], tolerance: f64) -> Vec<String> {
                 Err(e) => format!("cannot decide ({e})"),
             }
         })
-        .collect()
+        .collect();
+    (verdicts, family)
 }
 
 fn position(report: &Report, row: &str, column: &str) -> Option<(usize, usize)> {

@@ -300,10 +300,11 @@ fn the_regression_table_compares_its_cells_as_one_family() {
     sides.extend((0..12).map(|k| (base.clone(), vec![99.0 + 0.1 * k as f64, 101.0, 100.0])));
     let alone = pario_stats::compare(&sides[1].0, &sides[1].1, &Default::default()).unwrap();
     assert_eq!(alone.verdict, pario_stats::Verdict::Slower, "{alone:?}");
-    let v = verdicts(&sides, 5.0);
+    let (v, family) = verdicts(&sides, 5.0);
+    assert_eq!(family, 14);
     assert_eq!(v[0], "slower");
     assert_ne!(v[1], "slower", "{v:?}");
     assert!(v[2..].iter().all(|x| x != "slower"), "{v:?}");
     // One cell alone: the family is that cell, the lone interval's verdict.
-    assert_eq!(verdicts(&sides[1..2], 5.0), ["slower"]);
+    assert_eq!(verdicts(&sides[1..2], 5.0), (vec!["slower".to_string()], 1));
 }
