@@ -18,13 +18,8 @@ STATE_DIR="${PARIO_DB_SERVERS_DIR:-${TMPDIR:-/tmp}/pario-db-servers.$(id -u)}"
 
 die() { echo "test-db-servers.sh: $*" >&2; exit 1; }
 
-free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    echo $((20000 + RANDOM % 20000))
-  fi
-}
+# shellcheck source=scripts/lib/ports.sh
+source "$(dirname "$0")/lib/ports.sh"
 
 pg_bindir() {
   local d

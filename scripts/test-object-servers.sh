@@ -31,13 +31,8 @@ STORE_MIB="${PARIO_OBJ_SERVERS_STORE_MIB:-2048}"
 die() { echo "test-object-servers.sh: $*" >&2; exit 1; }
 note() { echo "test-object-servers.sh: $*" >&2; }
 
-free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    echo $((20000 + RANDOM % 20000))
-  fi
-}
+# shellcheck source=scripts/lib/ports.sh
+source "$(dirname "$0")/lib/ports.sh"
 
 # A random string of N characters from [A-Za-z0-9].
 random_word() {

@@ -33,13 +33,8 @@ NODES=(n1 n2)
 die() { echo "test-slurm.sh: $*" >&2; exit 1; }
 note() { echo "test-slurm.sh: $*" >&2; }
 
-free_port() {
-  if command -v python3 >/dev/null 2>&1; then
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-  else
-    echo $((20000 + RANDOM % 20000))
-  fi
-}
+# shellcheck source=scripts/lib/ports.sh
+source "$(dirname "$0")/lib/ports.sh"
 
 need() {
   local b
