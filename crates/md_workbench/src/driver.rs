@@ -335,23 +335,18 @@ fn run_info_unwritable(o: &Options) -> Option<String> {
             dir.display()
         ));
     }
-    match std::fs::symlink_metadata(file) {
-        Err(_) => None,
-        Ok(m) if m.file_type().is_file() => std::fs::OpenOptions::new()
-            .write(true)
-            .open(file)
-            .err()
-            .map(|e| {
-                format!(
-                    "--run-info-file {}: cannot be written: {e}",
-                    o.run_info_file
-                )
-            }),
-        Ok(_) => Some(format!(
-            "--run-info-file {}: not a regular file: refusing to write the position there",
-            o.run_info_file
-        )),
+    if let Err(e) = pario_results::special::replaceable(file) {
+        return Some(format!("--run-info-file {}: {e}", o.run_info_file));
     }
+    // An existing regular file must be writable; a missing one is made.
+    if !file.exists() {
+        return None;
+    }
+    let e = std::fs::OpenOptions::new().write(true).open(file).err()?;
+    Some(format!(
+        "--run-info-file {}: cannot be written: {e}",
+        o.run_info_file
+    ))
 }
 
 /// Why the precreation must not go into `prefix`, a local directory that
