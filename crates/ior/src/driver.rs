@@ -26,7 +26,7 @@ pub mod params;
 pub mod sinks;
 
 use crate::options::{DataPacketType, Invocation, IorParams, SummaryFormat};
-use pario_comm::{Comm, NodeLayout, ReduceOp};
+use pario_comm::{Comm, NodeLayout};
 use pario_engine::collective::agree_on_first_error;
 use pario_engine::interrupt::Interrupt;
 use pario_engine::ior::{run_ior_test_with, IorExtras, IorSpec};
@@ -604,20 +604,14 @@ fn agree_on_interrupt(
     console: &Console<'_>,
     status: i32,
 ) -> i32 {
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught == 0 {
+    let what = "stopped at the next transfer; the summary holds the phases that finished; \
+                the record is kept, marked interrupted";
+    let Some((caught, text)) =
+        pario_frontend::context::agree_on_interrupt(comm, interrupt, console, what)
+    else {
         return status;
-    }
+    };
     record.interrupted = true;
-    let text = format!(
-        "interrupted by {}: stopped at the next transfer; the summary holds the phases \
-         that finished; the record is kept, marked interrupted",
-        Interrupt::name(caught)
-    );
-    if comm.rank() == 0 {
-        console.error(&text);
-    }
     record.errors.push(text);
     caught
 }

@@ -6,7 +6,7 @@ use crate::options::{Options, VERSION};
 use crate::output::{self, LineCtx};
 use crate::record;
 use pario_backends::Backend;
-use pario_comm::{Comm, ReduceOp};
+use pario_comm::Comm;
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
 use pario_engine::interrupt::Interrupt;
 use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome, PhaseStats};
@@ -537,12 +537,12 @@ fn finish_status(
 /// Collective: 130/143 on every rank when any rank caught SIGINT/SIGTERM.
 /// The error an interrupted run prints and records (`caught`: 130 or 143).
 fn interrupted_text(caught: i32) -> String {
-    format!(
-        "interrupted by {}: stopped at the next operation; the record is kept, marked \
-         interrupted, before the cleanup",
-        Interrupt::name(caught)
-    )
+    format!("interrupted by {}: {INTERRUPTED}", Interrupt::name(caught))
 }
+
+/// What an interrupted run did, after "interrupted by SIGNAL: ".
+const INTERRUPTED: &str =
+    "stopped at the next operation; the record is kept, marked interrupted, before the cleanup";
 
 fn interrupted(
     comm: &dyn Comm,
@@ -551,16 +551,16 @@ fn interrupted(
     status: i32,
     rec: &mut pario_results::RunRecord,
 ) -> i32 {
-    let caught = settings.interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught == 0 {
+    let agreed = pario_frontend::context::agree_on_interrupt(
+        comm,
+        &settings.interrupt,
+        console,
+        INTERRUPTED,
+    );
+    let Some((caught, text)) = agreed else {
         return status;
-    }
+    };
     rec.interrupted = true;
-    let text = interrupted_text(caught);
-    if comm.rank() == 0 {
-        console.error(&text);
-    }
     rec.errors.push(text);
     caught
 }

@@ -17,7 +17,7 @@ use crate::mknod::MknodBackend;
 use crate::options::{MdtestOptions, Resolved, SummaryFormat, MDTEST_VERSION};
 use crate::output;
 use pario_backends::{Backend, FsInfo};
-use pario_comm::{Comm, NodeLayout, ReduceOp};
+use pario_comm::{Comm, NodeLayout};
 use pario_engine::collective::agree_on_first_error;
 use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
@@ -486,16 +486,9 @@ fn agree_on_interrupt(
     console: &Console<'_>,
     record: &mut RunRecord,
 ) -> Option<i32> {
-    let caught = interrupt.exit_status().unwrap_or(0) as u64;
-    let caught = comm.all_reduce_u64(&[caught], ReduceOp::Max)[0] as i32;
-    if caught <= 0 {
-        return None;
-    }
+    let (caught, text) =
+        pario_frontend::context::agree_on_interrupt(comm, interrupt, console, INTERRUPTED)?;
     record.interrupted = true;
-    let text = interrupted_text(caught);
-    if comm.rank() == 0 {
-        console.error(&text);
-    }
     if !record.errors.contains(&text) {
         record.errors.push(text);
     }
@@ -505,12 +498,12 @@ fn agree_on_interrupt(
 /// The error an interrupted run prints and records (`caught`: its exit
 /// status, 130 or 143).
 fn interrupted_text(caught: i32) -> String {
-    format!(
-        "interrupted by {}: stopped at the next item; the record is kept, marked \
-         interrupted, then what this run created is removed (unless --keep-on-error)",
-        Interrupt::name(caught)
-    )
+    format!("interrupted by {}: {INTERRUPTED}", Interrupt::name(caught))
 }
+
+/// What an interrupted run did, after "interrupted by SIGNAL: ".
+const INTERRUPTED: &str = "stopped at the next item; the record is kept, marked interrupted, \
+                           then what this run created is removed (unless --keep-on-error)";
 
 /// Rank 0 at the end: write the requested outputs (when the tests `ran`),
 /// fail the run (exit 1) for any not written, review stragglers and keep
