@@ -7,7 +7,8 @@
 //! How: `signal-hook` sets a flag ([`Interrupt`] holds it in an `Arc`, no
 //! global state of ours) and a second signal of the same kind ends the
 //! process at once, as the default action would. The ior engine's
-//! [`StopFlag`] is set too ([`Interrupt::stop_flag`]): its transfer loop
+//! [`StopFlag`] is set too, in the same handler and before the signal's
+//! own flag ([`Interrupt::stop_flag`]): its transfer loop
 //! ends the phase at the next transfer on every rank. Besides, the backend
 //! is wrapped ([`Interrupt::wrap`]; mdtest's only check, and ior's for the
 //! opens between phases): once the flag is set, every open, transfer,
@@ -49,23 +50,14 @@ impl Interrupt {
             (signal_hook::consts::SIGTERM, &me.term, EXIT_SIGTERM),
         ] {
             // The conditional shutdown goes first: it acts only when the
-            // flag is already set, that is on the second signal.
+            // flag is already set, that is on the second signal. The
+            // engine's StopFlag is set next, before the signal's own flag,
+            // so that whoever sees the signal's flag (the wrapped backend
+            // refusing an operation) also sees the stop request (the
+            // transfer loop then ends the phase as interrupted).
             let _ = signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(flag));
+            let _ = signal_hook::flag::register(sig, me.stop.shared());
             let _ = signal_hook::flag::register(sig, Arc::clone(flag));
-        }
-        // The engine's StopFlag is set from a thread that waits for the
-        // signals (no code of ours runs in the handler).
-        let signals = signal_hook::iterator::Signals::new([
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGTERM,
-        ]);
-        if let Ok(mut signals) = signals {
-            let stop = me.stop.clone();
-            std::thread::spawn(move || {
-                for _ in signals.forever() {
-                    stop.request();
-                }
-            });
         }
         me
     }

@@ -183,6 +183,10 @@ impl StopFlag {
     pub fn flag(&self) -> &std::sync::atomic::AtomicBool {
         &self.0
     }
+    /// The shared flag, for `signal_hook::flag::register`.
+    pub(crate) fn shared(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        std::sync::Arc::clone(&self.0)
+    }
 }
 
 /// Two flags are equal when they are the same flag.

@@ -260,6 +260,14 @@ impl TransferLoop<'_> {
                         return i;
                     }
                 }
+                // The interruptible backend refuses every operation once
+                // the stop flag is up: a transfer it refused between this
+                // loop's check and the call is the stop request, not a
+                // failure of the storage.
+                Err(_) if self.stop_requested() => {
+                    self.interrupted = true;
+                    return i;
+                }
                 Err(e) => {
                     report.error = Some(e.to_string());
                     return i;
