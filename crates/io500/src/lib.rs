@@ -1,0 +1,24 @@
+//! pario's IO500 front end, the parts that are data: the harness's config
+//! file ([`config`], [`table`]), the phases of each mode and their command
+//! lines ([`plan`], [`commands`]), the validity rules ([`validity`]), the
+//! scores and hashes ([`score`], [`hash`]), the result files
+//! ([`output`]), `--dry-run` ([`dry_run`]) and `--verify` ([`verify`]).
+//! Running the phases (ior, mdtest and pfind in-process) builds on these.
+//!
+//! The harness is IO500/io500 at commit 02091cf; docs/io500.md says what
+//! differs.
+
+pub mod app;
+pub mod cfmt;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod dry_run;
+pub mod hash;
+pub mod ini;
+pub mod output;
+pub mod plan;
+pub mod score;
+pub mod table;
+pub mod validity;
+pub mod verify;
