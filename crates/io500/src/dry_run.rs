@@ -134,3 +134,7 @@ pub fn write_files(
     write(&dir.join("config.ini"), &cfg.render_values())?;
     write(&dir.join("timestampfile"), "")
 }
+
+#[cfg(test)]
+#[path = "dry_run_tests.rs"]
+mod tests;

@@ -459,4 +459,21 @@ mod tests {
         assert_eq!(mandatory, ["datadir"]);
         assert!(SECTIONS[1].keys.iter().all(|k| k.help.ends_with(DEBUG_ONLY)));
     }
+
+    fn without_comments(text: &str) -> Vec<&str> {
+        text.lines().filter(|l| !l.starts_with('#')).collect()
+    }
+
+    #[test]
+    fn list_has_the_harness_sections_keys_and_defaults() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/harness");
+        for (name, mandatory) in [("list", false), ("list-mandatory", true)] {
+            let harness = std::fs::read_to_string(format!("{dir}/{name}/stdout.txt")).unwrap();
+            let ours = render_list(mandatory);
+            assert_eq!(without_comments(&ours), without_comments(&harness), "{name}");
+            assert_eq!(ours.lines().next(), harness.lines().next());
+            // One description above every key.
+            assert_eq!(ours.lines().count(), harness.lines().count(), "{name}");
+        }
+    }
 }

@@ -75,20 +75,21 @@ fn read(text: &str) -> Read {
 
 const HALF_ULP: f64 = 5e-7;
 
-/// The range of geometric means that printed scores (rounded to 6
-/// decimals) allow, widened by the rounding of the printed mean.
-fn mean_range(values: &[f64]) -> (f64, f64) {
-    let gm = |xs: Vec<f64>| {
-        if xs.is_empty() {
-            0.0
-        } else {
-            xs.iter().product::<f64>().powf(1.0 / xs.len() as f64)
-        }
-    };
+fn geometric_mean(xs: Vec<f64>) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().product::<f64>().powf(1.0 / xs.len() as f64)
+    }
+}
+
+/// The geometric mean of printed scores and the range of means their
+/// rounding to 6 decimals allows, widened by the rounding of the mean.
+fn mean_range(values: &[f64]) -> (f64, (f64, f64)) {
     let pos: Vec<f64> = values.iter().copied().filter(|&x| x > 0.0).collect();
-    let lo = gm(pos.iter().map(|x| (x - HALF_ULP).max(f64::MIN_POSITIVE)).collect());
-    let hi = gm(pos.iter().map(|x| x + HALF_ULP).collect());
-    (lo - HALF_ULP, hi + HALF_ULP)
+    let lo = geometric_mean(pos.iter().map(|x| (x - HALF_ULP).max(f64::MIN_POSITIVE)).collect());
+    let hi = geometric_mean(pos.iter().map(|x| x + HALF_ULP).collect());
+    (geometric_mean(pos), (lo - HALF_ULP, hi + HALF_ULP))
 }
 
 fn number(name: &str, v: &Option<String>) -> Result<f64, String> {
@@ -96,12 +97,12 @@ fn number(name: &str, v: &Option<String>) -> Result<f64, String> {
     v.parse().map_err(|_| format!("[SCORE] {name} = {v} is not a number"))
 }
 
-fn check_range(name: &str, printed: f64, (lo, hi): (f64, f64)) -> Result<(), String> {
+fn check_range(name: &str, printed: f64, (point, (lo, hi)): (f64, (f64, f64))) -> Result<(), String> {
     let slack = 1e-9 * hi.abs();
     if printed < lo - slack || printed > hi + slack {
-        let mid = (lo + hi) / 2.0;
+        let from = if name == "SCORE" { "group" } else { "phase" };
         return Err(format!(
-            "[SCORE] {name} = {printed:.6}, but the phase scores give {mid:.6} (an edited score?)"
+            "[SCORE] {name} = {printed:.6}, but the {from} scores give {point:.6} (an edited score?)"
         ));
     }
     Ok(())
@@ -124,7 +125,7 @@ fn check_scores(r: &Read) -> Result<(), String> {
     check_range("BW", bw, mean_range(&groups[1]))?;
     let lo = ((md - HALF_ULP).max(0.0) * (bw - HALF_ULP).max(0.0)).sqrt() - HALF_ULP;
     let hi = ((md + HALF_ULP) * (bw + HALF_ULP)).sqrt() + HALF_ULP;
-    check_range("SCORE", total, (lo, hi))
+    check_range("SCORE", total, ((md * bw).sqrt(), (lo, hi)))
 }
 
 /// What a successful check found.
