@@ -25,8 +25,8 @@ fn now() -> f64 {
 
 fn load(file: &str) -> Result<(String, Config), String> {
     let bytes = std::fs::read(file).map_err(|e| format!("config file {file}: {e}"))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("config file {file}: not UTF-8 text"))?;
+    let text =
+        String::from_utf8(bytes).map_err(|_| format!("config file {file}: not UTF-8 text"))?;
     let cfg = Config::parse(&text, file).map_err(|e| e.to_string())?;
     Ok((text, cfg))
 }
@@ -36,18 +36,25 @@ fn external_scripts(ctx: &Context) -> Result<(), String> {
     for phase in ["find", "find-easy", "find-hard"] {
         let runs = ctx.cfg.flag(phase, "run") == Some(true);
         let script = ctx.cfg.get(phase, "external-script");
-        let (Some(script), true) = (script, runs) else { continue };
+        let (Some(script), true) = (script, runs) else {
+            continue;
+        };
         let meta = std::fs::metadata(script)
             .map_err(|e| format!("[{phase}] external-script {script}: {e}"))?;
         if meta.permissions().mode() & 0o100 == 0 {
-            return Err(format!("[{phase}] external-script {script}: not executable"));
+            return Err(format!(
+                "[{phase}] external-script {script}: not executable"
+            ));
         }
     }
     Ok(())
 }
 
 fn dry_run(o: &Options, text: &str, cfg: &Config, ranks: u32) -> Result<String, String> {
-    let stamp = o.timestamp.clone().unwrap_or_else(|| default_timestamp(now()));
+    let stamp = o
+        .timestamp
+        .clone()
+        .unwrap_or_else(|| default_timestamp(now()));
     let mut ctx = Context::new(cfg, ranks, o.mode(), &stamp);
     if let Some(v) = o.verbosity {
         ctx.verbosity = v;
@@ -72,7 +79,10 @@ fn with_config(o: &Options) -> Result<(String, i32), String> {
         return Ok((verify::report(&v), code));
     }
     if o.config_hash {
-        return Ok((format!("{:<15} = {}\n", "config-hash", hash::hex(cfg.hash())), EXIT_OK));
+        return Ok((
+            format!("{:<15} = {}\n", "config-hash", hash::hex(cfg.hash())),
+            EXIT_OK,
+        ));
     }
     if o.list {
         return Ok((crate::table::render_list(false), EXIT_FAILED));
@@ -94,7 +104,11 @@ pub fn run(args: &[String], ranks: u32) -> Result<(String, i32), (String, i32)> 
             Ok((out, EXIT_OK))
         }
         Action::WithConfig(o) => {
-            let failed = if o.verify.is_some() { EXIT_FAILED } else { EXIT_USAGE };
+            let failed = if o.verify.is_some() {
+                EXIT_FAILED
+            } else {
+                EXIT_USAGE
+            };
             with_config(&o).map_err(|e| (e, failed))
         }
     }

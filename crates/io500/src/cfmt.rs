@@ -4,7 +4,12 @@
 /// `value` as C's `printf("%.{prec}f")` writes it (`nan`, `-nan`, `inf`).
 pub fn f(value: f64, prec: usize) -> String {
     if value.is_nan() {
-        return if value.is_sign_negative() { "-nan" } else { "nan" }.into();
+        return if value.is_sign_negative() {
+            "-nan"
+        } else {
+            "nan"
+        }
+        .into();
     }
     if value.is_infinite() {
         return if value < 0.0 { "-inf" } else { "inf" }.into();

@@ -8,7 +8,9 @@ use crate::plan::Mode;
 pub enum Action {
     Help,
     /// `--list` (`mandatory`: `--list-mandatory`).
-    List { mandatory: bool },
+    List {
+        mandatory: bool,
+    },
     WithConfig(Options),
 }
 
@@ -64,7 +66,9 @@ fn option(o: &mut Options, args: &[String], i: &mut usize) -> Result<bool, Strin
 fn other(o: &mut Options, args: &[String], i: &mut usize) -> Result<bool, String> {
     let a = args[*i].as_str();
     if let Some(level) = a.strip_prefix("--verbose=") {
-        let n = level.parse().map_err(|_| format!("--verbose={level}: not a number"))?;
+        let n = level
+            .parse()
+            .map_err(|_| format!("--verbose={level}: not a number"))?;
         o.verbosity = Some(n);
     } else if let Some(t) = a.strip_prefix("--timestamp=") {
         o.timestamp = Some(t.to_string());
@@ -128,8 +132,14 @@ mod tests {
     #[test]
     fn the_harness_options_parse() {
         assert_eq!(parse(&[]).unwrap(), Action::Help);
-        assert_eq!(parse(&args("-lm")).unwrap(), Action::List { mandatory: true });
-        assert_eq!(parse(&args("--list")).unwrap(), Action::List { mandatory: false });
+        assert_eq!(
+            parse(&args("-lm")).unwrap(),
+            Action::List { mandatory: true }
+        );
+        assert_eq!(
+            parse(&args("--list")).unwrap(),
+            Action::List { mandatory: false }
+        );
         let o = opts("c.ini --dry-run --mode=extended --timestamp=T -v -v");
         assert!(o.dry_run && o.extended);
         assert_eq!((o.timestamp.as_deref(), o.verbosity), (Some("T"), Some(2)));
@@ -144,9 +154,15 @@ mod tests {
     fn bad_options_are_refused_with_the_reason() {
         let e = |s: &str| parse(&args(s)).unwrap_err();
         assert_eq!(e("c.ini --bogus"), "unknown option --bogus");
-        assert_eq!(e("c.ini --verify"), "--verify: the result file to check is missing");
+        assert_eq!(
+            e("c.ini --verify"),
+            "--verify: the result file to check is missing"
+        );
         assert_eq!(e("c.ini --timestamp"), "--timestamp: the value is missing");
-        assert_eq!(e("c.ini --mode=fast"), "--mode=fast: the mode is standard or extended");
+        assert_eq!(
+            e("c.ini --mode=fast"),
+            "--mode=fast: the mode is standard or extended"
+        );
         assert_eq!(e("c.ini --verbose=x"), "--verbose=x: not a number");
     }
 }

@@ -45,7 +45,8 @@ impl Words {
     }
 
     fn push<S: AsRef<str>>(&mut self, words: impl IntoIterator<Item = S>) {
-        self.argv.extend(words.into_iter().map(|s| s.as_ref().to_string()));
+        self.argv
+            .extend(words.into_iter().map(|s| s.as_ref().to_string()));
     }
 
     fn verbose(&mut self, ctx: &Context, section: &str) {
@@ -102,8 +103,17 @@ fn ior_easy(ctx: &Context, standard: bool) -> Words {
     if cfg.flag("global", "io-buffers-on-gpu") == Some(true) {
         w.push(["-O", "allocateBufferOnGPU=1"]);
     }
-    w.push(["-g", "-G", &phase_seed("ior-easy", &ctx.timestamp).to_string()]);
-    w.push(["-k", "-e", "-o", &format!("{}/ior-easy/ior_file_easy", ctx.datadir)]);
+    w.push([
+        "-g",
+        "-G",
+        &phase_seed("ior-easy", &ctx.timestamp).to_string(),
+    ]);
+    w.push([
+        "-k",
+        "-e",
+        "-o",
+        &format!("{}/ior-easy/ior_file_easy", ctx.datadir),
+    ]);
     if standard {
         let status = format!("stoneWallingStatusFile={}/ior-easy.stonewall", ctx.resdir);
         w.push(["-C", "-Q", "1", "-O", &status]);
@@ -137,7 +147,10 @@ fn ior_hard(ctx: &Context) -> Words {
 
 /// `-c` when the phase says collective, else when ior-hard does.
 fn collective(w: &mut Words, ctx: &Context, phase: &str) {
-    let on = ctx.cfg.flag(phase, "collective").or(ctx.cfg.flag("ior-hard", "collective"));
+    let on = ctx
+        .cfg
+        .flag(phase, "collective")
+        .or(ctx.cfg.flag("ior-hard", "collective"));
     if on == Some(true) {
         w.push(["-c"]);
     }
@@ -169,7 +182,13 @@ fn ior(ctx: &Context, phase: &str) -> Words {
             w.push(["-r", "-D", &sw, "-z", "-z"]);
             w.api(ctx, phase, "ior-easy");
             w.push(csv_option(ctx, phase));
-            w.push(["-t=4096", "-b=4096", "-s=10000000", "-O", "stoneWallingWearOut=1"]);
+            w.push([
+                "-t=4096",
+                "-b=4096",
+                "-s=10000000",
+                "-O",
+                "stoneWallingWearOut=1",
+            ]);
             if ctx.cfg.flag("ior-easy", "filePerProc") == Some(true) {
                 w.push(["-C", "-Q", "2"]);
             }

@@ -21,7 +21,9 @@ fn mdtest_easy(ctx: &Context) -> Words {
 
 /// `[mdtest-hard] files-per-dir` when set and above 0.
 pub fn files_per_dir(ctx: &Context) -> Option<u64> {
-    ctx.cfg.uint64("mdtest-hard", "files-per-dir").filter(|&n| n > 0 && n != u64::MAX)
+    ctx.cfg
+        .uint64("mdtest-hard", "files-per-dir")
+        .filter(|&n| n > 0 && n != u64::MAX)
 }
 
 fn mdtest_hard(ctx: &Context) -> Words {
@@ -36,7 +38,13 @@ fn mdtest_hard(ctx: &Context) -> Words {
     }
     w.push(["-t", "-w", "3901", "-e", "3901", "-P"]);
     w.push([format!("-G={}", phase_seed("mdtest-hard", &ctx.timestamp))]);
-    w.push(["-N", "1", "-F", "-d", &format!("{}/mdtest-hard", ctx.datadir)]);
+    w.push([
+        "-N",
+        "1",
+        "-F",
+        "-d",
+        &format!("{}/mdtest-hard", ctx.datadir),
+    ]);
     w.push(["-x", &format!("{}/mdtest-hard.stonewall", ctx.resdir)]);
     w
 }
@@ -78,8 +86,12 @@ pub fn mdtest(ctx: &Context, phase: &str) -> Words {
 /// kIOPS when mdtest did not run, with the harness's warning).
 fn mdworkbench_sizes(ctx: &Context, state: &mut PlanState, notes: &mut Vec<Note>) -> (u64, u64) {
     let cfg = ctx.cfg;
-    let pre = cfg.uint64("mdworkbench", "precreatePerSet").filter(|&v| v != u64::MAX);
-    let files = cfg.uint64("mdworkbench", "filesPerProc").filter(|&v| v != u64::MAX);
+    let pre = cfg
+        .uint64("mdworkbench", "precreatePerSet")
+        .filter(|&v| v != u64::MAX);
+    let files = cfg
+        .uint64("mdworkbench", "filesPerProc")
+        .filter(|&v| v != u64::MAX);
     if let (Some(p), Some(f)) = (pre, files) {
         return (p, f);
     }
@@ -111,7 +123,10 @@ pub fn mdworkbench(ctx: &Context, phase: &str, state: &mut PlanState) -> PhaseCo
     let (pre, files) = mdworkbench_sizes(ctx, state, &mut w.notes);
     w.notes.push(Note::pair("filesPerProc", files));
     w.notes.push(Note::pair("precreatePerSet", pre));
-    w.push(["-D=10".to_string(), format!("-G={}", phase_seed("md-workbench", &ctx.timestamp))]);
+    w.push([
+        "-D=10".to_string(),
+        format!("-G={}", phase_seed("md-workbench", &ctx.timestamp)),
+    ]);
     w.push([format!("-P={pre}"), format!("-I={files}")]);
     match phase {
         "mdworkbench-create" => w.push(["-1"]),
@@ -145,10 +160,20 @@ pub fn find(ctx: &Context, phase: &str) -> Option<PhaseCommand> {
             cfg.get(phase, "external-mpi-args").unwrap_or(""),
             cfg.get(phase, "external-extra-args").unwrap_or("")
         );
-        let after = nproc.map(|n| Note::pair("nproc", n as i32)).into_iter().collect();
-        return Some(PhaseCommand { exe, after, ..Default::default() });
+        let after = nproc
+            .map(|n| Note::pair("nproc", n as i32))
+            .into_iter()
+            .collect();
+        return Some(PhaseCommand {
+            exe,
+            after,
+            ..Default::default()
+        });
     }
-    let mut w = Words { argv: vec!["./pfind".into(), root], notes: Vec::new() };
+    let mut w = Words {
+        argv: vec!["./pfind".into(), root],
+        notes: Vec::new(),
+    };
     if newer {
         w.push(["-newer", &stamp, "-size", "3901c"]);
     }
@@ -159,7 +184,12 @@ pub fn find(ctx: &Context, phase: &str) -> Option<PhaseCommand> {
     if cfg.flag(phase, "pfind-parallelize-single-dir-access-using-hashing") == Some(true) {
         w.push(["-H", "1"]);
     }
-    w.push(["-q".to_string(), cfg.int(phase, "pfind-queue-length").unwrap_or(0).to_string()]);
+    w.push([
+        "-q".to_string(),
+        cfg.int(phase, "pfind-queue-length")
+            .unwrap_or(0)
+            .to_string(),
+    ]);
     let mut c = w.done();
     let ranks = nproc.unwrap_or(ctx.ranks);
     c.after.push(Note::pair("nproc", ranks as i32));

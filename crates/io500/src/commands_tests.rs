@@ -7,7 +7,9 @@ fn ctx_of(cfg: &Config, ranks: u32) -> Context<'_> {
 }
 
 fn exe(cfg: &Config, ranks: u32, phase: &str) -> String {
-    command(&ctx_of(cfg, ranks), phase, &mut PlanState::default()).unwrap().exe
+    command(&ctx_of(cfg, ranks), phase, &mut PlanState::default())
+        .unwrap()
+        .exe
 }
 
 fn config(text: &str) -> Config {
@@ -41,7 +43,11 @@ fn backend_choice_goes_phase_then_family_then_global() {
     let mut st = PlanState::default();
     let ctx = ctx_of(&cfg, 2);
     let read = command(&ctx, "ior-easy-read", &mut st).unwrap();
-    assert!(read.exe.contains(" -a MMAP --posix.odirect -O "), "{}", read.exe);
+    assert!(
+        read.exe.contains(" -a MMAP --posix.odirect -O "),
+        "{}",
+        read.exe
+    );
     assert_eq!(
         read.before,
         [Note::Warning("Provided API option --posix.odirect starts with a different prefix and might be not supported - don't worry if you checked!\n".into())]
@@ -69,20 +75,35 @@ fn easy_layout_options_change_the_flags() {
 fn md_workbench_sizes_follow_the_mdtest_rate_once_it_is_known() {
     let cfg = config("[debug]\nstonewall-time = 20\n");
     let ctx = ctx_of(&cfg, 4);
-    let mut st = PlanState { mdtest_easy_rate: 2.5 };
+    let mut st = PlanState {
+        mdtest_easy_rate: 2.5,
+    };
     let c = command(&ctx, "mdworkbench-create", &mut st).unwrap();
     // 2.5 kIOPS * 20 s * 1000 / 4 ranks / 10 sets = 1250.
-    assert_eq!(c.before, [Note::pair("filesPerProc", 1250), Note::pair("precreatePerSet", 1250)]);
+    assert_eq!(
+        c.before,
+        [
+            Note::pair("filesPerProc", 1250),
+            Note::pair("precreatePerSet", 1250)
+        ]
+    );
     let mut st = PlanState::default();
     let first = command(&ctx, "mdworkbench-create", &mut st).unwrap();
     let second = command(&ctx, "mdworkbench-delete", &mut st).unwrap();
-    assert_eq!(first.before.len(), 3, "the warning once: {:?}", first.before);
+    assert_eq!(
+        first.before.len(),
+        3,
+        "the warning once: {:?}",
+        first.before
+    );
     assert_eq!(second.before.len(), 2);
 }
 
 #[test]
 fn an_external_find_is_one_command_string() {
-    let cfg = config("[find]\nexternal-script = /bin/myfind\nexternal-mpi-args = mpirun -np 2\nnproc = 3\n");
+    let cfg = config(
+        "[find]\nexternal-script = /bin/myfind\nexternal-mpi-args = mpirun -np 2\nnproc = 3\n",
+    );
     let c = command(&ctx_of(&cfg, 4), "find", &mut PlanState::default()).unwrap();
     assert_eq!(
         c.exe,
@@ -102,6 +123,10 @@ fn seeds_follow_the_timestamp() {
     let ca = command(&a, "mdtest-easy-write", &mut PlanState::default()).unwrap();
     let cb = command(&b, "mdtest-easy-write", &mut PlanState::default()).unwrap();
     assert_ne!(ca.exe, cb.exe);
-    let seed = |c: &PhaseCommand| c.argv[c.argv.iter().position(|w| w == "-G").unwrap() + 1].clone();
-    assert_eq!(seed(&cb), crate::hash::phase_seed("mdtest-easy", "T2").to_string());
+    let seed =
+        |c: &PhaseCommand| c.argv[c.argv.iter().position(|w| w == "-G").unwrap() + 1].clone();
+    assert_eq!(
+        seed(&cb),
+        crate::hash::phase_seed("mdtest-easy", "T2").to_string()
+    );
 }

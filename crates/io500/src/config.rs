@@ -101,7 +101,12 @@ impl Config {
     pub fn defaults() -> Config {
         let values = SECTIONS
             .iter()
-            .map(|s| s.keys.iter().map(|k| k.default.map(str::to_string)).collect())
+            .map(|s| {
+                s.keys
+                    .iter()
+                    .map(|k| k.default.map(str::to_string))
+                    .collect()
+            })
             .collect();
         Config { values }
     }
@@ -130,7 +135,10 @@ impl Config {
                     cfg.values[s][k] = Some(v);
                 }
                 Line::Other => {
-                    return Err(err(i + 1, format!("unexpected content \"{}\"", line.trim_end())))
+                    return Err(err(
+                        i + 1,
+                        format!("unexpected content \"{}\"", line.trim_end()),
+                    ))
                 }
             }
         }
@@ -234,7 +242,11 @@ fn atoll(v: &str) -> i64 {
     for b in digits.bytes().take_while(u8::is_ascii_digit) {
         let d = i64::from(b - b'0');
         n = n.saturating_mul(10);
-        n = if neg { n.saturating_sub(d) } else { n.saturating_add(d) };
+        n = if neg {
+            n.saturating_sub(d)
+        } else {
+            n.saturating_add(d)
+        };
     }
     n
 }

@@ -49,7 +49,10 @@ fn mdworkbench_setup(ctx: &Context) -> Result<(), String> {
 /// notes for result.txt, or the reason the config cannot run.
 pub fn setup_notes(ctx: &Context) -> Result<Vec<Note>, String> {
     let mut notes = Vec::new();
-    for s in crate::table::SECTIONS.iter().filter(|s| ctx.mode.includes(s)) {
+    for s in crate::table::SECTIONS
+        .iter()
+        .filter(|s| ctx.mode.includes(s))
+    {
         match s.name {
             "debug" => notes.extend(
                 validity::stonewall_setting(ctx.stonewall, ctx.minwrite).map(Note::Invalid),
@@ -67,14 +70,21 @@ fn dry_phase(ctx: &Context, s: &Section, state: &mut PlanState, clock: &str) -> 
     let mut notes = Vec::new();
     if s.name == "timestamp" {
         if ctx.verbosity > 1 {
-            notes.push(Note::pair("timestamp-file", format!("{}/timestampfile", ctx.resdir)));
+            notes.push(Note::pair(
+                "timestamp-file",
+                format!("{}/timestampfile", ctx.resdir),
+            ));
         }
     } else if let Some(c) = command(ctx, s.name, state) {
         notes.extend(c.before);
         notes.push(Note::Pair("exe".into(), c.exe));
         notes.extend(c.after);
     }
-    notes.extend(validity::after_phase(s, 0.0, 0.0, ctx).into_iter().map(Note::Invalid));
+    notes.extend(
+        validity::after_phase(s, 0.0, 0.0, ctx)
+            .into_iter()
+            .map(Note::Invalid),
+    );
     PhaseResult {
         name: s.name.to_string(),
         t_pause: clock.to_string(),

@@ -31,7 +31,9 @@ fn console(text: &str) -> String {
     let mut out = String::new();
     for line in text.split_inclusive('\n') {
         match (line.find(" (src/"), line.find(") ")) {
-            (Some(a), Some(b)) if b > a => out.push_str(&format!("{}{}", &line[..a], &line[b + 1..])),
+            (Some(a), Some(b)) if b > a => {
+                out.push_str(&format!("{}{}", &line[..a], &line[b + 1..]))
+            }
             _ => out.push_str(line),
         }
     }
@@ -47,10 +49,22 @@ fn dry_runs_print_and_write_what_the_harness_does() {
                 let dir = format!("harness/dry-{name}-np{ranks}-{}", mode.name());
                 let ctx = Context::new(&cfg, ranks, mode, "T1");
                 let r = dry_run(&ctx, HARNESS_VERSION, "C").unwrap().render();
-                assert_eq!(normal(&r.result_txt), normal(&fixture(&format!("{dir}/result.txt"))), "{dir}");
-                assert_eq!(r.summary, fixture(&format!("{dir}/result_summary.txt")), "{dir}");
+                assert_eq!(
+                    normal(&r.result_txt),
+                    normal(&fixture(&format!("{dir}/result.txt"))),
+                    "{dir}"
+                );
+                assert_eq!(
+                    r.summary,
+                    fixture(&format!("{dir}/result_summary.txt")),
+                    "{dir}"
+                );
                 if ranks == 1 {
-                    assert_eq!(r.stdout, console(&fixture(&format!("{dir}/stdout.txt"))), "{dir}");
+                    assert_eq!(
+                        r.stdout,
+                        console(&fixture(&format!("{dir}/stdout.txt"))),
+                        "{dir}"
+                    );
                 }
             }
         }
@@ -69,7 +83,10 @@ fn configs_that_cannot_run_are_refused() {
     assert!(dry_run(&Context::new(&cfg, 2, Mode::Standard, "T"), "v", "C").is_ok());
     let cfg = Config::parse("[find]\nnproc = 3\n", "f").unwrap();
     let ctx = Context::new(&cfg, 2, Mode::Standard, "T");
-    assert_eq!(dry_run(&ctx, "v", "C").unwrap_err(), "[find] nproc = 3: the run has only 2 ranks");
+    assert_eq!(
+        dry_run(&ctx, "v", "C").unwrap_err(),
+        "[find] nproc = 3: the run has only 2 ranks"
+    );
 }
 
 #[test]
@@ -90,13 +107,27 @@ fn the_files_land_in_the_result_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let res = tmp.path().join("a/b");
     let cfg = Config::defaults();
-    let r = dry_run(&Context::new(&cfg, 1, Mode::Standard, "T"), "v", "C").unwrap().render();
+    let r = dry_run(&Context::new(&cfg, 1, Mode::Standard, "T"), "v", "C")
+        .unwrap()
+        .render();
     write_files(res.to_str().unwrap(), "orig", &cfg, &r).unwrap();
     let mut names: Vec<String> = std::fs::read_dir(&res)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["config-orig.ini", "config.ini", "result.txt", "result_summary.txt", "timestampfile"]);
-    assert_eq!(std::fs::read_to_string(res.join("config-orig.ini")).unwrap(), "orig");
+    assert_eq!(
+        names,
+        [
+            "config-orig.ini",
+            "config.ini",
+            "result.txt",
+            "result_summary.txt",
+            "timestampfile"
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(res.join("config-orig.ini")).unwrap(),
+        "orig"
+    );
 }

@@ -108,7 +108,10 @@ mod tests {
             ("k = #c", Line::Pair("k", "")),
             ("k = ", Line::Pair("k", "")),
             ("api = S3 --x=y", Line::Pair("api", "S3 --x=y")),
-            ("cmd = bash -c \"echo 3 > /p\"", Line::Pair("cmd", "bash -c \"echo 3 > /p\"")),
+            (
+                "cmd = bash -c \"echo 3 > /p\"",
+                Line::Pair("cmd", "bash -c \"echo 3 > /p\""),
+            ),
             ("= v", Line::Other),
             ("k v", Line::Other),
             ("", Line::Blank),

@@ -112,8 +112,16 @@ impl Rendered {
 
 /// The `[RESULT]` line of a phase (`[      ]` for an unscored one).
 pub fn result_line(s: &Section, score: f64, runtime: f64, valid: bool) -> String {
-    let tag = if s.group == crate::table::Group::None { "[      ]" } else { "[RESULT]" };
-    let unit = if s.name.starts_with('i') { "GiB/s" } else { "kIOPS" };
+    let tag = if s.group == crate::table::Group::None {
+        "[      ]"
+    } else {
+        "[RESULT]"
+    };
+    let unit = if s.name.starts_with('i') {
+        "GiB/s"
+    } else {
+        "kIOPS"
+    };
     format!(
         "{tag} {:>20} {:>15} {unit} : time {} seconds{}\n",
         s.name,
@@ -148,7 +156,11 @@ fn header(out: &mut Rendered, r: &RunResults) {
     if r.verbosity > 0 {
         out.result_txt.push_str(&format!("; START {}\n", r.start));
     }
-    out.both(&format!("IO500 version {} ({})\n", r.version, r.mode.name()));
+    out.both(&format!(
+        "IO500 version {} ({})\n",
+        r.version,
+        r.mode.name()
+    ));
     for n in &r.setup {
         out.note(n);
     }
@@ -161,7 +173,8 @@ fn phase(out: &mut Rendered, r: &RunResults, p: &PhaseResult) {
         if r.verbosity > 0 {
             out.pair("t_pause", &p.t_pause);
         }
-        out.result_txt.push_str(&format!("; Checking for pause file {dir}/{}\n", p.name));
+        out.result_txt
+            .push_str(&format!("; Checking for pause file {dir}/{}\n", p.name));
     }
     if r.verbosity > 0 {
         out.pair("t_start", &p.t_start);
@@ -201,7 +214,10 @@ impl RunResults {
     /// Valid: no run-level mark and every standard phase valid.
     pub fn valid(&self) -> bool {
         self.run_invalid.is_empty()
-            && self.phases.iter().all(|p| p.valid() || p.section().is_some_and(|s| s.optional))
+            && self
+                .phases
+                .iter()
+                .all(|p| p.valid() || p.section().is_some_and(|s| s.optional))
     }
 
     /// The extended score's validity: every phase valid (run-level marks
@@ -220,11 +236,23 @@ impl RunResults {
         let scored = self.scored();
         let (valid, xvalid) = (self.valid(), self.extended_valid());
         let s = scores(&scored, false);
-        score_section(&mut out, "SCORE", &s, score_hash(&self.version, &scored, valid), valid);
+        score_section(
+            &mut out,
+            "SCORE",
+            &s,
+            score_hash(&self.version, &scored, valid),
+            valid,
+        );
         out.both(&score_line(&s, false, valid));
         if self.mode == Mode::Extended {
             let x = scores(&scored, true);
-            score_section(&mut out, "SCOREX", &x, extended_hash(&scored, xvalid), xvalid);
+            score_section(
+                &mut out,
+                "SCOREX",
+                &x,
+                extended_hash(&scored, xvalid),
+                xvalid,
+            );
             out.both(&score_line(&x, true, xvalid));
         }
         out.stdout.push_str(&format!(

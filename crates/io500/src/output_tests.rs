@@ -15,7 +15,11 @@ fn result_and_score_lines_have_the_harness_layout() {
         result_line(s, 12345.0, 0.0004, false),
         "[      ]  ior-rnd4K-easy-read    12345.000000 GiB/s : time 0.000 seconds [INVALID]\n"
     );
-    let sc = Scores { md: 2.0, bw: 0.5, total: 1.0 };
+    let sc = Scores {
+        md: 2.0,
+        bw: 0.5,
+        total: 1.0,
+    };
     assert_eq!(
         score_line(&sc, false, true),
         "[SCORE ] Bandwidth 0.500000 GiB/s : IOPS 2.000000 kiops : TOTAL 1.000000\n"
@@ -32,7 +36,11 @@ pub(crate) fn fixed_run(cfg: &Config, short: Option<&str>) -> RunResults {
     let ctx = Context::new(cfg, 4, Mode::Standard, "T1");
     let mut results = Vec::new();
     for (i, s) in phases(Mode::Standard).into_iter().enumerate() {
-        let score = if s.is_dummy() { 0.0 } else { 1.5 + i as f64 * 0.25 };
+        let score = if s.is_dummy() {
+            0.0
+        } else {
+            1.5 + i as f64 * 0.25
+        };
         let runtime = if short == Some(s.name) { 1.5 } else { 310.0 };
         let notes = validity::after_phase(s, runtime, score, &ctx)
             .into_iter()
@@ -70,14 +78,18 @@ fn a_full_valid_run_scores_and_verifies() {
     let r = fixed_run(&cfg, None);
     assert!(r.valid());
     let out = r.render();
-    assert!(out.summary.starts_with("IO500 version pario-test (standard)\n"));
+    assert!(out
+        .summary
+        .starts_with("IO500 version pario-test (standard)\n"));
     assert_eq!(out.summary.matches("[RESULT]").count(), 12);
     assert!(!out.summary.contains("INVALID"));
     let v = crate::verify::verify(&cfg, &out.result_txt).unwrap();
     assert!(v.valid, "{v:?}");
     // BW: ior-easy-write 1.5, ior-hard-write 2.25, ior-easy-read 3.0, ior-hard-read 3.5.
     let bw = (1.5f64 * 2.25 * 3.0 * 3.5).powf(0.25);
-    assert!(out.result_txt.contains(&format!("BW              = {bw:.6}\n")));
+    assert!(out
+        .result_txt
+        .contains(&format!("BW              = {bw:.6}\n")));
 }
 
 #[test]

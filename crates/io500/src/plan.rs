@@ -93,7 +93,9 @@ impl<'a> Context<'a> {
             api_args,
             stonewall: cfg.int("debug", "stonewall-time").unwrap_or(i32::MIN),
             minwrite,
-            verbosity: cfg.uint("global", "verbosity").map_or(i32::MIN, |v| v as i32),
+            verbosity: cfg
+                .uint("global", "verbosity")
+                .map_or(i32::MIN, |v| v as i32),
             dry_run: false,
         }
     }
@@ -197,7 +199,10 @@ mod tests {
     fn context_follows_the_timestamp_and_api_settings() {
         let mut cfg = Config::defaults();
         let c = Context::new(&cfg, 4, Mode::Standard, "T");
-        assert_eq!((c.datadir.as_str(), c.resdir.as_str()), ("./datafiles/T", "./results/T"));
+        assert_eq!(
+            (c.datadir.as_str(), c.resdir.as_str()),
+            ("./datafiles/T", "./results/T")
+        );
         assert_eq!((c.api.as_str(), c.api_args.as_deref()), ("POSIX", None));
         assert_eq!((c.stonewall, c.minwrite, c.verbosity), (300, 300, 1));
         cfg.set("global", "timestamp-datadir", Some("FALSE"));

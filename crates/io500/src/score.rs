@@ -89,14 +89,19 @@ mod tests {
     use crate::plan::{phases, Mode};
 
     fn with(scores: &[f64], mode: Mode) -> Vec<(&'static Section, f64)> {
-        phases(mode).into_iter().zip(scores.iter().copied()).collect()
+        phases(mode)
+            .into_iter()
+            .zip(scores.iter().copied())
+            .collect()
     }
 
     #[test]
     fn geometric_means_by_hand() {
         // Standard order: iew, mew, ts, ihw, mhw, find, ier, mes, ihr, mhs,
         // med, mhr, mhd, rnd4k.
-        let s = [4.0, 1.0, 0.0, 1.0, 2.0, 8.0, 16.0, 4.0, 4.0, 1.0, 1.0, 1.0, 2.0, 99.0];
+        let s = [
+            4.0, 1.0, 0.0, 1.0, 2.0, 8.0, 16.0, 4.0, 4.0, 1.0, 1.0, 1.0, 2.0, 99.0,
+        ];
         let got = scores(&with(&s, Mode::Standard), false);
         // BW: (4*1*16*4)^(1/4) = 256^(1/4) = 4.
         assert!((got.bw - 4.0).abs() < 1e-12);

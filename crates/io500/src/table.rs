@@ -221,7 +221,12 @@ const DEBUG: &[Key] = &[
 
 const IOR_EASY: &[Key] = &[
     API,
-    key("transferSize", KeyType::Str, Some("2m"), "Size of one transfer"),
+    key(
+        "transferSize",
+        KeyType::Str,
+        Some("2m"),
+        "Size of one transfer",
+    ),
     key(
         "blockSize",
         KeyType::Str,
@@ -384,7 +389,12 @@ pub static SECTIONS: [Section; 26] = [
     section("mdtest-easy", Settings, Group::None, MDTEST_EASY),
     write("mdtest-easy-write", Md, API_RUN),
     extended(section("mdworkbench", Settings, Group::None, MDWORKBENCH)),
-    extended(section("mdworkbench-create", Kind::Write, Group::None, RUN_ONLY)),
+    extended(section(
+        "mdworkbench-create",
+        Kind::Write,
+        Group::None,
+        RUN_ONLY,
+    )),
     section("timestamp", Kind::Timestamp, Group::None, &[]),
     extended(section("find-easy", Read, Md, FIND)),
     section("ior-hard", Settings, Group::None, IOR_HARD),
@@ -424,7 +434,12 @@ pub fn render_list(mandatory_only: bool) -> String {
     for s in SECTIONS.iter().filter(|s| !(mandatory_only && s.optional)) {
         out.push_str(&format!("[{}]\n", s.name));
         for k in s.keys {
-            out.push_str(&format!("# {}\n{} = {}\n", k.help, k.name, k.default.unwrap_or("")));
+            out.push_str(&format!(
+                "# {}\n{} = {}\n",
+                k.help,
+                k.name,
+                k.default.unwrap_or("")
+            ));
         }
         out.push('\n');
     }
@@ -457,7 +472,10 @@ mod tests {
             .map(|k| k.name)
             .collect();
         assert_eq!(mandatory, ["datadir"]);
-        assert!(SECTIONS[1].keys.iter().all(|k| k.help.ends_with(DEBUG_ONLY)));
+        assert!(SECTIONS[1]
+            .keys
+            .iter()
+            .all(|k| k.help.ends_with(DEBUG_ONLY)));
     }
 
     fn without_comments(text: &str) -> Vec<&str> {
@@ -470,7 +488,11 @@ mod tests {
         for (name, mandatory) in [("list", false), ("list-mandatory", true)] {
             let harness = std::fs::read_to_string(format!("{dir}/{name}/stdout.txt")).unwrap();
             let ours = render_list(mandatory);
-            assert_eq!(without_comments(&ours), without_comments(&harness), "{name}");
+            assert_eq!(
+                without_comments(&ours),
+                without_comments(&harness),
+                "{name}"
+            );
             assert_eq!(ours.lines().next(), harness.lines().next());
             // One description above every key.
             assert_eq!(ours.lines().count(), harness.lines().count(), "{name}");

@@ -28,7 +28,12 @@ pub fn run_level(dry_run: bool, pause_dir: Option<&str>) -> Vec<String> {
 
 /// `[debug] stonewall-time` against the rules' 300 s (30 s with `scc`).
 pub fn stonewall_setting(stonewall: i32, minwrite: i32) -> Option<String> {
-    (stonewall != minwrite).then(|| format!("stonewall-time {}s != {}s", stonewall as u32, minwrite as u32))
+    (stonewall != minwrite).then(|| {
+        format!(
+            "stonewall-time {}s != {}s",
+            stonewall as u32, minwrite as u32
+        )
+    })
 }
 
 /// `[mdtest-hard] files-per-dir` set.
@@ -39,12 +44,7 @@ pub fn files_per_dir_setting(ctx: &Context) -> Option<String> {
 /// The checks after every phase that ran: a write phase shorter than the
 /// stonewall, a score of 0 (both skipped in a dry run), and a write phase
 /// shorter than the rules' minimum.
-pub fn after_phase(
-    phase: &Section,
-    runtime: f64,
-    score: f64,
-    ctx: &Context,
-) -> Vec<String> {
+pub fn after_phase(phase: &Section, runtime: f64, score: f64, ctx: &Context) -> Vec<String> {
     let mut v = Vec::new();
     if !ctx.dry_run {
         if phase.verify_stonewall && runtime < f64::from(ctx.stonewall) {
@@ -146,7 +146,10 @@ mod tests {
         let ctx = Context::new(&cfg, 2, Mode::Standard, "T");
         assert!(after_phase(sec("mdtest-hard-write"), 300.5, 1.0, &ctx).is_empty());
         assert_eq!(stonewall_setting(ctx.stonewall, ctx.minwrite), None);
-        assert_eq!(stonewall_setting(2, 300).unwrap(), "stonewall-time 2s != 300s");
+        assert_eq!(
+            stonewall_setting(2, 300).unwrap(),
+            "stonewall-time 2s != 300s"
+        );
     }
 
     #[test]

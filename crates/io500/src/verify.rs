@@ -53,7 +53,11 @@ fn read(text: &str) -> Read {
             (_, None) => {}
             ("hash", Some("SCORE")) => r.score_hash_read = Some(value.to_string()),
             (_, Some("SCORE")) => {
-                let v = if key == "SCORE" { value.split(' ').next().unwrap_or("") } else { value };
+                let v = if key == "SCORE" {
+                    value.split(' ').next().unwrap_or("")
+                } else {
+                    value
+                };
                 r.score_hash = hash::key_val(r.score_hash, key, v);
                 let slot = match key {
                     "MD" => &mut r.md,
@@ -87,17 +91,28 @@ fn geometric_mean(xs: Vec<f64>) -> f64 {
 /// rounding to 6 decimals allows, widened by the rounding of the mean.
 fn mean_range(values: &[f64]) -> (f64, (f64, f64)) {
     let pos: Vec<f64> = values.iter().copied().filter(|&x| x > 0.0).collect();
-    let lo = geometric_mean(pos.iter().map(|x| (x - HALF_ULP).max(f64::MIN_POSITIVE)).collect());
+    let lo = geometric_mean(
+        pos.iter()
+            .map(|x| (x - HALF_ULP).max(f64::MIN_POSITIVE))
+            .collect(),
+    );
     let hi = geometric_mean(pos.iter().map(|x| x + HALF_ULP).collect());
     (geometric_mean(pos), (lo - HALF_ULP, hi + HALF_ULP))
 }
 
 fn number(name: &str, v: &Option<String>) -> Result<f64, String> {
-    let v = v.as_deref().ok_or(format!("no {name} in [SCORE] (truncated file?)"))?;
-    v.parse().map_err(|_| format!("[SCORE] {name} = {v} is not a number"))
+    let v = v
+        .as_deref()
+        .ok_or(format!("no {name} in [SCORE] (truncated file?)"))?;
+    v.parse()
+        .map_err(|_| format!("[SCORE] {name} = {v} is not a number"))
 }
 
-fn check_range(name: &str, printed: f64, (point, (lo, hi)): (f64, (f64, f64))) -> Result<(), String> {
+fn check_range(
+    name: &str,
+    printed: f64,
+    (point, (lo, hi)): (f64, (f64, f64)),
+) -> Result<(), String> {
     let slack = 1e-9 * hi.abs();
     if printed < lo - slack || printed > hi + slack {
         let from = if name == "SCORE" { "group" } else { "phase" };
@@ -115,7 +130,9 @@ fn check_scores(r: &Read) -> Result<(), String> {
         let Some((_, v)) = r.phase_scores.iter().find(|(n, _)| n == s.name) else {
             return Err(format!("no score for phase {} (truncated file?)", s.name));
         };
-        let x: f64 = v.parse().map_err(|_| format!("[{}] score = {v} is not a number", s.name))?;
+        let x: f64 = v
+            .parse()
+            .map_err(|_| format!("[{}] score = {v} is not a number", s.name))?;
         groups[usize::from(s.group == Group::Bw)].push(x);
     }
     let md = number("MD", &r.md)?;
@@ -142,13 +159,19 @@ pub struct Verified {
 pub fn verify(cfg: &Config, result: &str) -> Result<Verified, String> {
     let r = read(result);
     let want = hash::hex(cfg.hash());
-    let got = r.config_hash.clone().ok_or("no config-hash line (not an IO500 result file?)")?;
+    let got = r
+        .config_hash
+        .clone()
+        .ok_or("no config-hash line (not an IO500 result file?)")?;
     if got != want {
         return Err(format!(
             "config-hash {got} is not the config's {want} (the run used another config)"
         ));
     }
-    let read_hash = r.score_hash_read.clone().ok_or("no hash in [SCORE] (truncated file?)")?;
+    let read_hash = r
+        .score_hash_read
+        .clone()
+        .ok_or("no hash in [SCORE] (truncated file?)")?;
     check_scores(&r)?;
     let plain = hash::hex(r.score_hash);
     let invalid = hash::hex(hash::key_val(r.score_hash, "valid", "NO"));
@@ -170,7 +193,11 @@ pub fn report(v: &Verified) -> String {
         "[run]\nconfig-hash     = {}\nscore-hash      = {}\n\n{}\n",
         v.config_hash,
         v.score_hash,
-        if v.valid { "[OK]" } else { "[OK] But this is an invalid run!" }
+        if v.valid {
+            "[OK]"
+        } else {
+            "[OK] But this is an invalid run!"
+        }
     )
 }
 

@@ -34,14 +34,38 @@ fn config_ini_is_written_as_the_harness_writes_it() {
 fn bad_files_are_refused_on_the_harness_line_with_a_reason() {
     let cases = [
         ("bad-section", 4, "unknown section [nosuch]"),
-        ("bad-key", 4, "unknown key \"stonewall\" in section [debug] (value \"3\")"),
-        ("bad-int", 3, "[debug] stonewall-time must be an integer, not \"3s\""),
-        ("bad-uint", 4, "[mdtest-easy] n must be an integer >= 0, not \"-5\""),
-        ("bad-bool", 2, "[global] scc must be a boolean (true or false), not \"yes\""),
-        ("bad-float", 2, "[mdworkbench] waitingTime must be a float, not \"0,5\""),
+        (
+            "bad-key",
+            4,
+            "unknown key \"stonewall\" in section [debug] (value \"3\")",
+        ),
+        (
+            "bad-int",
+            3,
+            "[debug] stonewall-time must be an integer, not \"3s\"",
+        ),
+        (
+            "bad-uint",
+            4,
+            "[mdtest-easy] n must be an integer >= 0, not \"-5\"",
+        ),
+        (
+            "bad-bool",
+            2,
+            "[global] scc must be a boolean (true or false), not \"yes\"",
+        ),
+        (
+            "bad-float",
+            2,
+            "[mdworkbench] waitingTime must be a float, not \"0,5\"",
+        ),
         ("outside", 2, "key \"datadir\" before any section"),
         ("content", 2, "unexpected content \"datadir /tmp/x\""),
-        ("comment-nospace", 2, "unexpected content \"datadir = /tmp/x#comment\""),
+        (
+            "comment-nospace",
+            2,
+            "unexpected content \"datadir = /tmp/x#comment\"",
+        ),
     ];
     for (name, line, reason) in cases {
         let text = fixture(&format!("configs/bad/{name}.ini"));
@@ -49,7 +73,10 @@ fn bad_files_are_refused_on_the_harness_line_with_a_reason() {
         assert_eq!((e.line, e.reason.as_str()), (line, reason), "{name}");
         // The harness refuses the same file on the same line.
         let harness = fixture(&format!("harness/err-{name}/stdout.txt"));
-        assert!(harness.contains(&format!("line {line},")), "{name}: {harness}");
+        assert!(
+            harness.contains(&format!("line {line},")),
+            "{name}: {harness}"
+        );
         assert_eq!(e.to_string(), format!("f.ini line {line}: {reason}"));
     }
 }
