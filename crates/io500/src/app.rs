@@ -6,6 +6,7 @@ use crate::dry_run;
 use crate::hash;
 use crate::plan::{clock, default_timestamp, Context};
 use crate::verify;
+use pario_results::special::read_regular;
 
 /// Exit statuses.
 pub const EXIT_OK: i32 = 0;
@@ -24,7 +25,8 @@ fn now() -> f64 {
 }
 
 fn load(file: &str) -> Result<(String, Config), String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("config file {file}: {e}"))?;
+    let bytes =
+        read_regular(std::path::Path::new(file)).map_err(|e| format!("config file {file}: {e}"))?;
     let text =
         String::from_utf8(bytes).map_err(|_| format!("config file {file}: not UTF-8 text"))?;
     let cfg = Config::parse(&text, file).map_err(|e| e.to_string())?;
@@ -72,7 +74,8 @@ fn with_config(o: &Options) -> Result<(String, i32), String> {
         return Ok((cli::help("io500"), EXIT_OK));
     }
     if let Some(file) = &o.verify {
-        let result = std::fs::read(file).map_err(|e| format!("--verify {file}: {e}"))?;
+        let result = read_regular(std::path::Path::new(file))
+            .map_err(|e| format!("--verify {file}: {e}"))?;
         let result = String::from_utf8_lossy(&result);
         let v = verify::verify(&cfg, &result).map_err(|e| format!("--verify {file}: {e}"))?;
         let code = if v.valid { EXIT_OK } else { EXIT_FAILED };

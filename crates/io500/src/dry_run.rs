@@ -123,8 +123,12 @@ pub fn dry_run(ctx: &Context, version: &str, clock: &str) -> Result<RunResults, 
     })
 }
 
+/// Writes `text` to `path`, which must be absent or a regular file (no
+/// symbolic link, directory or special file is followed or replaced).
 fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
+    let fail = |e: std::io::Error| format!("{}: {e}", path.display());
+    pario_results::special::replaceable(path).map_err(fail)?;
+    std::fs::write(path, text).map_err(fail)
 }
 
 /// Writes what a dry run leaves in the result directory `resdir` (created

@@ -131,3 +131,18 @@ fn the_files_land_in_the_result_directory() {
         "orig"
     );
 }
+
+#[test]
+fn a_symbolic_link_in_the_result_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = tmp.path().join("elsewhere");
+    std::fs::write(&target, "keep").unwrap();
+    std::os::unix::fs::symlink(&target, tmp.path().join("result.txt")).unwrap();
+    let cfg = Config::defaults();
+    let r = dry_run(&Context::new(&cfg, 1, Mode::Standard, "T"), "v", "C")
+        .unwrap()
+        .render();
+    let e = write_files(tmp.path().to_str().unwrap(), "orig", &cfg, &r).unwrap_err();
+    assert!(e.contains("result.txt"), "{e}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+}

@@ -446,6 +446,63 @@ pub fn render_list(mandatory_only: bool) -> String {
     out
 }
 
+fn type_name(t: KeyType) -> &'static str {
+    match t {
+        KeyType::Str => "string",
+        KeyType::Int => "int",
+        KeyType::Uint => "uint",
+        KeyType::Uint64 => "uint64",
+        KeyType::Bool => "bool",
+        KeyType::Float => "float",
+    }
+}
+
+/// The table as the Markdown docs/io500.md shows it (a test keeps the two
+/// the same).
+pub fn render_markdown() -> String {
+    let mut out = String::from(
+        "| section | phase | key | type | default | description |\n|---|---|---|---|---|---|\n",
+    );
+    for s in SECTIONS.iter() {
+        let group = match s.group {
+            Group::None => "",
+            Group::Md => ", MD",
+            Group::Bw => ", BW",
+        };
+        let kind = match s.kind {
+            Kind::Settings => "settings".to_string(),
+            k => format!("{k:?}{group}").to_lowercase(),
+        };
+        let kind = if s.optional {
+            format!("{kind}, extended")
+        } else {
+            kind
+        };
+        if s.keys.is_empty() {
+            out.push_str(&format!("| {} | {kind} | | | | |\n", s.name));
+        }
+        for k in s.keys {
+            let default = k
+                .default
+                .map_or("(unset)".to_string(), |d| format!("`{d}`"));
+            let default = if default == "``" {
+                "(empty)".to_string()
+            } else {
+                default
+            };
+            let star = if k.mandatory { " (mandatory)" } else { "" };
+            out.push_str(&format!(
+                "| {} | {kind} | `{}` | {} | {default} | {}{star} |\n",
+                s.name,
+                k.name,
+                type_name(k.ty),
+                k.help.replace('|', "\\|")
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,5 +554,16 @@ mod tests {
             // One description above every key.
             assert_eq!(ours.lines().count(), harness.lines().count(), "{name}");
         }
+    }
+
+    #[test]
+    fn the_docs_show_this_table() {
+        let doc = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/io500.md");
+        let doc = std::fs::read_to_string(doc).unwrap();
+        let table = render_markdown();
+        assert!(
+            doc.contains(&table),
+            "docs/io500.md: replace the key table with\n<<<\n{table}>>>"
+        );
     }
 }
