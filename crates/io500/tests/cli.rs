@@ -147,6 +147,15 @@ fn an_extended_dry_run_matches_the_harness() {
     let ours = std::fs::read_to_string(tmp.path().join("res/T1/result.txt")).unwrap();
     let theirs = fixture("harness/dry-sample-all-np2-extended/result.txt");
     assert_eq!(normal(&ours, root), normal(&theirs, RECORDED_ROOT));
+    // pario's own dry run verifies as what it is: an invalid run.
+    let result = tmp.path().join("res/T1/result.txt");
+    let out = run(
+        Some(2),
+        tmp.path(),
+        &[cfg.to_str().unwrap(), "--verify", result.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).ends_with("[OK] But this is an invalid run!\n"));
 }
 
 #[test]
