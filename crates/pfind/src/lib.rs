@@ -183,20 +183,17 @@ pub fn run(
     own.barrier();
     let start = Instant::now();
     let deadline = (s.stonewall_s > 0).then(|| start + Duration::from_secs(s.stonewall_s));
-    let mut w = walk::Walker::new(walk::Tests::new(s, checked), matches);
+    let mut w = walk::Walker::new(walk::Tests::new(s, checked));
     if own.rank() == 0 {
         w.start(&s.root);
     }
     let walked = match messages {
-        Some(m) if own.size() > 1 => {
-            steal::Stealer::new(m, own.rank(), own.size(), s.steal_from_next).run(&mut w, deadline)
-        }
+        Some(m) if own.size() > 1 => shared(own, m, &mut w, (s, deadline), matches),
         _ => {
-            alone(&mut w, deadline);
+            alone(&mut w, deadline, matches);
             Ok(())
         }
     };
-    w.flush_lines();
     let elapsed = start.elapsed().as_secs_f64();
     if s.verbosity > 1 && w.stonewalled {
         eprintln!(
@@ -212,8 +209,25 @@ pub fn run(
     gather(own, w.counters, elapsed, w.stonewalled)
 }
 
+/// The walk on several ranks; matched lines all reach rank 0's `out`.
+fn shared(
+    own: &dyn Comm,
+    m: &dyn pario_comm::Messages,
+    w: &mut walk::Walker,
+    (s, deadline): (&PfindSpec, Option<Instant>),
+    out: &mut dyn std::io::Write,
+) -> Result<(), String> {
+    let mut st = steal::Stealer::new(m, (own.rank(), own.size()), s.steal_from_next, out);
+    let walked = st.run(w, deadline);
+    // Collective even after a failure, so that no rank waits alone.
+    let mine = if own.rank() == 0 { 0 } else { st.chunks };
+    let posted = own.all_reduce_u64(&[mine], ReduceOp::Sum)[0];
+    st.finish_lines(posted);
+    walked
+}
+
 /// A one-rank walk: no one to steal from.
-fn alone(w: &mut walk::Walker, deadline: Option<Instant>) {
+fn alone(w: &mut walk::Walker, deadline: Option<Instant>, out: &mut dyn std::io::Write) {
     while w.has_work() {
         if deadline.is_some_and(|d| Instant::now() >= d) {
             w.stop();
@@ -221,7 +235,14 @@ fn alone(w: &mut walk::Walker, deadline: Option<Instant>) {
             w.step();
             w.counters.busy_steps += 1;
         }
+        if let Some(lines) = w.take_lines(walk::LINES_CHUNK) {
+            let _ = out.write_all(&lines);
+        }
     }
+    if let Some(lines) = w.take_lines(0) {
+        let _ = out.write_all(&lines);
+    }
+    let _ = out.flush();
 }
 
 /// Collective: sums, the longest runtime, and rank 0's per-rank list.

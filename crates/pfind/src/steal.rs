@@ -7,6 +7,10 @@
 //! requests meanwhile; a rank with work answers between steps with the
 //! older half of its queue, or an empty answer.
 //!
+//! Matched paths travel to rank 0 in chunks of whole lines and only rank
+//! 0 writes them, so that lines of different ranks never interleave
+//! mid-line (mpirun forwards each rank's output in pieces of its own).
+//!
 //! Termination is Safra's token ring (Dijkstra's EWD 840 with message
 //! counts, EWD 998): every rank counts the work answers it sent minus
 //! those it received, and turns black when it receives work. The token
@@ -19,7 +23,7 @@
 //! late it arrives), so rank 0 tells every rank to stop. Empty answers
 //! carry no work and count for nothing.
 
-use crate::walk::{decode, encode, Walker};
+use crate::walk::{decode, encode, Walker, LINES_CHUNK};
 use pario_comm::Messages;
 use std::time::{Duration, Instant};
 
@@ -27,6 +31,7 @@ const TAG_REQUEST: i32 = 800;
 const TAG_ANSWER: i32 = 820;
 const TAG_TOKEN: i32 = 777;
 const TAG_STOP: i32 = 790;
+const TAG_LINES: i32 = 830;
 
 /// The longest an idle rank sleeps between polls.
 const MAX_PAUSE: Duration = Duration::from_micros(500);
@@ -65,10 +70,19 @@ pub struct Stealer<'m> {
     rng: u64,
     /// How long to pause when a poll found nothing (grows while idle).
     pause: Duration,
+    /// Rank 0: where matched lines go.
+    out: &'m mut dyn std::io::Write,
+    /// Chunks of lines posted to rank 0 (ranks 1..) or taken (rank 0).
+    pub chunks: u64,
 }
 
 impl<'m> Stealer<'m> {
-    pub fn new(m: &'m dyn Messages, rank: u32, size: u32, steal_from_next: bool) -> Stealer<'m> {
+    pub fn new(
+        m: &'m dyn Messages,
+        (rank, size): (u32, u32),
+        steal_from_next: bool,
+        out: &'m mut dyn std::io::Write,
+    ) -> Stealer<'m> {
         Stealer {
             m,
             rank,
@@ -83,6 +97,8 @@ impl<'m> Stealer<'m> {
             stop: false,
             rng: 0x9E37_79B9_7F4A_7C15 ^ (u64::from(rank) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
             pause: Duration::ZERO,
+            out,
+            chunks: 0,
         }
     }
 
@@ -98,13 +114,47 @@ impl<'m> Stealer<'m> {
                     w.counters.busy_steps += 1;
                 }
             }
+            self.ship_lines(w, LINES_CHUNK)?;
             self.serve(w)?;
             if !w.has_work() {
                 self.idle(w)?;
             }
         }
-        self.m.flush();
+        self.ship_lines(w, 0)
+    }
+
+    /// Rank 0 writes its matched lines; the others post them to rank 0.
+    fn ship_lines(&mut self, w: &mut Walker, at_least: usize) -> Result<(), String> {
+        if let Some(lines) = w.take_lines(at_least) {
+            if self.rank == 0 {
+                let _ = self.out.write_all(&lines);
+            } else {
+                self.m.post(0, TAG_LINES, lines)?;
+                self.chunks += 1;
+            }
+        }
         Ok(())
+    }
+
+    /// Rank 0: write the chunks of lines that have arrived.
+    fn take_lines(&mut self) {
+        while let Some((_, lines)) = self.m.try_take(TAG_LINES) {
+            let _ = self.out.write_all(&lines);
+            self.chunks += 1;
+        }
+    }
+
+    /// After the walk, `posted` being every rank's count of chunks posted:
+    /// rank 0 writes the rest of them; every rank's sends complete.
+    pub fn finish_lines(&mut self, posted: u64) {
+        if self.rank == 0 {
+            while self.chunks < posted {
+                self.take_lines();
+                std::thread::yield_now();
+            }
+            let _ = self.out.flush();
+        }
+        self.m.flush();
     }
 
     /// Answer every waiting steal request, and look for the stop.
@@ -117,6 +167,9 @@ impl<'m> Stealer<'m> {
                 w.counters.items_sent += items.len() as u64;
             }
             self.m.post(src, TAG_ANSWER, encode(&items))?;
+        }
+        if self.rank == 0 {
+            self.take_lines();
         }
         if self.m.try_take(TAG_STOP).is_some() {
             self.stop = true;

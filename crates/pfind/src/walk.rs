@@ -13,7 +13,6 @@ use crate::spec::{reason, Checked, Kind, PfindSpec};
 use crate::Counters;
 use std::collections::VecDeque;
 use std::ffi::OsStr;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
@@ -71,22 +70,20 @@ pub struct Walker<'a> {
     pub counters: Counters,
     /// Matched paths, one a line, not yet written out.
     lines: Vec<u8>,
-    out: &'a mut dyn Write,
     pub stonewalled: bool,
 }
 
-/// Write matched lines out once this many bytes are buffered.
-const LINES_CHUNK: usize = 64 << 10;
+/// Matched lines are handed on in chunks of about this many bytes.
+pub const LINES_CHUNK: usize = 64 << 10;
 
 impl<'a> Walker<'a> {
-    pub fn new(tests: Tests<'a>, out: &'a mut dyn Write) -> Walker<'a> {
+    pub fn new(tests: Tests<'a>) -> Walker<'a> {
         Walker {
             tests,
             queue: VecDeque::new(),
             open: None,
             counters: Counters::default(),
             lines: Vec::new(),
-            out,
             stonewalled: false,
         }
     }
@@ -227,18 +224,13 @@ impl<'a> Walker<'a> {
         }
         self.lines.extend_from_slice(path);
         self.lines.push(b'\n');
-        if self.lines.len() >= LINES_CHUNK {
-            self.flush_lines();
-        }
     }
 
-    /// Write the buffered matched lines (whole lines only).
-    pub fn flush_lines(&mut self) {
-        if !self.lines.is_empty() {
-            let _ = self.out.write_all(&self.lines);
-            let _ = self.out.flush();
-            self.lines.clear();
-        }
+    /// The matched lines buffered so far (whole lines), once there are
+    /// at least `at_least` bytes of them and at least one line.
+    pub fn take_lines(&mut self, at_least: usize) -> Option<Vec<u8>> {
+        (!self.lines.is_empty() && self.lines.len() >= at_least)
+            .then(|| std::mem::take(&mut self.lines))
     }
 
     fn error(&mut self, what: &str, path: &[u8], e: &std::io::Error) {
@@ -325,8 +317,7 @@ mod tests {
     fn a_thief_gets_the_older_half_and_the_victim_keeps_work() {
         let spec = crate::parse(&["/".to_string()]).unwrap();
         let checked = Checked::default();
-        let mut sink = Vec::new();
-        let mut w = Walker::new(Tests::new(&spec, &checked), &mut sink);
+        let mut w = Walker::new(Tests::new(&spec, &checked));
         let items: Vec<Item> = (0..5u8).map(|i| Item::Dir(vec![i])).collect();
         w.take(items.clone());
         assert_eq!(w.give_half(), items[..2].to_vec(), "oldest first, 5/2");

@@ -56,7 +56,7 @@ pub fn one_big_dir(root: &Path, files: usize) {
     std::fs::create_dir(&big).unwrap();
     for i in 0..files {
         file(
-            &big.join(format!("f{i}")),
+            &big.join(format!("file.mdtest.9.{i}")),
             if i % 2 == 0 { 3901 } else { 7 },
             i % 4 != 0,
         );
