@@ -19,7 +19,7 @@ pub mod walk;
 pub use spec::{check, parse, Checked, PfindSpec};
 
 use pario_comm::{Comm, ReduceOp};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Exit status for a refused command line or start.
 pub const EXIT_USAGE: i32 = 2;
@@ -182,7 +182,7 @@ pub fn run(
     }
     own.barrier();
     let start = Instant::now();
-    let deadline = (s.stonewall_s > 0).then(|| start + Duration::from_secs(s.stonewall_s));
+    let deadline = s.stonewall.map(|d| start + d);
     let mut w = walk::Walker::new(walk::Tests::new(s, checked));
     if own.rank() == 0 {
         w.start(&s.root);

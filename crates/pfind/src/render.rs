@@ -2,6 +2,8 @@
 //! (`[DONE] found: ...`, with `-D rates` its rate and time, with `-v` the
 //! work-stealing counts), one such line per rank with `-P`, the
 //! `MATCHED found/scanned` line, and the IO500 harness's `find.csv`.
+//! With `-v -v` the summary lines end with pario's idle time (seconds a
+//! rank spent without work; summed over ranks in the `[DONE]` line).
 
 use crate::{Counters, PfindResult, PfindSpec};
 use std::fmt::Write;
@@ -35,6 +37,10 @@ fn summary(s: &PfindSpec, label: &str, c: &Counters, runtime: f64) -> String {
             c.steal_time_us as f64 / 1e6,
             c.tokens_sent
         );
+    }
+    if s.verbosity > 1 {
+        // pario's own: how long the rank(s) had no work to do.
+        let _ = write!(l, ", idle: {:.3}s", c.idle_us as f64 / 1e6);
     }
     l.push(')');
     l

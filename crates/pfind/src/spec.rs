@@ -99,8 +99,8 @@ pub struct PfindSpec {
     pub queue_length: usize,
     /// `-N`: steal from the next rank half of the time.
     pub steal_from_next: bool,
-    /// `-s`: stop scanning after this many seconds (0: never).
-    pub stonewall_s: u64,
+    /// `-s`: stop scanning this long after the start (`-s 0`: never).
+    pub stonewall: Option<std::time::Duration>,
     /// `-M`: directory entries read per step between message checks.
     pub per_step: usize,
     /// `-D rates`: the rate and time in the summary line.
@@ -124,7 +124,7 @@ impl PfindSpec {
             count_only: false,
             queue_length: DEFAULT_QUEUE,
             steal_from_next: false,
-            stonewall_s: 0,
+            stonewall: None,
             per_step: DEFAULT_PER_STEP,
             print_rates: false,
             per_process: false,
@@ -249,7 +249,7 @@ fn number_option(s: &mut PfindSpec, opt: &str, v: &str) -> Result<(), String> {
         "-q" => s.queue_length = n as usize,
         "-M" if n == 0 => return Err(format!("-M {v}: must be at least 1")),
         "-M" => s.per_step = n as usize,
-        _ => s.stonewall_s = n,
+        _ => s.stonewall = (n > 0).then(|| std::time::Duration::from_secs(n)),
     }
     Ok(())
 }
@@ -335,5 +335,112 @@ pub fn reason(e: &std::io::Error) -> String {
     match t.find(" (os error") {
         Some(i) => t[..i].to_string(),
         None => t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<PfindSpec, String> {
+        parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn the_io500_command_lines_parse() {
+        let s = p(&[
+            "/d",
+            "-newer",
+            "/r/timestampfile",
+            "-size",
+            "3901c",
+            "-name",
+            "*01*",
+            "-C",
+            "-N",
+            "-q",
+            "10000",
+        ])
+        .unwrap();
+        assert_eq!(s.root, PathBuf::from("/d"));
+        assert_eq!(s.newer, Some(PathBuf::from("/r/timestampfile")));
+        assert_eq!(
+            s.size,
+            Some(SizeTest {
+                cmp: 0,
+                n: 3901,
+                unit: 1
+            })
+        );
+        assert_eq!(s.name.as_ref().map(Glob::as_str), Some("*01*"));
+        assert!(s.count_only && s.steal_from_next && s.needs_stat());
+        assert_eq!(s.queue_length, 10000);
+        let easy = p(&["/d/mdtest-easy/", "-name", "*01*", "-C", "-q", "10000"]).unwrap();
+        assert!(!easy.needs_stat() && !easy.steal_from_next);
+        let more = p(&[
+            "-vv", "/d", "-v", "-s", "5", "-M", "10", "-D", "rates", "-P",
+        ])
+        .unwrap();
+        assert_eq!(
+            (more.verbosity, more.stonewall, more.per_step),
+            (3, Some(std::time::Duration::from_secs(5)), 10)
+        );
+        assert!(more.print_rates && more.per_process);
+        assert_eq!(
+            p(&["/d", "-type", "f,l"]).unwrap().types,
+            Some(vec![Kind::File, Kind::Link])
+        );
+        assert!(p(&["-h"]).unwrap().help);
+    }
+
+    #[test]
+    fn sizes_round_up_to_whole_units_as_in_gnu_find() {
+        let t = |v: &str, bytes: u64| p(&["/d", "-size", v]).unwrap().size.unwrap().matches(bytes);
+        assert!(t("3901c", 3901) && !t("3901c", 3902));
+        assert!(t("+3900c", 3901) && !t("-3901c", 3901));
+        assert!(t("1k", 1) && t("1k", 1024) && !t("1k", 1025));
+        assert!(
+            t("-1k", 0) && !t("-1k", 1),
+            "GNU find's -size -1k: empty files only"
+        );
+        assert!(t("8", 4096) && t("8b", 3585));
+        assert!(t("+1M", (1 << 20) + 1));
+    }
+
+    #[test]
+    fn refusals_name_the_option() {
+        let e = |args: &[&str]| p(args).unwrap_err();
+        assert!(e(&["/d", "-H", "1"]).starts_with("-H: "));
+        assert!(e(&["/d", "-regex", "a.*"]).starts_with("-regex: "));
+        assert!(e(&["/d", "-e"]).starts_with("-e: "));
+        assert!(e(&["/d", "-r", "x"]).starts_with("-r: "));
+        assert_eq!(e(&["/d", "-x"]), "-x: unknown option");
+        assert!(e(&["/d", "-q", "9"]).starts_with("-q 9: "));
+        assert!(e(&["/d", "-q", "many"]).starts_with("-q many: "));
+        assert!(e(&["/d", "-M", "0"]).starts_with("-M 0: "));
+        assert!(e(&["/d", "-size", "3901q"]).starts_with("-size 3901q: unknown unit"));
+        assert!(e(&["/d", "-size", "c"]).starts_with("-size c: "));
+        assert!(e(&["/d", "-type", "x"]).starts_with("-type x: "));
+        assert!(e(&["/d", "-D", "all"]).starts_with("-D all: "));
+        assert_eq!(e(&["/d", "-name"]), "-name: missing value");
+        assert!(e(&["/d", "/e"]).starts_with("/e: a second start directory"));
+        assert!(e(&["-C"]).starts_with("no start directory"));
+    }
+
+    #[test]
+    fn checks_name_the_path_and_reason() {
+        let d = std::env::temp_dir();
+        let mut s = p(&[d.to_str().unwrap()]).unwrap();
+        assert_eq!(check(&s).unwrap(), Checked::default());
+        s.newer = Some(d.join("pfind-no-such-timestamp"));
+        let e = check(&s).unwrap_err();
+        assert!(
+            e.starts_with("-newer ") && e.ends_with(": No such file or directory"),
+            "{e}"
+        );
+        s.root = d.join("pfind-no-such-dir");
+        assert!(check(&s)
+            .unwrap_err()
+            .ends_with("pfind-no-such-dir: No such file or directory"));
     }
 }

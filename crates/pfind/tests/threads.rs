@@ -82,3 +82,24 @@ fn an_empty_start_directory_ends_on_every_rank_count() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+#[test]
+fn the_stonewall_ends_the_walk_on_every_rank() {
+    let root = common::tmp();
+    common::mdtest_like(&root.join("tree"), 12, 30);
+    for n in [1, 2, 4, 7] {
+        let mut spec = parse(&[root.join("tree").display().to_string()]).unwrap();
+        spec.stonewall = Some(std::time::Duration::from_nanos(1));
+        let checked = check(&spec).unwrap();
+        let out = ThreadComm::run(n, |c| {
+            run(c, &spec, &checked, &mut std::io::sink()).unwrap()
+        });
+        let r = &out[0];
+        assert!(r.stonewalled, "{n} ranks");
+        assert_eq!(
+            r.totals.checked, 0,
+            "{n} ranks: nothing read after the stonewall"
+        );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
