@@ -21,6 +21,8 @@ cargo clippy --workspace --all-targets -- -D warnings
 # self-test first: whole files are read, only test modules are skipped.
 python3 scripts/test-long-functions.py
 python3 scripts/long-functions.py --check
+# README.md's crate diagram is drawn from `cargo metadata`: it must match.
+python3 scripts/crate-diagram.py --check
 # --all-targets, not --bins: the tests' dev-dependencies change the features
 # some dependencies are built with, so a --bins build compiled them a second
 # time with other features for nothing; this build is the one the tests use.
