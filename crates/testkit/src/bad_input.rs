@@ -81,6 +81,8 @@ pub enum Words {
     Stderr,
     /// In the first line of the message, which must be stderr's first line.
     FirstLine,
+    /// In the tool's own message lines (see [`Lines`]).
+    Message,
 }
 
 /// Which stderr lines are the tool's own message (the launcher adds its own
@@ -197,10 +199,12 @@ impl<'a> Table<'a> {
         if self.words == Words::FirstLine && case.status != 0 && message.first() != Some(&first) {
             bad.push("stderr does not start with the message".into());
         }
+        let joined = message.join("\n");
         let within = match self.words {
             Words::Output => all.as_str(),
             Words::Stderr => run.stderr.as_str(),
             Words::FirstLine => first,
+            Words::Message => joined.as_str(),
         };
         for w in &case.words {
             if !within.contains(w.as_str()) {
@@ -226,6 +230,7 @@ impl<'a> Table<'a> {
             Words::Output => "output",
             Words::Stderr => "messages",
             Words::FirstLine => "first line",
+            Words::Message => "message",
         }
     }
 
