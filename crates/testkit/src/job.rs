@@ -14,7 +14,8 @@
 //! unless the test names one ([`Job::keep_in`], [`Job::results`]). Its
 //! standard input is closed. A job under a time limit (the default,
 //! [`LIMIT_SECONDS`]) runs under `timeout(1)`: a hang ends it with status
-//! 124 ([`Run::hung`]) and fails the test instead of blocking the suite.
+//! 124 ([`Run::hung`]; SIGKILL 10 s later if SIGTERM does not end it) and
+//! fails the test instead of blocking the suite.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -24,8 +25,12 @@ use std::process::{Child, Command, Output, Stdio};
 /// test sets another limit.
 pub const LIMIT_SECONDS: u32 = 120;
 
-/// The exit status `timeout(1)` gives a command it killed at its limit.
+/// The exit status `timeout(1)` gives a command it stopped at its limit.
 pub const TIMED_OUT: i32 = 124;
+
+/// Seconds `timeout(1)` waits after its SIGTERM before a SIGKILL, for a
+/// hung job that does not end on SIGTERM (its status is then 137).
+const KILL_AFTER_SECONDS: u32 = 10;
 
 /// Variables every job sets (Open MPI's; MPICH ignores them).
 const MPI_ENV: [(&str, &str); 4] = [
@@ -181,13 +186,14 @@ impl Job {
         self
     }
 
-    /// The command line: `timeout LIMIT` (when limited), the launcher
+    /// The command line: `timeout --kill-after=10 LIMIT` (when limited), the launcher
     /// with `-np N` and its own words (under ranks), the wrapper
     /// (`prlimit`), the binary and its arguments.
     pub fn words(&self) -> Vec<OsString> {
         let mut w: Vec<OsString> = Vec::new();
         if let Some(s) = self.limit {
-            w.extend(["timeout".into(), s.to_string().into()]);
+            let kill = format!("--kill-after={KILL_AFTER_SECONDS}");
+            w.extend(["timeout".into(), kill.into(), s.to_string().into()]);
         }
         if let Some(np) = self.ranks {
             w.extend(crate::launcher().into_iter().map(OsString::from));
@@ -434,21 +440,19 @@ mod tests {
 
     #[test]
     fn a_singleton_runs_under_the_limit_alone() {
-        assert_eq!(
-            words(&Job::new("b").arg("-x")),
-            ["timeout", "120", "b", "-x"]
-        );
+        let limited = ["timeout", "--kill-after=10", "120", "b", "-x"];
+        assert_eq!(words(&Job::new("b").arg("-x")), limited);
         assert_eq!(words(&Job::new("b").no_limit().arg("-x")), ["b", "-x"]);
         let w = words(&Job::new("b").address_space(8).ranks_or_alone(1));
-        assert_eq!(w, ["timeout", "120", "prlimit", "--as=8", "b"]);
+        assert_eq!(w[3..], ["prlimit", "--as=8", "b"]);
     }
 
     #[test]
     fn ranks_put_the_launcher_and_its_words_before_the_binary() {
         let w = words(&Job::new("b").ranks(4).limit(60).launcher_arg("-v").arg("a"));
-        assert_eq!(&w[..2], ["timeout", "60"]);
+        assert_eq!(&w[..3], ["timeout", "--kill-after=10", "60"]);
         assert_eq!(&w[w.len() - 5..], ["-np", "4", "-v", "b", "a"]);
-        assert_eq!(&w[2..w.len() - 5], crate::launcher().as_slice());
+        assert_eq!(&w[3..w.len() - 5], crate::launcher().as_slice());
     }
 
     #[test]
