@@ -17,8 +17,14 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 # No function over 80 lines in any crate, but those marked as tables
-# (`// long-function: table (why)` above the fn line).
+# (`// long-function: table (why)` above the fn line). The check's own
+# self-test first: whole files are read, only test modules are skipped.
+python3 scripts/test-long-functions.py
 python3 scripts/long-functions.py --check
+# README.md's crate diagram is drawn from `cargo metadata`: it must match.
+python3 scripts/crate-diagram.py --check
+# Every repository path the README and docs/ name exists.
+python3 scripts/check-doc-paths.py
 # --all-targets, not --bins: the tests' dev-dependencies change the features
 # some dependencies are built with, so a --bins build compiled them a second
 # time with other features for nothing; this build is the one the tests use.

@@ -11,6 +11,7 @@
 
 mod common;
 use common::*;
+use pario_testkit::bad_input::{Case, Lines, Table, Words};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
@@ -238,16 +239,28 @@ const CORPUS: &[Row] = &[
 ];
 
 fn pario(dir: &Path, db: &Path, args: &[String], env: &[(&str, &str)]) -> Out {
-    let mut c = Command::new(PARIO);
-    c.args(args)
-        .env("PARIO_DB", db)
-        .env("PARIO_RESULTS_DIR", dir.join("runs"))
-        .env("PARIO_DB_TIMEOUT", "1")
-        .env_remove("PARIO_TAGS");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    finish(&mut c)
+    done(
+        pario_at(&dir.join("runs"), db)
+            .env("PARIO_DB_TIMEOUT", "1")
+            .envs(env)
+            .args(args),
+    )
+}
+
+/// The corpus's rules, for the testkit's bad-input runner: a refusal is
+/// one line on stderr holding the words, run in `dir` with its record in
+/// `dir/runs` and `db` and a short database deadline.
+fn table(dir: &Path, db: &Path) -> Table<'static> {
+    let mut t = Table::new(PARIO, "pario");
+    t.words = Words::Stderr;
+    t.lines = Lines::Stderr;
+    t.keep = Some((dir.join("runs"), db.display().to_string()));
+    t.env = vec![("PARIO_DB_TIMEOUT".into(), "1".into())];
+    // SQLite's own files beside the database come and go with it.
+    t.may_change = ["results.sqlite-wal", "results.sqlite-shm"]
+        .map(String::from)
+        .to_vec();
+    t
 }
 
 /// A listener that accepts and stays silent for the test's lifetime.
@@ -275,48 +288,24 @@ fn every_bad_input_is_refused_with_the_facts() {
     std::fs::write(&text, "Linux version 6.1.0 (just some text)\n").unwrap();
     let port = silent_port().to_string();
     let special = Special::new();
-    let mut failures = Vec::new();
-    for (args, status, words, never) in CORPUS {
-        let args: Vec<String> = args
-            .iter()
-            .map(|a| {
-                a.replace("{db}", &db.display().to_string())
-                    .replace("{dir}", &dir.display().to_string())
-                    .replace("{text}", &text.display().to_string())
-                    .replace("{silent}", &port)
-            })
-            .map(|a| special.expand(&a))
-            .collect();
-        let o = pario(dir, &db, &args, &[]);
-        let all = format!("{}{}", o.stdout, o.stderr);
-        let mut bad = Vec::new();
-        if o.status != *status {
-            bad.push(format!("exit {} (want {status})", o.status));
-        }
-        if *status == 2 && o.stderr.lines().count() != 1 {
-            bad.push("not one line on stderr".into());
-        }
-        for w in *words {
-            if !o.stderr.contains(w) {
-                bad.push(format!("no '{w}'"));
-            }
-        }
-        for w in *never {
-            if all.contains(w) {
-                bad.push(format!("says '{w}'"));
-            }
-        }
-        if all.contains("panicked") {
-            bad.push("panicked".into());
-        }
-        if !bad.is_empty() {
-            failures.push(format!(
-                "pario {args:?}: {}\n  stderr: {}",
-                bad.join(", "),
-                o.stderr.trim()
-            ));
-        }
-    }
+    let rows: Vec<Case> = CORPUS
+        .iter()
+        .map(|(args, status, words, never)| {
+            let args: Vec<String> = args
+                .iter()
+                .map(|a| {
+                    a.replace("{db}", &db.display().to_string())
+                        .replace("{text}", &text.display().to_string())
+                        .replace("{silent}", &port)
+                })
+                .map(|a| special.expand(&a))
+                .collect();
+            Case::new(&args, *status, words).never(&[*never, &["panicked"]].concat())
+        })
+        .collect();
+    // Each row runs in `dir` (so a relative path lands there), which must
+    // hold the same files after it.
+    let mut failures = table(dir, &db).check_all_in(&rows, dir);
     // Nothing was created by the refused commands.
     for p in ["typo", "missing", "::::"] {
         if dir.join(p).exists() {
@@ -537,14 +526,13 @@ fn a_database_url_from_the_environment_is_checked_like_the_option() {
             &["percent-encoding", "PARIO_DB"][..],
         ),
     ] {
-        let mut c = Command::new(PARIO);
         // A write (which creates a missing SQLite file), from `dir`.
-        c.args(["db", "sync"])
-            .current_dir(dir)
-            .env("PARIO_DB", url)
-            .env("PARIO_RESULTS_DIR", dir.join("runs"))
-            .env("PARIO_DB_TIMEOUT", "1");
-        let o = finish(&mut c);
+        let o = done(
+            pario_at(&dir.join("runs"), url)
+                .args(["db", "sync"])
+                .dir(dir)
+                .env("PARIO_DB_TIMEOUT", "1"),
+        );
         assert_eq!(o.status, 2, "{url}: {}{}", o.stdout, o.stderr);
         for w in words {
             assert!(o.stderr.contains(w), "{url}: no '{w}': {}", o.stderr);

@@ -12,12 +12,10 @@
 mod common;
 use common::*;
 use pario_results::RunRecord;
+use pario_testkit::Job;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Seconds before `timeout` kills an mpirun (a hang fails the test).
-const LIMIT: &str = "120";
 
 /// A binary of the workspace built beside `pario` (ior, mdtest).
 fn sibling(name: &str) -> PathBuf {
@@ -50,35 +48,18 @@ impl Site {
     fn runs(&self) -> PathBuf {
         self.path("runs")
     }
-    fn env(&self, c: &mut Command) {
-        c.env("PARIO_DB", self.db())
-            .env("PARIO_RESULTS_DIR", self.runs())
-            .env_remove("PARIO_TAGS")
-            .env_remove("NO_COLOR");
+    /// `bin` (pario or a front end) keeping its record at this site.
+    fn job(&self, bin: impl AsRef<std::ffi::OsStr>) -> Job {
+        Job::new(bin)
+            .results(&self.runs(), self.db())
+            .env_remove("NO_COLOR")
     }
     fn pario(&self, args: &[&str]) -> Out {
-        let mut c = Command::new(PARIO);
-        self.env(&mut c);
-        finish(c.args(args))
+        done(self.job(PARIO).args(args))
     }
     /// `mpirun -np 2 TOOL ARGS` with this site's record keeping.
     fn mpirun(&self, tool: &str, args: &[&str], extra_env: &[(&str, &str)]) -> Out {
-        let mut c = Command::new("timeout");
-        self.env(&mut c);
-        c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env("OMPI_MCA_mpi_yield_when_idle", "1")
-            .env_remove("PARIO_FAULTS")
-            .env_remove("PARIO_TASKS_PER_NODE");
-        for (k, v) in extra_env {
-            c.env(k, v);
-        }
-        c.arg(LIMIT)
-            .args(pario_testkit::launcher())
-            .args(["-np", "2"])
-            .arg(sibling(tool))
-            .args(args);
-        finish(&mut c)
+        done(self.job(sibling(tool)).ranks(2).envs(extra_env).args(args))
     }
     fn ior(&self, args: &[&str]) -> Out {
         let r = self.mpirun("ior", args, &[]);

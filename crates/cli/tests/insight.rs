@@ -5,9 +5,10 @@
 
 mod common;
 
+use pario_testkit::Job;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const PARIO: &str = env!("CARGO_BIN_EXE_pario");
 
@@ -25,23 +26,20 @@ fn text(o: &Output) -> String {
 }
 
 impl Site {
-    fn env(&self, c: &mut Command) {
-        c.env("PARIO_DB", self.dir.path().join("results.sqlite"))
-            .env("PARIO_RESULTS_DIR", self.dir.path().join("runs"))
-            .env_remove("PARIO_TAGS")
-            .stdin(Stdio::null());
+    /// `bin` through the testkit's harness, keeping its record in this
+    /// site (`runs`, `results.sqlite`).
+    fn job(&self, bin: impl AsRef<std::ffi::OsStr>) -> Job {
+        Job::new(bin).keep_in(self.dir.path())
     }
     fn pario(&self, args: &[&str]) -> Output {
-        let mut c = Command::new(PARIO);
-        self.env(&mut c);
-        c.args(args).output().expect("pario starts")
+        let mut c = self.job(PARIO).args(args).command();
+        c.output().expect("pario starts")
     }
     fn ior(&self, args: &[&str]) {
         let ior: PathBuf = Path::new(PARIO).with_file_name("ior");
         assert!(ior.is_file(), "build the ior binary first");
-        let mut c = pario_testkit::mpirun(120, 2);
-        self.env(&mut c);
-        let o = c.arg(ior).args(args).output().expect("mpirun starts");
+        let mut c = self.job(ior).ranks(2).args(args).command();
+        let o = c.output().expect("mpirun starts");
         assert_eq!(o.status.code(), Some(0), "{}", text(&o));
     }
 }

@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use pario_results::RunRecord;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 struct Site {
     dir: tempfile::TempDir,
@@ -45,13 +44,7 @@ impl Site {
         self.dir.path().join("runs")
     }
     fn pario(&self, args: &[&str]) -> Out {
-        finish(
-            Command::new(PARIO)
-                .env("PARIO_DB", self.dir.path().join("results.sqlite"))
-                .env("PARIO_RESULTS_DIR", self.runs_dir())
-                .env_remove("PARIO_TAGS")
-                .args(args),
-        )
+        done(pario_at(&self.runs_dir(), self.dir.path().join("results.sqlite")).args(args))
     }
     fn ok(&self, args: &[&str]) -> String {
         let o = self.pario(args);

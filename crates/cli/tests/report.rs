@@ -5,17 +5,16 @@
 //! `pario_report::demo`, loaded as a kept record by `pario db sync`.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 const PARIO: &str = env!("CARGO_BIN_EXE_pario");
 
 fn pario(dir: &Path, args: &[&str]) -> Output {
-    Command::new(PARIO)
-        .env("PARIO_DB", dir.join("results.sqlite"))
-        .env("PARIO_RESULTS_DIR", dir.join("runs"))
-        .env_remove("PARIO_TAGS")
+    // The testkit's harness: the record kept in `dir` (runs, results.sqlite).
+    pario_testkit::Job::new(PARIO)
+        .keep_in(dir)
         .args(args)
-        .stdin(Stdio::null())
+        .command()
         .output()
         .expect("pario starts")
 }

@@ -66,9 +66,11 @@ impl Site {
         finish(c.args(srun_args).arg(binary).args(args))
     }
     fn pario(&self, args: &[&str]) -> Out {
-        let mut c = Command::new(PARIO);
-        self.keep(&mut c);
-        finish(c.args(args))
+        done(
+            pario_at(&self.path("runs"), self.path("db.sqlite"))
+                .dir(self.dir.path())
+                .args(args),
+        )
     }
     /// The kept records (JSON files in `runs`).
     fn records(&self) -> Vec<Value> {

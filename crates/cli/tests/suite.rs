@@ -6,11 +6,13 @@
 //! killed. Verdicts against a baseline rest on figures the test sets, never
 //! on measured times.
 
-use pario_testkit::mpirun;
+use pario_testkit::Job;
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+const PARIO: &str = env!("CARGO_BIN_EXE_pario");
 
 // Line 1 (kept on line 1, so that the line numbers the tests expect stay):
 // the scratch directory may be tmpfs or the page cache, and that is wanted.
@@ -79,17 +81,20 @@ impl Scratch {
     fn data(&self) -> String {
         self.root.join("data").display().to_string()
     }
+    /// `pario` keeping its record in this scratch directory.
+    fn job(&self) -> Job {
+        Job::new(PARIO).results(&self.results(), self.root.join("db.sqlite"))
+    }
+    /// `pario ARGS` on `np` ranks (a suite is a longer job: 240 s).
     fn pario(&self, np: u32, args: &[&str]) -> Command {
-        let mut c = mpirun(240, np);
-        c.arg(env!("CARGO_BIN_EXE_pario"))
+        self.job()
+            .ranks(np)
+            .limit(240)
             .args(args)
-            .env("PARIO_RESULTS_DIR", self.results())
-            .env("PARIO_DB", self.root.join("db.sqlite"))
-            .env_remove("PARIO_TAGS")
             // Open MPI's shared-memory files go here, not in /dev/shm: a
             // job this test kills cannot remove its own.
-            .env("OMPI_MCA_btl_vader_backing_directory", &self.root);
-        c
+            .env("OMPI_MCA_btl_vader_backing_directory", &self.root)
+            .command()
     }
     fn run(&self, np: u32, args: &[&str]) -> Output {
         self.pario(np, args).output().unwrap()
@@ -113,11 +118,10 @@ impl Scratch {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_pario"))
+        let out = Job::new(PARIO)
+            .results(&self.results(), &db)
             .args(["db", "sync"])
-            .env("PARIO_RESULTS_DIR", self.results())
-            .env("PARIO_DB", &db)
-            .stdin(Stdio::null())
+            .command()
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
@@ -287,37 +291,30 @@ fn bad_input_names_file_and_line_and_runs_nothing() {
 
 #[test]
 fn list_and_show_the_shipped_suites() {
-    let list = Command::new(env!("CARGO_BIN_EXE_pario"))
-        .args(["suite", "list"])
-        .output()
-        .unwrap();
-    assert_eq!(list.status.code(), Some(0));
-    let names: Vec<String> = text(&list.stdout)
+    let list = Job::new(PARIO).args(["suite", "list"]).run();
+    assert_eq!(list.status, Some(0));
+    let names: Vec<String> = list
+        .stdout
+        .clone()
         .lines()
         .take_while(|l| !l.is_empty())
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
     assert_eq!(names, ["io500", "procurement", "acceptance", "regression"]);
-    let show = Command::new(env!("CARGO_BIN_EXE_pario"))
-        .args(["suite", "show", "io500"])
-        .output()
-        .unwrap();
-    assert_eq!(show.status.code(), Some(0));
-    let shown = text(&show.stdout);
+    let show = Job::new(PARIO).args(["suite", "show", "io500"]).run();
+    assert_eq!(show.status, Some(0));
+    let shown = show.stdout.clone();
     let suite = pario_suite_parse(&shown);
     assert!(
         suite.contains("ior-easy-write") && suite.contains("mdtest-hard-delete"),
         "{suite}"
     );
-    let none = Command::new(env!("CARGO_BIN_EXE_pario"))
-        .args(["suite", "show", "io600"])
-        .output()
-        .unwrap();
-    assert_eq!(none.status.code(), Some(2));
+    let none = Job::new(PARIO).args(["suite", "show", "io600"]).run();
+    assert_eq!(none.status, Some(2));
     assert!(
-        text(&none.stderr).contains("io600: no shipped suite of that name"),
+        none.stderr.contains("io600: no shipped suite of that name"),
         "{}",
-        text(&none.stderr)
+        none.stderr
     );
 }
 

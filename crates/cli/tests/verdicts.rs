@@ -11,7 +11,6 @@ use common::*;
 use pario_results::{Operation, PhaseResult, RunRecord, TestResult, Tool, Workload};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::Command;
 
 /// Normal values from a fixed seed (SplitMix64 + Box-Muller).
 struct Noise(u64);
@@ -53,10 +52,8 @@ impl Site {
         self.dir.path().join("runs")
     }
     fn pario(&self, args: &[&str]) -> Out {
-        finish(
-            Command::new(PARIO)
-                .env("PARIO_DB", self.dir.path().join("results.sqlite"))
-                .env("PARIO_RESULTS_DIR", self.runs())
+        done(
+            pario_at(&self.runs(), self.dir.path().join("results.sqlite"))
                 .env_remove("NO_COLOR")
                 .args(args),
         )

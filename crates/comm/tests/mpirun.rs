@@ -160,21 +160,17 @@ fn main() {
     let exe = std::env::current_exe().unwrap();
     let (mut passed, mut failed) = (0, 0);
     for (np, per_node) in [(1, None), (2, None), (4, None), (4, Some("2"))] {
-        let mut c = pario_testkit::mpirun(120, np);
-        c.arg(&exe);
+        let mut job = pario_testkit::Job::new(&exe).ranks(np);
         if let Some(k) = per_node {
-            c.env("PARIO_TASKS_PER_NODE", k);
+            job = job.env("PARIO_TASKS_PER_NODE", k);
         }
-        let out = c.output().expect("mpirun starts");
+        let out = job.run();
         let name = format!("comm under mpirun -np {np} (tasks per node override {per_node:?})");
-        if out.status.success() {
+        if out.ok() {
             println!("test {name} ... ok");
             passed += 1;
         } else {
-            println!(
-                "test {name} ... FAILED\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            println!("test {name} ... FAILED\n{}", out.stderr);
             failed += 1;
         }
     }

@@ -8,11 +8,15 @@
 //! (`short`) and, when this machine lets us mknod (root), a character
 //! device `null` (1,3). After each
 //! case the directory must hold exactly these fixtures: refusals touch
-//! nothing, accepted runs clean up after themselves.
+//! nothing, accepted runs clean up after themselves. The rows run through
+//! the testkit's bad-input runner (pario_testkit::bad_input), which also
+//! checks for panic text and hangs.
 
 mod common;
 
-use common::{isolate, mpirun_cmd, Run, IOR, LIMIT_SECONDS};
+use common::{Run, IOR};
+use pario_testkit::bad_input::{self, Table};
+use pario_testkit::Job;
 use std::path::Path;
 use std::process::Command;
 
@@ -214,86 +218,33 @@ fn listing(dir: &Path) -> Vec<String> {
     v
 }
 
-fn run_case(c: &Case, dir: &Path) -> Run {
-    let keep = tempfile::tempdir().unwrap();
-    let args: Vec<String> = c
-        .args
-        .split_whitespace()
-        .map(|a| a.replace("{dir}", &dir.display().to_string()))
-        .collect();
-    let mut cmd = if c.np > 1 {
-        mpirun_cmd(c.np, keep.path())
-    } else {
-        let mut cmd = Command::new("timeout");
-        isolate(&mut cmd, keep.path());
-        cmd.arg(LIMIT_SECONDS)
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .env_remove("PARIO_FAULTS");
-        cmd
-    };
-    if let Some(bytes) = c.as_limit {
-        cmd.args(["prlimit", &format!("--as={bytes}")]);
-    }
-    let out = cmd
-        .arg(IOR)
-        .args(&args)
-        .current_dir(dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("ior starts");
-    Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+/// Our own lines start with "ior:" (mpirun adds its banner about the exit
+/// status): a refusal takes at most two, and at most 4 KiB of messages.
+fn table() -> Table<'static> {
+    let mut t = Table::new(IOR, "ior");
+    t.max_stderr = Some(4096);
+    t
 }
 
-fn check(c: &Case) -> Result<(), String> {
-    let dir = tempfile::tempdir().unwrap();
-    let before = fixtures(dir.path());
-    let r = run_case(c, dir.path());
-    let all = format!("{}{}", r.stdout, r.stderr);
-    let mut problems = Vec::new();
-    if r.status != Some(c.status) {
-        problems.push(format!("exit {:?}, expected {}", r.status, c.status));
+fn row(c: &Case) -> bad_input::Case {
+    let mut row = bad_input::Case::line(c.args, c.status, c.words).ranks(c.np);
+    if let Some(bytes) = c.as_limit {
+        row = row.address_space(bytes);
     }
-    for w in c.words {
-        if !all.contains(w) {
-            problems.push(format!("no '{w}' in the output"));
-        }
-    }
-    // Our own lines (mpirun adds its banner about the exit status).
-    let ours = r.stderr.lines().filter(|l| l.starts_with("ior:")).count();
-    if c.status == 2 && ours > 2 {
-        problems.push("a refusal takes more than two lines".into());
-    }
-    if r.stderr.len() > 4096 {
-        problems.push(format!("{} bytes of messages", r.stderr.len()));
-    }
-    if listing(dir.path()) != before {
-        problems.push(format!("files changed: {:?}", listing(dir.path())));
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        let shown: String = all.chars().take(2000).collect();
-        Err(format!("ior {}: {}\n{shown}", c.args, problems.join("; ")))
-    }
+    row
+}
+
+fn run_case(c: &Case, dir: &Path) -> Run {
+    table().job(&row(c), dir).run()
 }
 
 #[test]
 fn every_bad_input_is_refused_clearly_or_warned_about() {
     // Four cases at a time: each is a process of its own.
-    let mut failures = Vec::new();
-    for chunk in CASES.chunks(4) {
-        let results: Vec<Result<(), String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunk.iter().map(|c| s.spawn(|| check(c))).collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        failures.extend(results.into_iter().filter_map(Result::err));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let rows: Vec<bad_input::Case> = CASES.iter().map(row).collect();
+    table().check_each_fresh(&rows, 4, &|dir| {
+        fixtures(dir);
+    });
 }
 
 #[test]
@@ -343,23 +294,14 @@ fn device_nodes_are_neither_replaced_nor_removed() {
 fn a_malformed_tasks_per_node_override_is_refused_naming_it() {
     for value in ["0", "abc", "-1"] {
         let dir = tempfile::tempdir().unwrap();
-        let keep = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new("timeout");
-        isolate(&mut cmd, keep.path());
-        let out = cmd
-            .arg(LIMIT_SECONDS)
-            .arg(IOR)
+        let out = Job::new(IOR)
             .args(["-w", "-a", "DUMMY", "-o"])
             .arg(dir.path().join("t"))
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
             .env("PARIO_TASKS_PER_NODE", value)
-            .current_dir(dir.path())
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("ior starts");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{value}: {err}");
+            .dir(dir.path())
+            .run();
+        let err = &out.stderr;
+        assert_eq!(out.status, Some(2), "{value}: {err}");
         assert!(
             err.contains(&format!("PARIO_TASKS_PER_NODE={value}")),
             "{value}: {err}"

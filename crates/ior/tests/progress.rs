@@ -11,14 +11,7 @@ use std::path::Path;
 
 /// `mpirun -np N ior ARGS` in `dir` with records kept in `keep`.
 fn ior_kept(np: u32, dir: &Path, keep: &Path, args: &[&str]) -> Run {
-    let mut c = mpirun_cmd(np, keep);
-    c.arg(IOR).args(args).current_dir(dir);
-    let out = c.output().expect("mpirun starts");
-    Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    job(np, dir).keep_in(keep).args(args).run()
 }
 
 fn only_record(keep: &Path) -> RunRecord {

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{isolate, IOR};
+use common::{Job, IOR};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -71,30 +71,18 @@ fn interrupted_run(
     extra: &[&str],
 ) -> (Option<i32>, String, String) {
     let o = dir.join("t");
-    let mut cmd = if np > 1 {
-        // The launcher itself (no `timeout` in between), so the signal goes
-        // to it; it forwards SIGTERM to the ranks (Open MPI and MPICH's
-        // Hydra both do).
-        let launcher = pario_testkit::launcher();
-        let mut c = Command::new(&launcher[0]);
-        c.args(&launcher[1..]).args(["-np", &np.to_string(), IOR]);
-        c
-    } else {
-        Command::new(IOR)
-    };
-    isolate(&mut cmd, keep);
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .env_remove("PARIO_FAULTS")
+    // No time limit (no `timeout` in between): the signal goes to the
+    // launcher itself, which forwards SIGTERM to the ranks (Open MPI and
+    // MPICH's Hydra both do), or to the singleton.
+    let mut child = Job::new(IOR)
+        .ranks_or_alone(np)
+        .no_limit()
+        .keep_in(keep)
         .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
         .arg(&o)
         .args(extra)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("ior starts");
+        .dir(dir)
+        .spawn_with(Stdio::piped(), Stdio::piped());
     wait_for_writes(&dir.join("t.00000000"));
     send(child.id(), signal);
     let status = wait_limited(&mut child, Duration::from_secs(60));
@@ -174,18 +162,14 @@ fn sigterm_to_mpirun_stops_every_rank() {
 fn the_record_is_kept_before_a_clean_up_that_a_kill_cuts_short() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(IOR);
-    isolate(&mut cmd, keep.path());
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    let mut child = Job::new(IOR)
+        .no_limit()
+        .keep_in(keep.path())
         .env("PARIO_FAULTS", "die_on_remove=1")
         .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
         .arg(dir.path().join("t"))
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().expect("ior starts");
+        .dir(dir.path())
+        .spawn_with(Stdio::null(), Stdio::null());
     wait_for_writes(&dir.path().join("t.00000000"));
     send(child.id(), "-TERM");
     let status = wait_limited(&mut child, Duration::from_secs(60));

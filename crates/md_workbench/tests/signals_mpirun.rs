@@ -7,8 +7,9 @@
 //! empty"), and the record is kept, marked interrupted.
 
 use pario_testkit::count_entries;
+use pario_testkit::Job;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
@@ -70,28 +71,18 @@ fn sigterm_to_the_ranks_mid_benchmark_leaves_nothing_and_keeps_the_record() {
     let o = dir.path().join("mdw");
     // Open MPI kills signalled ranks 1 s later unless told to wait (the
     // cleanup on a loaded machine may take longer).
-    let launcher = pario_testkit::launcher();
-    let mut cmd = Command::new(&launcher[0]);
-    cmd.args(&launcher[1..])
-        .args(["-np", "2", BIN])
+    let mut child = Job::new(BIN)
+        .ranks(2)
+        .no_limit()
         .args([
             "-D", "3", "-P", "300", "-I", "10000000", "-R", "1", "-S", "0",
         ])
         .arg("-o")
         .arg(&o)
-        .current_dir(keep.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .dir(keep.path())
         .env("OMPI_MCA_odls_base_sigkill_timeout", "10")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("mpirun starts");
+        .keep_in(keep.path())
+        .spawn();
     // Objects past the precreated 300 exist once the benchmark is under way
     // in both ranks' sets.
     wait_for(&o.join("0_2/file-400"), "the benchmark did not start");

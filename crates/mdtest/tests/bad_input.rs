@@ -5,10 +5,13 @@
 //!
 //! `{dir}` in an argument is the case's own temporary directory, which holds
 //! a FIFO (`fifo`). After each case the directory must hold exactly that:
-//! refusals touch nothing, accepted runs remove what they made.
+//! refusals touch nothing, accepted runs remove what they made. The rows
+//! run through the testkit's bad-input runner (pario_testkit::bad_input),
+//! which also checks for panic text and hangs.
 
+use pario_testkit::bad_input::{self, Table};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
 
@@ -104,89 +107,28 @@ const CASES: &[Case] = &[
     case("-a NOSUCH -n 1 -d {dir}/md", 2, &["NOSUCH"]),
 ];
 
-fn listing(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
-
-fn check(c: &Case) -> Result<(), String> {
-    let dir = tempfile::tempdir().unwrap();
-    let keep = tempfile::tempdir().unwrap();
+/// The case directory's fixture: a FIFO.
+fn fixtures(dir: &Path) {
     assert!(Command::new("mkfifo")
-        .arg(dir.path().join("fifo"))
+        .arg(dir.join("fifo"))
         .status()
         .unwrap()
         .success());
-    let args: Vec<String> = c
-        .args
-        .split_whitespace()
-        .map(|a| a.replace("{dir}", &dir.path().display().to_string()))
-        .collect();
-    let mut cmd = Command::new("timeout");
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .arg("120");
-    if c.np > 1 {
-        cmd.args(pario_testkit::launcher())
-            .args(["-np", &c.np.to_string()]);
-    }
+}
+
+fn row(c: &Case) -> bad_input::Case {
+    let mut row = bad_input::Case::line(c.args, c.status, c.words).ranks(c.np);
     if let Some(bytes) = c.as_limit {
-        cmd.args(["prlimit", &format!("--as={bytes}")]);
+        row = row.address_space(bytes);
     }
-    let out = cmd
-        .arg(BIN)
-        .args(&args)
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("mdtest starts");
-    let status = out.status.code();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let all = format!("{stdout}{stderr}");
-    let mut problems = Vec::new();
-    if status != Some(c.status) {
-        problems.push(format!("exit {status:?}, expected {}", c.status));
-    }
-    for w in c.words {
-        if !all.contains(w) {
-            problems.push(format!("no '{w}' in the output"));
-        }
-    }
-    // Our own lines (mpirun adds its banner about the exit status).
-    let ours = stderr.lines().filter(|l| l.starts_with("mdtest:")).count();
-    if c.status == 2 && ours > 2 {
-        problems.push("a refusal takes more than two lines".into());
-    }
-    if listing(dir.path()) != ["fifo"] {
-        problems.push(format!("files changed: {:?}", listing(dir.path())));
-    }
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("mdtest {}: {}\n{all}", c.args, problems.join("; ")))
-    }
+    row
 }
 
 #[test]
 fn every_bad_input_is_refused_clearly_or_warned_about() {
-    // Four cases at a time: each is a process of its own.
-    let mut failures = Vec::new();
-    for chunk in CASES.chunks(4) {
-        let results: Vec<Result<(), String>> = std::thread::scope(|s| {
-            let handles: Vec<_> = chunk.iter().map(|c| s.spawn(|| check(c))).collect();
-            handles.into_iter().map(|h| h.join().unwrap()).collect()
-        });
-        failures.extend(results.into_iter().filter_map(Result::err));
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    // Our own lines start with "mdtest:" (mpirun adds its banner about the
+    // exit status); a refusal takes at most two. Four cases at a time.
+    let table = Table::new(BIN, "mdtest");
+    let rows: Vec<bad_input::Case> = CASES.iter().map(row).collect();
+    table.check_each_fresh(&rows, 4, &fixtures);
 }

@@ -8,13 +8,12 @@
 //! of stalling it.
 
 use pario_results::{Operation, RunRecord};
+use pario_testkit::Job;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
-/// Seconds before `timeout` kills a run.
-const LIMIT: &str = "120";
 
 struct Run {
     status: i32,
@@ -33,51 +32,27 @@ impl Run {
     }
 }
 
-fn finish(out: Output) -> Run {
+/// A finished job of the testkit's harness (pario_testkit::Job: MPI as
+/// root, no injected faults or tags inherited, the run record kept in a
+/// temporary directory, never in the user's `~/.local/share/pario`, and a
+/// time limit), its status -1 when a signal ended it.
+fn finish(r: pario_testkit::Run) -> Run {
     Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: r.code(),
+        stdout: r.stdout,
+        stderr: r.stderr,
     }
-}
-
-/// The environment of every run: MPI as root, no injected faults, and the
-/// run record kept in `keep` (a temporary directory: JSON files in
-/// `keep/runs`, database `keep/results.sqlite`), never in the user's
-/// `~/.local/share/pario`.
-fn mpi_env(cmd: &mut Command, keep: &Path) {
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"));
 }
 
 /// `timeout 120 <launcher> -np N mdtest ARGS`, with `env` set (see
 /// `pario_testkit` for the launcher).
 fn mpirun(np: u32, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd, keep.path());
-    cmd.arg(LIMIT)
-        .args(pario_testkit::launcher())
-        .args(["-np", &np.to_string()]);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.arg(BIN).args(args).stdin(Stdio::null());
-    finish(cmd.output().expect("run mpirun"))
+    finish(Job::new(BIN).ranks(np).args(args).envs(env).run())
 }
 
 /// The binary alone (an MPI singleton).
 fn singleton(args: &[&str]) -> Run {
-    let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd, keep.path());
-    cmd.args([LIMIT, BIN]).args(args).stdin(Stdio::null());
-    finish(cmd.output().expect("run mdtest"))
+    finish(Job::new(BIN).args(args).run())
 }
 
 fn scratch() -> tempfile::TempDir {
@@ -518,12 +493,8 @@ fn a_full_file_system_fails_creation_and_cleans_up() {
 #[test]
 fn a_rank_that_dies_ends_the_job_without_hanging() {
     let tmp = scratch();
-    let keep = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new("timeout");
-    mpi_env(&mut cmd, keep.path());
-    cmd.arg(LIMIT)
-        .args(pario_testkit::launcher())
-        .args(["-np", "2", BIN])
+    let job = Job::new(BIN)
+        .ranks(2)
         .args([
             "-a",
             "DUMMY",
@@ -534,11 +505,9 @@ fn a_rank_that_dies_ends_the_job_without_hanging() {
             "-C",
             "-d",
         ])
-        .arg(tmp.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .arg(tmp.path());
     let start = Instant::now();
-    let child = cmd.spawn().unwrap();
+    let child = job.spawn_with(Stdio::piped(), Stdio::piped());
     // Find an mdtest process started by this job and kill it.
     let mut victim = None;
     while victim.is_none() && start.elapsed() < Duration::from_secs(60) {
@@ -550,14 +519,10 @@ fn a_rank_that_dies_ends_the_job_without_hanging() {
     let _ = Command::new("kill")
         .args(["-9", &victim.to_string()])
         .status();
-    let out = child.wait_with_output().unwrap();
+    let out = child.finish();
     assert!(start.elapsed() < Duration::from_secs(100), "the job hung");
-    assert_ne!(out.status.code(), Some(0));
-    assert_ne!(
-        out.status.code(),
-        Some(124),
-        "killed by timeout: the job hung"
-    );
+    assert_ne!(out.status, Some(0));
+    assert_ne!(out.status, Some(124), "killed by timeout: the job hung");
 }
 
 /// A process below `pid` whose command name starts with `name`.

@@ -4,6 +4,7 @@
 //! nothing it created: not the file whose write failed, nor its
 //! directories.
 
+use pario_testkit::Job;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -49,20 +50,13 @@ fn a_full_file_system_fails_the_run_and_leaves_nothing_it_made() {
     let Some(_mounted) = mount_tmpfs(&mnt, "1m") else {
         return;
     };
-    let out = Command::new(BIN)
+    let out = Job::new(BIN)
         .args(["-n", "100", "-w", "65536", "-d"])
         .arg(mnt.join("md"))
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("mdtest runs");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+        .keep_in(keep.path())
+        .run();
+    let err = &out.stderr;
+    assert_eq!(out.status, Some(1), "{err}");
     assert!(err.contains("No space left on device"), "{err}");
     let left: Vec<_> = walk(&mnt);
     assert!(left.is_empty(), "left behind: {left:?}\n{err}");

@@ -10,22 +10,13 @@ use std::path::Path;
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
 
 fn mdtest(np: u32, dir: &Path, keep: &Path, args: &[&str]) -> (Option<i32>, String, String) {
-    let mut c = pario_testkit::mpirun(120, np);
-    c.arg(BIN)
+    let out = pario_testkit::Job::new(BIN)
+        .ranks(np)
         .args(args)
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"));
-    let out = c.output().expect("the launcher starts");
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+        .dir(dir)
+        .keep_in(keep)
+        .run();
+    (out.status, out.stdout, out.stderr)
 }
 
 fn record(keep: &Path) -> RunRecord {

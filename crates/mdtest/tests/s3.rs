@@ -15,22 +15,16 @@ fn mdtest_runs_its_phases_on_objects_and_skips_rename() {
     let bucket = s.bucket("md");
     let keep = tempfile::tempdir().unwrap();
     let root = format!("s3://{bucket}/md");
-    let mut c = pario_testkit::mpirun(120, 2);
-    c.env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"));
+    let mut job = pario_testkit::Job::new(BIN).ranks(2).keep_in(keep.path());
     for (k, v) in s.env() {
-        c.env(k, v);
+        job = job.env(k, v);
     }
-    c.arg(BIN)
+    let out = job
         .args(["-a", "S3", "-d", &root, "-n", "8", "-z", "1", "-b", "2"])
-        .args(["-w", "64", "-e", "64"]);
-    let out = c.output().expect("mpirun starts");
-    let text = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(out.status.code(), Some(0), "{text}");
+        .args(["-w", "64", "-e", "64"])
+        .run();
+    let text = format!("{}\n{}", out.stdout, out.stderr);
+    assert_eq!(out.status, Some(0), "{text}");
     assert!(text.contains("rename phase is skipped"), "{text}");
     for phase in [
         "File creation",

@@ -2,7 +2,6 @@
 //! and in the record (`straggler` advisories), under mpirun.
 
 use pario_results::RunRecord;
-use std::process::Stdio;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
 
@@ -11,12 +10,9 @@ fn a_slow_rank_is_named_with_its_host() {
     let keep = tempfile::tempdir().unwrap();
     let runs = keep.path().join("runs");
     let md = keep.path().join("md").display().to_string();
-    let out = pario_testkit::mpirun(120, 2)
-        .env("PARIO_RESULTS_DIR", &runs)
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .env_remove("PARIO_TAGS")
-        .env_remove("PARIO_FAULTS")
-        .arg(BIN)
+    let out = pario_testkit::Job::new(BIN)
+        .ranks(2)
+        .keep_in(keep.path())
         .args([
             "-a",
             "DUMMY",
@@ -28,14 +24,9 @@ fn a_slow_rank_is_named_with_its_host() {
             "-d",
             &md,
         ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+        .run();
+    let (stdout, stderr) = (&out.stdout, &out.stderr);
+    assert!(out.ok(), "{stdout}\n{stderr}");
     let files: Vec<_> = std::fs::read_dir(&runs).unwrap().flatten().collect();
     assert_eq!(files.len(), 1);
     let rec: RunRecord = serde_json::from_slice(&std::fs::read(files[0].path()).unwrap()).unwrap();

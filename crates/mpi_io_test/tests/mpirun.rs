@@ -7,12 +7,13 @@
 //! layout and value formulas. Every run is under `timeout`, so a hang fails.
 #![cfg(feature = "mpi")]
 
+use pario_testkit::bad_input::{Case, Lines, Table, Words};
+use pario_testkit::Job;
 use regex::Regex;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mpi_io_test");
-const LIMIT: &str = "120";
 
 struct Run {
     status: i32,
@@ -31,37 +32,23 @@ impl Run {
     }
 }
 
+/// A run through the testkit's harness (pario_testkit::Job: the launcher
+/// of PARIO_MPIRUN, whose environment reaches the ranks with Open MPI and
+/// MPICH alike, a time limit, MPI as root), its record kept in `keep`, and
+/// no MySQL server inherited from the caller's environment.
 fn command(np: Option<u32>, bin: &str, args: &[&str], env: &[(&str, &str)], keep: &Path) -> Run {
-    let mut cmd = Command::new("timeout");
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .env_remove("PARIO_TAGS")
+    let mut job = Job::new(bin)
+        .keep_in(keep)
         .env_remove("MYSQL_HOST")
-        .env_remove("MYSQL_FILE")
-        .env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"))
-        .arg(LIMIT);
+        .env_remove("MYSQL_FILE");
     if let Some(np) = np {
-        // The launcher of pario_testkit (PARIO_MPIRUN): the environment set
-        // on it reaches the ranks with Open MPI and MPICH alike.
-        cmd.args(pario_testkit::launcher())
-            .args(["-np", &np.to_string()]);
+        job = job.ranks(np);
     }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd
-        .arg(bin)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run");
+    let r = job.args(args).envs(env).run();
     Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        status: r.code(),
+        stdout: r.stdout,
+        stderr: r.stderr,
     }
 }
 
@@ -698,21 +685,27 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
             "/nonexistent/dir/out",
         ),
     ];
-    for (args, word) in cases {
-        let run = mpirun(2, args);
-        assert_eq!(run.status, 2, "{args:?}\n{}\n{}", run.stdout, run.stderr);
-        // mpirun's own notice about the non-zero exit follows a line of dashes
-        let ours = run.stderr.split("\n-----").next().unwrap();
-        let lines: Vec<&str> = ours.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
-        assert!(lines[0].contains(word), "{args:?}: {}", run.stderr);
-        assert!(!run.stdout.contains("Input Parameters"));
-    }
+    let rows: Vec<Case> = cases
+        .iter()
+        .map(|(args, word)| Case::new(args, 2, &[word]).ranks(2))
+        .map(|c| c.never(&["Input Parameters"]))
+        .collect();
+    let failures = bad_input_table().check_all_in(&rows, dir.path());
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,
         "nothing written"
     );
+}
+
+/// Bad input: one line on stderr before mpirun's own notice about the
+/// non-zero exit (which follows a line of dashes), holding the words.
+fn bad_input_table() -> Table<'static> {
+    let mut t = Table::new(BIN, "mpi_io_test");
+    t.lines = Lines::BeforeNotice;
+    t.words = Words::Message;
+    t
 }
 
 /// Special files and symbolic links as targets or inputs (issue 22): one
@@ -751,22 +744,18 @@ fn special_files_and_symbolic_links_are_refused_and_left_alone() {
         (vec!["-setup".into(), t("fifo")], "FIFO"),
         (vec!["-targets".into(), t("fifo")], "FIFO"),
     ];
-    for (extra, word) in &cases {
-        let mut args: Vec<&str> = base.to_vec();
-        args.extend(extra.iter().map(String::as_str));
-        let run = mpirun(2, &args);
-        assert_eq!(run.status, 2, "{args:?}\n{}\n{}", run.stdout, run.stderr);
-        let ours = run.stderr.split("\n-----").next().unwrap();
-        let lines: Vec<&str> = ours.lines().filter(|l| !l.trim().is_empty()).collect();
-        assert_eq!(lines.len(), 1, "{args:?}: {}", run.stderr);
-        assert!(lines[0].contains(word), "{args:?}: {}", run.stderr);
-        assert!(
-            lines[0].contains(extra[1].as_str()),
-            "{args:?}: {}",
-            run.stderr
-        );
-        assert!(!run.stdout.contains("Input Parameters"));
-    }
+    let rows: Vec<Case> = cases
+        .iter()
+        .map(|(extra, word)| {
+            let mut args: Vec<&str> = base.to_vec();
+            args.extend(extra.iter().map(String::as_str));
+            Case::new(&args, 2, &[word, extra[1].as_str()])
+                .ranks(2)
+                .never(&["Input Parameters"])
+        })
+        .collect();
+    let failures = bad_input_table().check_all_in(&rows, d);
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     use std::os::unix::fs::FileTypeExt;
     let kind = |n: &str| std::fs::symlink_metadata(d.join(n)).unwrap().file_type();
     assert!(kind("fifo").is_fifo());

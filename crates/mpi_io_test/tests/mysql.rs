@@ -10,7 +10,6 @@
 
 use mysql::prelude::Queryable;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mpi_io_test");
 
@@ -80,32 +79,19 @@ impl Drop for Db {
 }
 
 fn run(args: &[&str], env: (&str, &str), keep: &Path) {
-    let out = Command::new("timeout")
-        .arg("120")
-        .args(pario_testkit::launcher())
-        .args(["-np", "2"])
+    let out = pario_testkit::Job::new(BIN)
+        .ranks(2)
         .env(env.0, env.1)
         .env_remove(if env.0 == "MYSQL_HOST" {
             "MYSQL_FILE"
         } else {
             "MYSQL_HOST"
         })
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"))
-        .arg(BIN)
+        .keep_in(keep)
         .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let err = String::from_utf8_lossy(&out.stderr);
+        .run();
+    assert!(out.ok(), "{}\n{}", out.stdout, out.stderr);
+    let err = &out.stderr;
     assert!(
         err.lines().all(|l| l.starts_with("mpi_io_test: kept as ")),
         "{err}"

@@ -10,8 +10,7 @@
 //! ranks' own status (the record's) is checked.
 #![cfg(feature = "mpi")]
 
-use pario_testkit::count_entries;
-use std::process::{Command, Stdio};
+use pario_testkit::{count_entries, Job};
 use std::time::Duration;
 
 const BIN: &str = env!("CARGO_BIN_EXE_mpi_io_test");
@@ -20,34 +19,24 @@ const BIN: &str = env!("CARGO_BIN_EXE_mpi_io_test");
 fn sigterm_to_mpirun_keeps_an_interrupted_record_and_removes_the_files() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    let launcher = pario_testkit::launcher();
     let target = dir.path().join("f.%r");
-    let mut child = Command::new(&launcher[0])
-        .args(&launcher[1..])
-        .args(["-np", "2", BIN])
+    // The launcher itself, with no time limit in between: the signal goes
+    // to it.
+    let mut child = Job::new(BIN)
+        .ranks(2)
+        .no_limit()
         .args(["-type", "1", "-size", "64K", "-nobj", "4", "-sleep", "300"])
         .args(["-deletefile", "-target"])
         .arg(&target)
-        .current_dir(keep.path())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
+        .dir(keep.path())
         // Time for the ranks to end after the forwarded SIGTERM on a loaded
         // machine: Open MPI's mpirun sends SIGCONT, SIGTERM and SIGKILL this
         // many seconds apart (1 by default).
         .env("OMPI_MCA_odls_base_sigkill_timeout", "5")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
         .env_remove("MYSQL_HOST")
         .env_remove("MYSQL_FILE")
-        .env("PARIO_RESULTS_DIR", keep.path().join("runs"))
-        .env("PARIO_DB", keep.path().join("results.sqlite"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("mpirun starts");
+        .keep_in(keep.path())
+        .spawn();
     // Both ranks' files exist: the write phase is under way or done, and
     // the run sleeps (at most 300 s) before reading.
     pario_testkit::wait_for_entries(dir.path(), 2, Duration::from_secs(120), "no files made");

@@ -1,5 +1,7 @@
-//! What pario's integration tests share: the MPI launcher they start the
-//! binaries with.
+//! What pario's integration tests share: one way to start the binaries
+//! ([`Job`]: under the MPI launcher or alone, with one environment, a
+//! private record directory and a time limit), one bad-input runner
+//! ([`bad_input`]) and the MPI launcher itself.
 //!
 //! The tests run under whatever MPI the binaries were built against. By
 //! default that is Debian's Open MPI, started as `mpirun --oversubscribe`
@@ -20,8 +22,12 @@
 //! [`slurm`] gives the tests that start pario with `srun` and `sbatch` the
 //! throwaway cluster of scripts/test-slurm.sh.
 
+pub mod bad_input;
+pub mod job;
 pub mod s3;
 pub mod slurm;
+
+pub use job::{Job, Run, Started, LIMIT_SECONDS, TIMED_OUT};
 
 use std::process::Command;
 
@@ -54,20 +60,16 @@ pub fn launcher_is_open_mpi() -> bool {
     words.iter().any(|w| w == "--oversubscribe") || words[0] == "mpirun.openmpi"
 }
 
-/// `timeout LIMIT <launcher> -np NP` with the environment every MPI test
-/// needs: Open MPI allowed to run as root (CI runs as root), ranks that yield
-/// instead of spinning when oversubscribed, and no injected faults or node
-/// override inherited from the caller's environment.
+/// `timeout LIMIT <launcher> -np NP` with the environment of every [`Job`]
+/// (Open MPI allowed as root, yielding ranks, no faults, node override or
+/// tags inherited), for a test that adds the binary and its record keeping
+/// itself. A new test uses [`Job`], which also keeps the record apart.
 pub fn mpirun(limit_seconds: u32, np: u32) -> Command {
     let mut c = Command::new("timeout");
     c.arg(limit_seconds.to_string())
         .args(launcher())
         .args(["-np", &np.to_string()]);
-    c.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_mpi_yield_when_idle", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TASKS_PER_NODE");
+    job::shared_env(&mut c);
     c
 }
 
@@ -179,20 +181,13 @@ pub fn wait_for_entries(dir: &std::path::Path, n: usize, limit: std::time::Durat
 
 /// A front end's binary started as a singleton that keeps its record in
 /// `keep` (`keep/runs` for the JSON files, `keep/results.sqlite`), with
-/// the environment the signal and clean-up tests share: Open MPI allowed
-/// as root, no faults or tags inherited from the caller (a test sets
-/// `PARIO_FAULTS` itself, after this), stdin closed, stdout discarded and
-/// stderr piped. The caller adds the arguments and spawns it.
+/// the environment of every [`Job`] (a test sets `PARIO_FAULTS` itself,
+/// after this), no time limit (the test signals it and bounds the wait),
+/// stdin closed, stdout discarded and stderr piped. The caller adds the
+/// arguments and spawns it.
 pub fn keeping_singleton(bin: &str, keep: &std::path::Path) -> Command {
-    let mut cmd = Command::new(bin);
-    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_FAULTS")
-        .env_remove("PARIO_TAGS")
-        .env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"))
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
+    let mut cmd = Job::new(bin).no_limit().keep_in(keep).command();
+    cmd.stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped());
     cmd
 }

@@ -1,8 +1,13 @@
-//! What the `pario` integration tests share: the binary's path and one
-//! finished process's status and output.
+//! What the `pario` integration tests share: the binary's path, `pario`
+//! and the front ends started through the testkit's harness
+//! (pario_testkit::Job: one environment, the record kept where the test
+//! says, a time limit) and one finished process's status and output.
 #![allow(dead_code)]
 
+use pario_testkit::Job;
 use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 pub const PARIO: &str = env!("CARGO_BIN_EXE_pario");
@@ -25,7 +30,24 @@ impl Out {
     }
 }
 
-/// Run `c` to its end with no standard input.
+/// `pario` keeping its records in `runs` (JSON files) and `db` (a path or
+/// URL): add the arguments, then [`done`].
+pub fn pario_at(runs: &Path, db: impl AsRef<OsStr>) -> Job {
+    Job::new(PARIO).results(runs, db)
+}
+
+/// Run the job to its end (-1 for the status when a signal ended it).
+pub fn done(j: Job) -> Out {
+    let r = j.run();
+    Out {
+        status: r.code(),
+        stdout: r.stdout,
+        stderr: r.stderr,
+    }
+}
+
+/// Run `c` (a command that is neither pario nor a front end: Slurm's
+/// tools, a browser) to its end with no standard input.
 pub fn finish(c: &mut Command) -> Out {
     let o = c.stdin(Stdio::null()).output().expect("process starts");
     Out {
@@ -59,12 +81,7 @@ pub fn set_figures(runs: &std::path::Path, db: &std::path::Path, set: &dyn Fn(&m
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
-    let out = finish(
-        Command::new(PARIO)
-            .args(["db", "sync"])
-            .env("PARIO_RESULTS_DIR", runs)
-            .env("PARIO_DB", db),
-    );
+    let out = done(pario_at(runs, db).args(["db", "sync"]));
     assert_eq!(out.status, 0, "pario db sync: {}", out.both());
 }
 

@@ -1,54 +1,20 @@
 //! Test support: run the built `ior` under mpirun (or alone) in a temporary
-//! directory, with a time limit so that a hang fails the test instead of
-//! blocking the suite, and with its run record kept in a temporary results
-//! directory and database (never the user's).
+//! directory, through the testkit's harness (pario_testkit::Job): a time
+//! limit so that a hang fails the test instead of blocking the suite, and
+//! the run record kept in a temporary results directory and database
+//! (never the user's).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+pub use pario_testkit::{Job, Run};
 
 pub const IOR: &str = env!("CARGO_BIN_EXE_ior");
 
-/// Seconds after which a run is killed (and the test fails).
-pub const LIMIT_SECONDS: &str = "120";
-
-pub struct Run {
-    pub status: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    pub fn ok(&self) -> bool {
-        self.status == Some(0)
-    }
-    pub fn both(&self) -> String {
-        format!("--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr)
-    }
-}
-
-fn finish(out: Output) -> Run {
-    Run {
-        status: out.status.code(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-/// Point the run's record keeping at `keep` (a temporary directory): its
-/// JSON files go to `keep/runs` and its database is `keep/results.sqlite`,
-/// so that tests never write into the user's `~/.local/share/pario`.
-pub fn isolate(c: &mut Command, keep: &Path) {
-    c.env("PARIO_RESULTS_DIR", keep.join("runs"))
-        .env("PARIO_DB", keep.join("results.sqlite"))
-        .env_remove("PARIO_TAGS");
-}
-
-pub fn mpirun_cmd(np: u32, keep: &Path) -> Command {
-    let limit = LIMIT_SECONDS.parse().expect("LIMIT_SECONDS is a number");
-    let mut c = pario_testkit::mpirun(limit, np);
-    isolate(&mut c, keep);
-    c
+/// `mpirun -np N ior` in `dir` (add the arguments).
+pub fn job(np: u32, dir: &Path) -> Job {
+    Job::new(IOR).ranks(np).dir(dir)
 }
 
 /// `mpirun -np N ior ARGS...` in `dir`.
@@ -57,13 +23,7 @@ pub fn ior(np: u32, dir: &Path, args: &[&str]) -> Run {
 }
 
 pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let keep = tempfile::tempdir().expect("temporary directory");
-    let mut c = mpirun_cmd(np, keep.path());
-    c.arg(IOR).args(args).current_dir(dir);
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    finish(c.output().expect("mpirun starts"))
+    job(np, dir).args(args).envs(env).run()
 }
 
 /// `mpirun -np N ior ARGS...` in `dir`, with each rank's standard output
@@ -72,47 +32,18 @@ pub fn ior_env(np: u32, dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run 
 /// Lines that ranks print on their own can be checked whole this way:
 /// mpirun may cut one rank's output into another's in the merged stream.
 pub fn ior_per_rank(np: u32, dir: &Path, args: &[&str]) -> (Run, Vec<String>) {
-    let keep = tempfile::tempdir().expect("temporary directory");
-    let split = keep.path().join("per-rank");
-    let mut c = mpirun_cmd(np, keep.path());
-    let open_mpi = pario_testkit::launcher_is_open_mpi();
-    if open_mpi {
-        c.arg("--output-filename").arg(&split);
-    } else {
-        // MPICH's Hydra: each rank's stdout to its own file (not also merged).
-        std::fs::create_dir_all(&split).expect("per-rank directory");
-        c.arg("-outfile-pattern").arg(split.join("rank.%r.stdout"));
-    }
-    c.arg(IOR).args(args).current_dir(dir);
-    let mut run = finish(c.output().expect("mpirun starts"));
-    let per_rank: Vec<String> = (0..np)
-        .map(|r| {
-            let f = if open_mpi {
-                split.join("1").join(format!("rank.{r}")).join("stdout")
-            } else {
-                split.join(format!("rank.{r}.stdout"))
-            };
-            std::fs::read_to_string(&f).unwrap_or_default()
-        })
-        .collect();
-    if !open_mpi {
-        run.stdout = per_rank.concat();
-    }
+    let split = tempfile::tempdir().expect("temporary directory");
+    let run = job(np, dir)
+        .per_rank_output(&split.path().join("per-rank"))
+        .args(args)
+        .run();
+    let per_rank = run.per_rank.clone();
     (run, per_rank)
 }
 
 /// `ior ARGS...` without mpirun (MPI singleton).
 pub fn ior_alone(dir: &Path, args: &[&str]) -> Run {
-    let keep = tempfile::tempdir().expect("temporary directory");
-    let mut c = Command::new("timeout");
-    isolate(&mut c, keep.path());
-    c.args([LIMIT_SECONDS, IOR])
-        .args(args)
-        .current_dir(dir)
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env_remove("PARIO_FAULTS");
-    finish(c.output().expect("ior starts"))
+    Job::new(IOR).args(args).dir(dir).run()
 }
 
 pub fn reference(rel: &str) -> PathBuf {
@@ -186,7 +117,7 @@ pub fn files_in(dir: &Path) -> Vec<PathBuf> {
 /// A small tmpfs mounted on a temporary directory for the life of the
 /// value (unmounted on drop, even when the test fails): a real full file
 /// system. Mounting needs root (the suite normally runs as root, as the
-/// OMPI_ALLOW_RUN_AS_ROOT variables in `mpirun_cmd` say).
+/// OMPI_ALLOW_RUN_AS_ROOT variables of every pario_testkit::Job say).
 pub struct SmallTmpfs {
     dir: tempfile::TempDir,
 }
