@@ -280,7 +280,7 @@ api=dummy\n\
         assert!(a.module_options.is_empty());
         assert_eq!(b.module_option("dummy", "delay-create"), Some(Some("1000")));
         assert_eq!(b.module_option("posix", "odirect"), None);
-        assert!(!b.use_o_direct);
+        assert!(!b.directive_on("useO_DIRECT"));
         assert_eq!((a.test_id, b.test_id), (0, 1));
         assert_eq!(a.run_line, Some(16));
         assert_eq!(b.run_line, Some(21));
@@ -375,14 +375,17 @@ IOR STOP\n";
         assert_eq!(tests.len(), 2);
         let a = &tests[0];
         assert_eq!(a.test_file, "/scratch/deck/t");
-        assert_eq!(a.hints_file_name.as_deref(), Some("/etc/hints"));
+        assert_eq!(
+            a.directive_setting("hintsFileName").flatten(),
+            Some("/etc/hints")
+        );
         assert_eq!(a.num_tasks, 240);
         assert_eq!(a.segment_count, 16);
         assert_eq!(a.memory_per_node, Some(MemorySize::Percent(80)));
         assert_eq!((a.transfer_size, a.block_size), (1 << 20, 4 << 20));
         assert!(a.collective && a.keep_file && a.reorder_tasks && a.intra_test_barriers);
         assert_eq!((a.repetitions, a.verbose), (3, 2));
-        assert!(a.fsync && a.file_per_proc && a.multi_file && a.use_o_direct);
+        assert!(a.fsync && a.file_per_proc && a.multi_file && a.directive_on("useO_DIRECT"));
         assert!(a.write_file && a.read_file && a.check_write && a.check_read);
         assert_eq!(a.set_timestamp_signature, 1234);
         assert_eq!(a.summary_format, crate::options::SummaryFormat::Csv);
@@ -469,7 +472,7 @@ IOR STOP\n";
             "IOR START\r\n--posix.odirect\r\n--dummy.delay-xfer = 5\r\nRUN\r\nIOR STOP\r\n",
         );
         assert_eq!(tests.len(), 1);
-        assert!(tests[0].use_o_direct);
+        assert!(tests[0].directive_on("useO_DIRECT"));
         assert_eq!(
             tests[0].module_option("dummy", "delay-xfer"),
             Some(Some("5"))
@@ -512,7 +515,7 @@ IOR STOP\n";
         assert_eq!(inv.deck.as_deref(), Some(deck.as_path()));
         assert_eq!(inv.tests.len(), 2);
         for t in &inv.tests {
-            assert!(t.show_hints && t.keep_file && t.write_file && !t.read_file);
+            assert!(t.directive_on("showHints") && t.keep_file && t.write_file && !t.read_file);
             assert_eq!(t.test_file, "/scratch/out");
             assert_eq!(t.segment_count, 64);
             assert_eq!(t.api_kind, Api::Mpiio);

@@ -98,14 +98,19 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
             fs_opts.push((fs, name.to_string()));
         }
     };
-    fs_opt("lustre", "lustreStripeCount", p.lustre_stripe_count != 0);
-    fs_opt("lustre", "lustreStripeSize", p.lustre_stripe_size != 0);
-    fs_opt("lustre", "lustreStartOST", p.lustre_start_ost != -1);
-    fs_opt("lustre", "lustreIgnoreLocks", p.lustre_ignore_locks);
-    fs_opt("gpfs", "gpfsHintAccess", p.gpfs_hint_access);
-    fs_opt("gpfs", "gpfsReleaseToken", p.gpfs_release_token);
-    fs_opt("beegfs", "beegfsNumTargets", p.beegfs_num_targets.is_some());
-    fs_opt("beegfs", "beegfsChunkSize", p.beegfs_chunk_size.is_some());
+    // The file systems' IOR 3 directives, in the descriptors' order.
+    for (module, o) in crate::options::module_options() {
+        let Some(name) = o
+            .directive
+            .filter(|_| module == "posix" && is_fs_module_key(o.key))
+        else {
+            continue;
+        };
+        let k = o.key.to_ascii_lowercase();
+        if let Some((fs, _)) = FILE_SYSTEMS.iter().find(|(fs, _)| k.starts_with(fs)) {
+            fs_opt(fs, name, p.directive_on(name));
+        }
+    }
     for (module, key, _) in &p.module_options {
         if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
             let k = key.to_ascii_lowercase();
@@ -181,9 +186,10 @@ fn ignored(p: &IorParams) -> Vec<String> {
         ));
     }
     if p.dry_run {
-        out.push(
-            "dryRun: no I/O is done; the DUMMY backend stands in for the selected one".to_string(),
-        );
+        out.push(format!(
+            "dryRun: no I/O is done; the {} backend stands in for the selected one",
+            crate::options::Api::dry_run_stand_in()
+        ));
     }
     out
 }
@@ -232,7 +238,7 @@ fn other_backends(p: &IorParams) -> Vec<String> {
     let mut seen: Vec<&str> = Vec::new();
     for (_, o) in crate::options::module_options() {
         let Some(name) = o.directive else { continue };
-        if is_fs_module_key(o.key) || seen.contains(&name) || p.directive_value(name).is_none() {
+        if is_fs_module_key(o.key) || seen.contains(&name) || !p.directive_on(name) {
             continue;
         }
         seen.push(name);
@@ -357,8 +363,10 @@ mod tests {
     #[test]
     fn advice_comes_in_a_fixed_order_with_its_levels() {
         let p = IorParams {
-            lustre_stripe_count: 4,
-            gpfs_hint_access: true,
+            backend_directives: vec![
+                ("lustreStripeCount", Some("4".into())),
+                ("gpfsHintAccess", None),
+            ],
             module_options: vec![("posix".into(), "beegfs.ChunkSize".into(), Some("1m".into()))],
             gpu_id: 1,
             dual_mount: true,

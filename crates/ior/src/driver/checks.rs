@@ -107,7 +107,7 @@ pub(super) fn check_before_run(
                 p.task_per_node_offset
             ));
         }
-        if p.api.eq_ignore_ascii_case("dummy") || p.dry_run {
+        if p.api_kind.features().fake || p.dry_run {
             continue;
         }
         if comm.rank() == 0 && (p.write_file || p.check_write) {

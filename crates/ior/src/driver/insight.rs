@@ -24,7 +24,7 @@ pub struct Shape {
 pub fn test_facts(test_id: u32, p: &IorParams, shape: Shape) -> TestFacts {
     let d = p.api_kind.descriptor();
     let features = d.features;
-    // Dry runs use DUMMY whatever -a says.
+    // A dry run does no I/O whatever -a says.
     let stored = !p.dry_run && !features.fake && !features.object_store;
     let options = p.backend_options();
     let physical = memhog::physical_memory();

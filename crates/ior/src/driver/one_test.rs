@@ -2,6 +2,7 @@
 //! ranks it uses, the observed engine run and the lines around it.
 
 use super::*;
+use crate::options::Api;
 
 /// What every test of one invocation shares.
 pub(super) struct RunCtx<'a, 'w> {
@@ -137,7 +138,11 @@ pub(super) fn run_on_ranks(
     } else {
         sub.node_layout()
     };
-    let api = if params.dry_run { "DUMMY" } else { &params.api };
+    let api = if params.dry_run {
+        Api::dry_run_stand_in().name()
+    } else {
+        &params.api
+    };
     let created = match create_agreed(sub, api, &params.backend_options(), comm.rank()) {
         Ok(c) => c,
         Err(e) => return (None, Some(e), None),

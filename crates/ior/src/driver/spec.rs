@@ -1,6 +1,7 @@
 //! From options to the engine's spec and extras (pure).
 
 use super::*;
+use pario_results::AccessOrder;
 
 /// How the packet type maps onto the signature crate.
 pub(super) fn packet(p: DataPacketType) -> PacketType {
@@ -33,10 +34,10 @@ pub(super) fn ordering(p: &IorParams) -> Ordering {
         .random_offset_seed
         .map(|s| s as u64)
         .unwrap_or(DEFAULT_RANDOM_SEED);
-    match p.random_offset {
-        0 => Ordering::Sequential,
-        1 => Ordering::Random { seed },
-        _ => Ordering::RandomWithRepeats { seed },
+    match p.ordering() {
+        AccessOrder::Random => Ordering::Random { seed },
+        AccessOrder::RandomWithRepeats => Ordering::RandomWithRepeats { seed },
+        _ => Ordering::Sequential,
     }
 }
 
@@ -78,11 +79,6 @@ pub fn build_spec(
     let repetitions =
         u32::try_from(p.repetitions).map_err(|_| format!("-i {}: too many", p.repetitions))?;
     let signature = (p.set_timestamp_signature != 0).then_some(p.set_timestamp_signature as u32);
-    let ordering_name = match p.random_offset {
-        0 => "sequential",
-        1 => "random",
-        _ => "random-repeats",
-    };
     Ok(IorSpec {
         test_id,
         layout,
@@ -126,7 +122,7 @@ pub fn build_spec(
             block_size: p.block_size,
             transfer_size: p.transfer_size,
             segment_count: p.segment_count,
-            ordering: ordering_name.to_string(),
+            ordering: p.ordering(),
             collective: p.collective,
         }),
         fs: None,

@@ -18,6 +18,11 @@ impl IorParams {
             .map(|(_, _, v)| v.as_deref())
     }
 
+    /// The order of offsets in the test's files (`-z`, `-z -z`).
+    pub fn ordering(&self) -> pario_results::AccessOrder {
+        pario_results::AccessOrder::from_random_offset(self.random_offset)
+    }
+
     /// Applies the implied `-w -r` rule to this test's final values.
     pub fn finalize(&mut self) {
         if !(self.write_file || self.read_file || self.check_write || self.check_read) {
@@ -247,17 +252,17 @@ impl IorParams {
     /// File-system hints (BeeGFS), GPUDirect, then the selected backend's
     /// own checks, as a run would make them.
     fn check_backend(&self) -> Result<(), OptionError> {
-        if let Some(c) = self.beegfs_chunk_size {
+        if let Some(c) = self.directive_number::<u64>("beegfsChunkSize") {
             if !c.is_power_of_two() || c < (64 << 10) {
                 return bad(format!(
                     "beegfsChunkSize ({c}) must be a power of two of at least 64k"
                 ));
             }
         }
-        if self.beegfs_num_targets == Some(0) {
+        if self.directive_number::<u64>("beegfsNumTargets") == Some(0) {
             return bad("beegfsNumTargets must be at least 1".into());
         }
-        if self.gpu_direct && !self.use_o_direct {
+        if self.gpu_direct && !self.directive_on("useO_DIRECT") {
             return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
         }
         registry::check_options(self.api_kind.name(), &self.backend_options())
@@ -266,9 +271,9 @@ impl IorParams {
 
     /// The module options the selected backend gets: those given (except
     /// the file-system ones, which only [`crate::driver::advice`] reports),
-    /// plus the IOR 3 directives set for the modules it reads
-    /// (`-H`/`showHints` becomes `--mpiio.showHints` with `-a MPIIO`),
-    /// unless given as module options too.
+    /// plus the IOR 3 directives in effect (aliases, see `aliases`) for
+    /// the modules it reads (`-H`/`showHints` becomes `--mpiio.showHints`
+    /// with `-a MPIIO`), unless given as module options too.
     pub fn backend_options(&self) -> Vec<ModuleOption> {
         let is_fs = |m: &str, k: &str| {
             m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
@@ -283,9 +288,10 @@ impl IorParams {
         let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
         for d in modules.filter_map(registry::find_module) {
             for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
-                let Some(value) = o.directive.and_then(|n| self.directive_value(n)) else {
+                let Some(value) = o.directive.and_then(|n| self.directive_setting(n)) else {
                     continue;
                 };
+                let value = value.map(str::to_string);
                 let given = v.iter().any(|(m, k, _)| {
                     m.eq_ignore_ascii_case(d.module) && k.eq_ignore_ascii_case(o.key)
                 });
@@ -295,28 +301,5 @@ impl IorParams {
             }
         }
         v
-    }
-
-    /// An IOR 3 directive that backends take as a module option, when set:
-    /// `Some(None)` for a flag that is on, `Some(Some(v))` for a value.
-    pub fn directive_value(&self, name: &str) -> Option<Option<String>> {
-        let flag = |on: bool| on.then_some(None);
-        match name {
-            "useO_DIRECT" => flag(self.use_o_direct),
-            "showHints" => flag(self.show_hints),
-            "hintsFileName" => self.hints_file_name.clone().map(Some),
-            "preallocate" => flag(self.preallocate),
-            "useFileView" => flag(self.use_file_view),
-            "useSharedFilePointer" => flag(self.use_shared_file_pointer),
-            "useStridedDatatype" => flag(self.use_strided_datatype),
-            "individualDataSets" => flag(self.individual_data_sets),
-            "noFill" => flag(self.no_fill),
-            "collectiveMetadata" => flag(self.collective_metadata),
-            "setAlignment" => {
-                (self.set_alignment > 1).then(|| Some(self.set_alignment.to_string()))
-            }
-            "randomOffset" => flag(self.random_offset > 0),
-            _ => None,
-        }
     }
 }

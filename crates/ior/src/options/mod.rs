@@ -113,6 +113,7 @@ use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
 
+mod aliases;
 mod checks;
 pub mod long;
 pub mod modules;
@@ -166,6 +167,16 @@ impl Api {
     /// Case-insensitive lookup.
     pub fn from_name(s: &str) -> Option<Api> {
         registry::find(s).map(Api)
+    }
+
+    /// The backend a dry run (`dryRun`) uses whatever `-a` says: the first
+    /// one that does no I/O (its `fake` feature).
+    pub fn dry_run_stand_in() -> Api {
+        registry::DESCRIPTORS
+            .iter()
+            .copied()
+            .find(|d| d.features.fake)
+            .map_or(Api::Dummy, Api)
     }
 }
 
@@ -409,45 +420,11 @@ pub struct IorParams {
     /// `showHelp`.
     pub show_help: bool,
 
-    // Backend settings that were global in IOR 3
-    /// `-H` / `showHints` / `--{mpiio,hdf5,ncmpi}.showHints`.
-    pub show_hints: bool,
-    /// `-p` / `preallocate` / `--mpiio.preallocate`.
-    pub preallocate: bool,
-    /// `-V` / `useFileView` / `--mpiio.useFileView`.
-    pub use_file_view: bool,
-    /// `-P` / `useSharedFilePointer`.
-    pub use_shared_file_pointer: bool,
-    /// `-S` / `useStridedDatatype` / `--mpiio.useStridedDatatype`.
-    pub use_strided_datatype: bool,
-    /// `-I` / `individualDataSets` / `--hdf5.individualDataSets`.
-    pub individual_data_sets: bool,
-    /// `-n` / `noFill` / `--hdf5.noFill`.
-    pub no_fill: bool,
-    /// `-J` / `setAlignment` / `--hdf5.setAlignment`, bytes.
-    pub set_alignment: u64,
-    /// `-U` / `hintsFileName` / `--mpiio.hintsFileName`.
-    pub hints_file_name: Option<String>,
-    /// `-B` / `useO_DIRECT` / `--posix.odirect`.
-    pub use_o_direct: bool,
-    /// `collectiveMetadata` / `--hdf5.collectiveMetadata`.
-    pub collective_metadata: bool,
-    /// `lustreStripeCount` / `--posix.lustre.stripecount` (0 = default).
-    pub lustre_stripe_count: i64,
-    /// `lustreStripeSize` / `--posix.lustre.stripesize` (0 = default).
-    pub lustre_stripe_size: u64,
-    /// `lustreStartOST` / `--posix.lustre.startost` (-1 = default).
-    pub lustre_start_ost: i64,
-    /// `lustreIgnoreLocks` / `--posix.lustre.ignorelocks`.
-    pub lustre_ignore_locks: bool,
-    /// `gpfsHintAccess` / `--posix.gpfs.hintaccess`.
-    pub gpfs_hint_access: bool,
-    /// `gpfsReleaseToken` / `--posix.gpfs.releasetoken`.
-    pub gpfs_release_token: bool,
-    /// `beegfsNumTargets` / `--posix.beegfs.NumTargets`.
-    pub beegfs_num_targets: Option<u64>,
-    /// `beegfsChunkSize` / `--posix.beegfs.ChunkSize`.
-    pub beegfs_chunk_size: Option<u64>,
+    /// IOR 3's backend directives in effect (`-O showHints=1`, `-B`,
+    /// `useO_DIRECT=1` in a deck, or set through their module option), by
+    /// directive name: aliases of the backends' own options, resolved at
+    /// parse time (see `aliases`). `None` for a flag that is on.
+    pub backend_directives: Vec<(&'static str, Option<String>)>,
 
     /// Every `--<module>.<option>` given, last value wins.
     pub module_options: Vec<ModuleOption>,
@@ -523,25 +500,7 @@ impl Default for IorParams {
             platform: None,
             debug: None,
             show_help: false,
-            show_hints: false,
-            preallocate: false,
-            use_file_view: false,
-            use_shared_file_pointer: false,
-            use_strided_datatype: false,
-            individual_data_sets: false,
-            no_fill: false,
-            set_alignment: 1,
-            hints_file_name: None,
-            use_o_direct: false,
-            collective_metadata: false,
-            lustre_stripe_count: 0,
-            lustre_stripe_size: 0,
-            lustre_start_ost: -1,
-            lustre_ignore_locks: false,
-            gpfs_hint_access: false,
-            gpfs_release_token: false,
-            beegfs_num_targets: None,
-            beegfs_chunk_size: None,
+            backend_directives: Vec::new(),
             module_options: Vec::new(),
         }
     }

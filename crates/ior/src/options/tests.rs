@@ -45,8 +45,13 @@ fn defaults_match_ior() {
     assert_eq!(p.task_per_node_offset, 1);
     assert_eq!(p.num_tasks, 0);
     assert_eq!(p.verbose, 0);
-    assert_eq!(p.set_alignment, 1);
-    assert_eq!(p.lustre_start_ost, -1);
+    // setAlignment 1, lustreStartOST -1 and the backend flags off: none
+    // of IOR 3's backend directives in effect.
+    assert!(
+        p.backend_directives.is_empty(),
+        "{:?}",
+        p.backend_directives
+    );
     assert_eq!(p.data_packet_type.letter(), 'g');
     assert!(p.module_options.is_empty());
 }
@@ -73,28 +78,28 @@ fn implied_write_read() {
 fn every_flag_letter() {
     type Getter = fn(&IorParams) -> bool;
     let cases: &[(&str, Getter)] = &[
-        ("-B", |p| p.use_o_direct),
+        ("-B", |p| p.directive_on("useO_DIRECT")),
         ("-c", |p| p.collective),
         ("-C", |p| p.reorder_tasks),
         ("-e", |p| p.fsync),
         ("-E", |p| p.use_existing_test_file),
         ("-F", |p| p.file_per_proc),
         ("-g", |p| p.intra_test_barriers),
-        ("-H", |p| p.show_hints),
-        ("-I", |p| p.individual_data_sets),
+        ("-H", |p| p.directive_on("showHints")),
+        ("-I", |p| p.directive_on("individualDataSets")),
         ("-k", |p| p.keep_file),
         ("-K", |p| p.keep_file_with_error),
         ("-m", |p| p.multi_file),
-        ("-n", |p| p.no_fill),
-        ("-p", |p| p.preallocate),
-        ("-P", |p| p.use_shared_file_pointer),
+        ("-n", |p| p.directive_on("noFill")),
+        ("-p", |p| p.directive_on("preallocate")),
+        ("-P", |p| p.directive_on("useSharedFilePointer")),
         ("-q", |p| p.quit_on_error),
         ("-r", |p| p.read_file),
         ("-R", |p| p.check_read),
-        ("-S", |p| p.use_strided_datatype),
+        ("-S", |p| p.directive_on("useStridedDatatype")),
         ("-u", |p| p.unique_dir),
         ("-v", |p| p.verbose == 1),
-        ("-V", |p| p.use_file_view),
+        ("-V", |p| p.directive_on("useFileView")),
         ("-w", |p| p.write_file),
         ("-W", |p| p.check_write),
         ("-x", |p| p.single_xfer_attempt),
@@ -126,7 +131,7 @@ fn every_value_letter() {
     assert_eq!(p.set_timestamp_signature, 7);
     assert_eq!(p.repetitions, 3);
     assert_eq!(p.outlier_threshold, 5);
-    assert_eq!(p.set_alignment, 4096);
+    assert_eq!(p.directive_number::<u64>("setAlignment").unwrap_or(1), 4096);
     assert_eq!(p.data_packet_type, DataPacketType::Incompressible);
     assert_eq!(p.memory_per_node, Some(MemorySize::Bytes(2 << 30)));
     assert_eq!(p.num_tasks, 16);
@@ -135,7 +140,10 @@ fn every_value_letter() {
     assert_eq!(p.segment_count, 10);
     assert_eq!(p.transfer_size, 1 << 20);
     assert_eq!(p.max_time_duration, 30);
-    assert_eq!(p.hints_file_name.as_deref(), Some("/etc/hints"));
+    assert_eq!(
+        p.directive_setting("hintsFileName").flatten(),
+        Some("/etc/hints")
+    );
     assert_eq!(p.reorder_tasks_random_seed, 9);
     let p = raw("-O summaryFormat=CSV");
     assert_eq!(p.summary_format, SummaryFormat::Csv);
@@ -214,9 +222,12 @@ fn reference_command_lines() {
     let p = one("-w -t 1m -b 1m -s 100000 -a POSIX -F -e -g -vv -C -o /ps/IOR.out -D 45");
     assert_eq!(p.segment_count, 100000);
     let p = one("-w -F -e -g -vv -O lustrestripecount=1 -t 64m -b 64g -D 45 -k -o /g/t");
-    assert_eq!(p.lustre_stripe_count, 1);
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        1
+    );
     let p = one("-w -a MPIIO -c -C -g -b 8m -t 8m -k -H -v -s 409 -o /scratch/IOR_file");
-    assert!(p.show_hints && p.collective && p.api_kind == Api::Mpiio);
+    assert!(p.directive_on("showHints") && p.collective && p.api_kind == Api::Mpiio);
     let p = one("-w -t 4k -z -a POSIX -F -b 16g -e -g -vv -C -D 45 -o /ps/rnd.out");
     assert!(p.random_offset == 1 && p.reorder_tasks && p.file_per_proc);
     let p = one("-a POSIX -F -e -g -t 4k -b 1g -o /dw/IOR_file -v -z");
@@ -236,7 +247,10 @@ fn reference_command_lines() {
 fn o_directive_lists() {
     let p = raw("-O checkRead=1,lustreStripeCount=32");
     assert!(p.check_read);
-    assert_eq!(p.lustre_stripe_count, 32);
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        32
+    );
     let p = raw("-O CHECKREAD=1 -O transfersize=64k,BLOCKSIZE=1m");
     assert!(p.check_read);
     assert_eq!((p.transfer_size, p.block_size), (65536, 1 << 20));
@@ -244,7 +258,7 @@ fn o_directive_lists() {
     assert_eq!(p.verbose, 4);
     assert!(raw("-O fsync=1#comment").fsync);
     let p = raw("-O useO_DIRECT=1,--dummy.delay-create=10,posix.rangelocks=1");
-    assert!(p.use_o_direct);
+    assert!(p.directive_on("useO_DIRECT"));
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("10")));
     assert_eq!(p.module_option("posix", "rangelocks"), Some(Some("1")));
     // Order matters: later wins.
@@ -331,7 +345,7 @@ fn long_options() {
 #[test]
 fn module_options() {
     let p = raw("--posix.odirect --dummy.delay-create=1000 --mpiio.showHints");
-    assert!(p.use_o_direct && p.show_hints);
+    assert!(p.directive_on("useO_DIRECT") && p.directive_on("showHints"));
     assert_eq!(p.module_option("posix", "odirect"), Some(None));
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("1000")));
     assert_eq!(p.module_option("dummy", "delay-xfer"), None);
@@ -343,17 +357,23 @@ fn module_options() {
     assert_eq!(p.module_option("uring", "fixed-buffers"), Some(None));
     assert_eq!(p.module_option("aio", "max-pending"), Some(Some("256")));
     let p = raw("--hdf5.setAlignment=1m --hdf5.collectiveMetadata --posix.lustre.stripecount=8");
-    assert_eq!(p.set_alignment, 1 << 20);
-    assert!(p.collective_metadata);
-    assert_eq!(p.lustre_stripe_count, 8);
+    assert_eq!(
+        p.directive_number::<u64>("setAlignment").unwrap_or(1),
+        1 << 20
+    );
+    assert!(p.directive_on("collectiveMetadata"));
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        8
+    );
     let p = raw("--mmap.madv_dont_need --ncmpi.preallocate --mpiio.hintsFileName=/h");
-    assert!(p.preallocate);
-    assert_eq!(p.hints_file_name.as_deref(), Some("/h"));
+    assert!(p.directive_on("preallocate"));
+    assert_eq!(p.directive_setting("hintsFileName").flatten(), Some("/h"));
     // Repeats replace, case-insensitive keys keep the canonical spelling.
     let p = raw("--dummy.delay-create=1 --DUMMY.Delay-Create=2 --posix.odirect=0");
     assert_eq!(p.module_options.len(), 2);
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("2")));
-    assert!(!p.use_o_direct);
+    assert!(!p.directive_on("useO_DIRECT"));
     let e = err("--posix.nosuch");
     assert!(e.contains("--posix.nosuch") && e.contains("odirect"), "{e}");
     let e = err("--daos.pool=x");

@@ -208,7 +208,7 @@ impl<'a> Params<'a> {
             "blockSize" => Value::from(w.block_size),
             "transferSize" => Value::from(w.transfer_size),
             "segmentCount" => Value::from(w.segment_count),
-            "randomOffset" => Value::from(u8::from(w.ordering.starts_with("random"))),
+            "randomOffset" => Value::from(w.ordering.random_offset()),
             "numTasks" => {
                 let n = if w.num_tasks > 0 {
                     w.num_tasks
