@@ -203,7 +203,7 @@ fn emit(
 }
 
 /// One settings line: comma-separated directives.
-fn apply_line(p: &mut IorParams, content: &str) -> Result<(), OptionError> {
+pub(crate) fn apply_line(p: &mut IorParams, content: &str) -> Result<(), OptionError> {
     if content.starts_with('-') && !content.starts_with("--") {
         return Err(OptionError::Usage(format!(
             "'{content}': command-line options are not allowed in a deck; write directives \

@@ -77,11 +77,17 @@ impl DirectiveKind {
     }
 }
 
-/// A directive name, its kind, and a valid sample value.
+/// One option of the table: its directive name (also its long option
+/// and deck key), its short letter if it has one, its kind, and a valid
+/// sample value.
 #[derive(Clone, Copy, Debug)]
 pub struct DirectiveSpec {
     /// Canonical spelling (matching is case-insensitive).
     pub name: &'static str,
+    /// The short option (`-b` for blockSize), if any. The letters of IOR
+    /// 3's backend directives (`-B`, `-H`...) are the backends' own
+    /// (see [`backend_letter`]).
+    pub letter: Option<char>,
     pub kind: DirectiveKind,
     /// A value that parses (used by tests and help).
     pub sample: &'static str,
@@ -92,57 +98,73 @@ pub(super) const fn d(
     kind: DirectiveKind,
     sample: &'static str,
 ) -> DirectiveSpec {
-    DirectiveSpec { name, kind, sample }
+    DirectiveSpec {
+        name,
+        letter: None,
+        kind,
+        sample,
+    }
+}
+
+impl DirectiveSpec {
+    /// The same option with short letter `c`.
+    pub(super) const fn short(mut self, c: char) -> DirectiveSpec {
+        self.letter = Some(c);
+        self
+    }
 }
 
 use DirectiveKind as K;
 
-/// Every directive IOR 3.3 and 4.1 document, their old aliases, and the IOR 4
-/// long options that are not module options. Usable as `-O name=value`, as a
-/// deck line, and as `--name[=value]`.
+/// The option table: every directive IOR 3.3 and 4.1 document, their old
+/// aliases, and the IOR 4 long options that are not module options, with
+/// their short letters. Each is usable as `-O name=value`, as a deck line,
+/// as `--name[=value]` and, with a letter, as `-L [value]`; all four set
+/// the test through [`apply_directive_spec`]. IOR 3's backend directives
+/// among them are aliases of backend options (see `aliases`).
 pub const DIRECTIVES: &[DirectiveSpec] = &[
-    d("api", K::Text, "posix"),
-    d("refNum", K::Int, "7"),
+    d("api", K::Text, "posix").short('a'),
+    d("refNum", K::Int, "7").short('A'),
     d("testNum", K::Int, "7"),
-    d("testFile", K::Text, "/tmp/ior-testfile"),
+    d("testFile", K::Text, "/tmp/ior-testfile").short('o'),
     d("hintsFileName", K::Text, "/tmp/hints"),
-    d("repetitions", K::UInt, "3"),
-    d("multiFile", K::Bool, "1"),
-    d("reorderTasksConstant", K::Bool, "1"),
+    d("repetitions", K::UInt, "3").short('i'),
+    d("multiFile", K::Bool, "1").short('m'),
+    d("reorderTasksConstant", K::Bool, "1").short('C'),
     d("reorderTasks", K::Bool, "1"),
-    d("taskPerNodeOffset", K::UInt, "2"),
-    d("reorderTasksRandom", K::Count, "1"),
-    d("reorderTasksRandomSeed", K::Int, "-113"),
-    d("quitOnError", K::Bool, "1"),
-    d("numTasks", K::Int, "32"),
-    d("interTestDelay", K::Float, "0.5"),
+    d("taskPerNodeOffset", K::UInt, "2").short('Q'),
+    d("reorderTasksRandom", K::Count, "1").short('Z'),
+    d("reorderTasksRandomSeed", K::Int, "-113").short('X'),
+    d("quitOnError", K::Bool, "1").short('q'),
+    d("numTasks", K::Int, "32").short('N'),
+    d("interTestDelay", K::Float, "0.5").short('d'),
     d("interIODelay", K::UInt, "100"),
-    d("outlierThreshold", K::UInt, "5"),
-    d("intraTestBarriers", K::Bool, "1"),
-    d("uniqueDir", K::Bool, "1"),
-    d("writeFile", K::Bool, "1"),
-    d("readFile", K::Bool, "1"),
-    d("filePerProc", K::Bool, "1"),
-    d("checkWrite", K::Bool, "1"),
-    d("checkRead", K::Bool, "1"),
-    d("keepFile", K::Bool, "1"),
-    d("keepFileWithError", K::Bool, "1"),
-    d("useExistingTestFile", K::Bool, "1"),
-    d("segmentCount", K::Size, "4"),
-    d("blockSize", K::Size, "4m"),
-    d("transferSize", K::Size, "1m"),
-    d("verbose", K::Count, "2"),
-    d("setTimeStampSignature", K::Int, "-5"),
+    d("outlierThreshold", K::UInt, "5").short('j'),
+    d("intraTestBarriers", K::Bool, "1").short('g'),
+    d("uniqueDir", K::Bool, "1").short('u'),
+    d("writeFile", K::Bool, "1").short('w'),
+    d("readFile", K::Bool, "1").short('r'),
+    d("filePerProc", K::Bool, "1").short('F'),
+    d("checkWrite", K::Bool, "1").short('W'),
+    d("checkRead", K::Bool, "1").short('R'),
+    d("keepFile", K::Bool, "1").short('k'),
+    d("keepFileWithError", K::Bool, "1").short('K'),
+    d("useExistingTestFile", K::Bool, "1").short('E'),
+    d("segmentCount", K::Size, "4").short('s'),
+    d("blockSize", K::Size, "4m").short('b'),
+    d("transferSize", K::Size, "1m").short('t'),
+    d("verbose", K::Count, "2").short('v'),
+    d("setTimeStampSignature", K::Int, "-5").short('G'),
     d("storeFileOffset", K::Bool, "1"),
-    d("memoryPerNode", K::Text, "80%"),
+    d("memoryPerNode", K::Text, "80%").short('M'),
     d("memoryPerTask", K::Size, "1g"),
-    d("maxTimeDuration", K::UInt, "60"),
+    d("maxTimeDuration", K::UInt, "60").short('T'),
     d("minTimeDuration", K::UInt, "30"),
-    d("deadlineForStonewalling", K::UInt, "45"),
+    d("deadlineForStonewalling", K::UInt, "45").short('D'),
     d("stoneWallingWearOut", K::Bool, "1"),
     d("stoneWallingWearOutIterations", K::UInt, "100"),
     d("stoneWallingStatusFile", K::Text, "/tmp/sw.status"),
-    d("randomOffset", K::Count, "1"),
+    d("randomOffset", K::Count, "1").short('z'),
     d("random-offset-seed", K::Int, "123"),
     d("randomPrefill", K::Size, "2m"),
     d("summaryAlways", K::Bool, "1"),
@@ -150,13 +172,13 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("summaryFormat", K::Text, "JSON"),
     d("saveRankPerformanceDetailsCSV", K::Text, "/tmp/ranks.csv"),
     d("savePerOpDataCSV", K::Text, "/tmp/ops"),
-    d("dataPacketType", K::Text, "timestamp"),
+    d("dataPacketType", K::Text, "timestamp").short('l'),
     d("warningAsErrors", K::Bool, "1"),
     d("dryRun", K::Bool, "1"),
     d("numNodes", K::UInt, "4"),
     d("nodes", K::UInt, "4"),
     d("numTasksOnNode0", K::UInt, "8"),
-    d("collective", K::Bool, "1"),
+    d("collective", K::Bool, "1").short('c'),
     d("showHints", K::Bool, "1"),
     d("preallocate", K::Bool, "1"),
     d("useFileView", K::Bool, "1"),
@@ -165,9 +187,9 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("individualDataSets", K::Bool, "1"),
     d("noFill", K::Bool, "1"),
     d("setAlignment", K::Size, "1m"),
-    d("fsync", K::Bool, "1"),
-    d("fsyncPerWrite", K::Bool, "1"),
-    d("singleXferAttempt", K::Bool, "1"),
+    d("fsync", K::Bool, "1").short('e'),
+    d("fsyncPerWrite", K::Bool, "1").short('Y'),
+    d("singleXferAttempt", K::Bool, "1").short('x'),
     d("useO_DIRECT", K::Bool, "1"),
     d("showHelp", K::Bool, "0"),
     d("lustreStripeCount", K::Int, "32"),
@@ -179,7 +201,7 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("beegfsNumTargets", K::UInt, "4"),
     d("beegfsChunkSize", K::Size, "1m"),
     d("collectiveMetadata", K::Bool, "1"),
-    d("dualMount", K::Bool, "1"),
+    d("dualMount", K::Bool, "1").short('y'),
     d("allocateBufferOnGPU", K::Bool, "1"),
     d("GPUid", K::Int, "1"),
     d("gpuDirect", K::Bool, "1"),

@@ -766,3 +766,57 @@ fn help_skips_checks() {
     let inv = parse_command_line(&argv("-O showHelp=1")).unwrap();
     assert!(inv.help);
 }
+
+/// Every option of the table sets the same fields whichever way it is
+/// given: its long option, an `-O` item, a deck line and, when it has one,
+/// its short letter (a value letter with its value separate or attached,
+/// a flag letter alone or with `=value`); IOR 3's backend letters too.
+#[test]
+fn every_option_parses_the_same_from_every_form() {
+    let mut letters = 0;
+    for spec in DIRECTIVES {
+        let (n, v) = (spec.name, spec.sample);
+        let long = raw(&format!("--{n}={v}"));
+        let mut deck = IorParams::default();
+        crate::deck::apply_line(&mut deck, &format!("{n} = {v}"))
+            .unwrap_or_else(|e| panic!("deck line {n} = {v}: {e}"));
+        assert_eq!(
+            long,
+            raw(&format!("-O {n}={v}")),
+            "--{n}={v} and -O {n}={v}"
+        );
+        assert_eq!(long, deck, "--{n}={v} and the deck line {n} = {v}");
+        if n != "showHelp" {
+            assert_ne!(long, IorParams::default(), "--{n}={v} set nothing");
+        }
+        let Some(c) = spec.letter else { continue };
+        letters += 1;
+        if spec.kind.is_flag_like() {
+            assert_eq!(long, raw(&format!("-{c}={v}")), "-{c}={v} and --{n}={v}");
+            assert_eq!(
+                raw(&format!("-{c}")),
+                raw(&format!("--{n}")),
+                "-{c} and --{n}"
+            );
+        } else {
+            assert_eq!(long, raw(&format!("-{c} {v}")), "-{c} {v} and --{n}={v}");
+            assert_eq!(long, raw(&format!("-{c}{v}")), "-{c}{v} and --{n}={v}");
+        }
+    }
+    assert!(letters >= 38, "only {letters} letters in the table");
+    for (module, o) in super::module_options() {
+        let (Some(c), Some(n)) = (o.letter, o.directive) else {
+            continue;
+        };
+        let spec = find_directive(n).unwrap_or_else(|| panic!("--{module}.{}: {n}", o.key));
+        let v = spec.sample;
+        let long = raw(&format!("--{n}={v}"));
+        assert_ne!(long, IorParams::default(), "--{n}={v} set nothing");
+        assert_eq!(long, raw(&format!("-O {n}={v}")), "-O {n}={v}");
+        if spec.kind.is_flag_like() {
+            assert_eq!(long, raw(&format!("-{c}")), "-{c} and --{n}={v}");
+        } else {
+            assert_eq!(long, raw(&format!("-{c} {v}")), "-{c} {v} and --{n}={v}");
+        }
+    }
+}
