@@ -159,7 +159,7 @@ fn without_effect(p: &IorParams) -> Vec<String> {
                 .to_string(),
         );
     }
-    if p.dual_mount {
+    if p.layout.dual_mount {
         out.push(
             "dualMount: per-socket mount points are not supported; the test file name is used \
              as given"
@@ -167,7 +167,7 @@ fn without_effect(p: &IorParams) -> Vec<String> {
         );
     }
     out.extend(collective_without_collective_io(p));
-    if p.unique_dir && !p.file_per_proc {
+    if p.layout.unique_dir && !p.layout.file_per_proc {
         out.push(
             "uniqueDir (-u): a directory per task needs file per process (-F); with one shared \
              file it has no effect"
@@ -180,7 +180,7 @@ fn without_effect(p: &IorParams) -> Vec<String> {
 /// Notes about options this build ignores: `debug` and `dryRun`.
 fn ignored(p: &IorParams) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(d) = &p.debug {
+    if let Some(d) = &p.output.debug {
         out.push(format!(
             "debug={d}: there is no debug mode in this build: ignored"
         ));
@@ -369,11 +369,17 @@ mod tests {
             ],
             module_options: vec![("posix".into(), "beegfs.ChunkSize".into(), Some("1m".into()))],
             gpu_id: 1,
-            dual_mount: true,
             collective: true,
-            unique_dir: true,
-            debug: Some("x".into()),
             dry_run: true,
+            layout: crate::options::Layout {
+                dual_mount: true,
+                unique_dir: true,
+                ..Default::default()
+            },
+            output: crate::options::Output {
+                debug: Some("x".into()),
+                ..Default::default()
+            },
             ..IorParams::default()
         };
         let got: Vec<(Level, String)> = advise(&p, "lustre")

@@ -102,17 +102,17 @@ pub(super) fn test_end_lines(
     ok: bool,
     pairs: Option<u64>,
 ) {
-    if ok && params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
+    if ok && params.output.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
         console.out(&ior_text::max_lines(test));
     }
     if let Some(p) = pairs {
         console.out(&ior_text::pairs_line(p));
     }
     // pario's addition at -v: the merged latency percentiles of each phase.
-    if params.verbose >= 1 {
+    if params.output.verbose >= 1 {
         console.out(&pario_results::render::latency::latency_block(test));
     }
-    if params.summary_always {
+    if params.output.summary_always {
         console.out(&format!(
             "\n{}{}",
             ior_text::summary_header(),
@@ -173,9 +173,10 @@ pub(super) fn run_on_ranks(
             &sub_layout,
             n,
             params
+                .layout
                 .num_tasks_on_node0
                 .and_then(|t| u32::try_from(t).ok()),
-            params.num_nodes.and_then(|t| u32::try_from(t).ok()),
+            params.layout.num_nodes.and_then(|t| u32::try_from(t).ok()),
         ),
         host: layout.host.clone(),
     };
@@ -249,7 +250,7 @@ pub(super) fn run_observed(
     let mut obs = TextObserver {
         console: ctx.console,
         run: record,
-        verbose: params.verbose,
+        verbose: params.output.verbose,
         use_existing: params.use_existing_test_file,
         quiet: ctx.quiet,
         pairs: None,
@@ -273,12 +274,12 @@ pub(super) fn test_start_lines(
     notes: &[String],
     hog: Option<&memhog::Held>,
 ) {
-    if params.verbose >= 1 {
+    if params.output.verbose >= 1 {
         for note in notes {
             ctx.console.note(note);
         }
     }
-    if params.verbose >= 3 && !ctx.quiet {
+    if params.output.verbose >= 3 && !ctx.quiet {
         if let Some(h) = hog {
             if params.memory_per_node.is_some() {
                 ctx.console.out(&format!(

@@ -279,7 +279,7 @@ fn golden_params() -> (IorParams, NodeLayout) {
     .collect();
     let inv = parse_command_line(&args).unwrap();
     let mut p = inv.tests[0].clone();
-    p.platform = Some("plat".into());
+    p.output.platform = Some("plat".into());
     (p, pario_comm::layout_from_override(0, 4, 2, "hostA".into()))
 }
 
@@ -295,10 +295,8 @@ fn parameters_keep_ior_key_names_and_values() {
     let m = parameters(&p, 4, &layout, 7, "/tmp/x/f.00000000", "-a DUMMY", 0);
     let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_MANY).unwrap();
     assert_eq!(m, want);
-    let d = IorParams {
-        platform: Some("plat".into()),
-        ..IorParams::default()
-    };
+    let mut d = IorParams::default();
+    d.output.platform = Some("plat".into());
     let m = parameters(&d, 1, &layout, 0, "f", "", 9);
     let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_DEFAULT).unwrap();
     assert_eq!(m, want);

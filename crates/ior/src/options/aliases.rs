@@ -62,7 +62,7 @@ impl IorParams {
     /// `random-offset`) is the test's own `-z`.
     pub fn directive_setting(&self, name: &str) -> Option<Option<&str>> {
         if name == "randomOffset" {
-            return self.ordering().is_random().then_some(None);
+            return self.ordering.offsets.is_random().then_some(None);
         }
         self.backend_directives
             .iter()

@@ -372,26 +372,26 @@ fn apply_test_directive(p: &mut IorParams, name: &str, x: &Given<'_>) -> Result<
     let (label, v) = (x.label, x.raw());
     match name {
         "api" => set_api(p, v)?,
-        "refNum" | "testNum" => p.ref_num = parse_i64(label, v)?,
+        "refNum" | "testNum" => p.output.ref_num = parse_i64(label, v)?,
         "testFile" => p.test_file = x.text()?,
         "repetitions" => p.repetitions = parse_count(label, v)?,
-        "multiFile" => p.multi_file = x.flag()?,
-        "uniqueDir" => p.unique_dir = x.flag()?,
+        "multiFile" => p.layout.multi_file = x.flag()?,
+        "uniqueDir" => p.layout.unique_dir = x.flag()?,
         "writeFile" => p.write_file = x.flag()?,
         "readFile" => p.read_file = x.flag()?,
-        "filePerProc" => p.file_per_proc = x.flag()?,
-        "checkWrite" => p.check_write = x.flag()?,
-        "checkRead" => p.check_read = x.flag()?,
+        "filePerProc" => p.layout.file_per_proc = x.flag()?,
+        "checkWrite" => p.verification.check_write = x.flag()?,
+        "checkRead" => p.verification.check_read = x.flag()?,
         "keepFile" => p.keep_file = x.flag()?,
         "keepFileWithError" => p.keep_file_with_error = x.flag()?,
         "useExistingTestFile" => p.use_existing_test_file = x.flag()?,
         "quitOnError" => p.quit_on_error = x.flag()?,
-        "numTasks" => p.num_tasks = parse_num_tasks(label, v)?,
-        "numNodes" | "nodes" => p.num_nodes = Some(parse_u64(label, v)?),
-        "numTasksOnNode0" => p.num_tasks_on_node0 = Some(parse_u64(label, v)?),
-        "segmentCount" => p.segment_count = parse_count(label, v)?,
-        "blockSize" => p.block_size = parse_bytes(label, v)?,
-        "transferSize" => p.transfer_size = parse_bytes(label, v)?,
+        "numTasks" => p.layout.num_tasks = parse_num_tasks(label, v)?,
+        "numNodes" | "nodes" => p.layout.num_nodes = Some(parse_u64(label, v)?),
+        "numTasksOnNode0" => p.layout.num_tasks_on_node0 = Some(parse_u64(label, v)?),
+        "segmentCount" => p.layout.segment_count = parse_count(label, v)?,
+        "blockSize" => p.layout.block_size = parse_bytes(label, v)?,
+        "transferSize" => p.layout.transfer_size = parse_bytes(label, v)?,
         "memoryPerNode" => set_memory_per_node(p, label, v)?,
         "memoryPerTask" => {
             p.memory_per_task = parse_bytes(label, v)?;
@@ -411,28 +411,33 @@ fn apply_timing_directive(
 ) -> Result<bool, OptionError> {
     let (label, v) = (x.label, x.raw());
     match name {
-        "reorderTasksConstant" | "reorderTasks" => p.reorder_tasks = x.flag()?,
-        "taskPerNodeOffset" => p.task_per_node_offset = parse_u64(label, v)?,
-        "reorderTasksRandom" => p.reorder_tasks_random = x.count(p.reorder_tasks_random)?,
-        "reorderTasksRandomSeed" => p.reorder_tasks_random_seed = parse_i64(label, v)?,
-        "randomOffset" => p.random_offset = x.count(p.random_offset)?,
+        "reorderTasksConstant" | "reorderTasks" => p.ordering.reorder_tasks = x.flag()?,
+        "taskPerNodeOffset" => p.ordering.task_per_node_offset = parse_u64(label, v)?,
+        "reorderTasksRandom" => {
+            p.ordering.reorder_tasks_random = x.count(p.ordering.reorder_tasks_random)?
+        }
+        "reorderTasksRandomSeed" => p.ordering.reorder_tasks_random_seed = parse_i64(label, v)?,
+        "randomOffset" => {
+            let count = x.count(p.ordering.offsets.random_offset())?;
+            p.ordering.offsets = AccessOrder::from_random_offset(count);
+        }
         "random-offset-seed" => {
             let s = parse_i64(label, v)?;
-            p.random_offset_seed = if s == -1 { None } else { Some(s) };
+            p.ordering.random_offset_seed = if s == -1 { None } else { Some(s) };
         }
-        "randomPrefill" => p.random_prefill = parse_bytes(label, v)?,
-        "interTestDelay" => p.inter_test_delay = parse_seconds_f64(label, v)?,
-        "interIODelay" => p.inter_io_delay = parse_u64(label, v)?,
+        "randomPrefill" => p.ordering.random_prefill = parse_bytes(label, v)?,
+        "interTestDelay" => p.timing.inter_test_delay = parse_seconds_f64(label, v)?,
+        "interIODelay" => p.timing.inter_io_delay = parse_u64(label, v)?,
         "intraTestBarriers" => p.intra_test_barriers = x.flag()?,
-        "outlierThreshold" => p.outlier_threshold = parse_u64(label, v)?,
-        "maxTimeDuration" => p.max_time_duration = parse_u64(label, v)?,
-        "minTimeDuration" => p.min_time_duration = parse_u64(label, v)?,
-        "deadlineForStonewalling" => p.deadline_for_stonewalling = parse_u64(label, v)?,
-        "stoneWallingWearOut" => p.stonewalling_wear_out = x.flag()?,
+        "outlierThreshold" => p.timing.outlier_threshold = parse_u64(label, v)?,
+        "maxTimeDuration" => p.timing.max_time_duration = parse_u64(label, v)?,
+        "minTimeDuration" => p.timing.min_time_duration = parse_u64(label, v)?,
+        "deadlineForStonewalling" => p.timing.deadline_for_stonewalling = parse_u64(label, v)?,
+        "stoneWallingWearOut" => p.timing.stonewalling_wear_out = x.flag()?,
         "stoneWallingWearOutIterations" => {
-            p.stonewalling_wear_out_iterations = parse_u64(label, v)?
+            p.timing.stonewalling_wear_out_iterations = parse_u64(label, v)?
         }
-        "stoneWallingStatusFile" => p.stonewalling_status_file = Some(x.text()?),
+        "stoneWallingStatusFile" => p.timing.stonewalling_status_file = Some(x.text()?),
         _ => return Ok(false),
     }
     Ok(true)
@@ -447,20 +452,20 @@ fn apply_report_directive(
 ) -> Result<bool, OptionError> {
     let (label, v) = (x.label, x.raw());
     match name {
-        "setTimeStampSignature" => p.set_timestamp_signature = parse_i64(label, v)?,
+        "setTimeStampSignature" => p.verification.set_timestamp_signature = parse_i64(label, v)?,
         "storeFileOffset" => {
             if x.flag()? {
-                p.data_packet_type = DataPacketType::Offset;
-            } else if p.data_packet_type == DataPacketType::Offset {
-                p.data_packet_type = DataPacketType::Generic;
+                p.verification.data_packet_type = DataPacketType::Offset;
+            } else if p.verification.data_packet_type == DataPacketType::Offset {
+                p.verification.data_packet_type = DataPacketType::Generic;
             }
         }
-        "dataPacketType" => p.data_packet_type = parse_packet_type(label, v)?,
-        "verbose" => p.verbose = x.count(p.verbose)?,
-        "summaryAlways" => p.summary_always = x.flag()?,
-        "summaryFile" => p.summary_file = Some(x.text()?),
+        "dataPacketType" => p.verification.data_packet_type = parse_packet_type(label, v)?,
+        "verbose" => p.output.verbose = x.count(p.output.verbose)?,
+        "summaryAlways" => p.output.summary_always = x.flag()?,
+        "summaryFile" => p.output.summary_file = Some(x.text()?),
         "summaryFormat" => {
-            p.summary_format = match v.trim().to_ascii_lowercase().as_str() {
+            p.output.summary_format = match v.trim().to_ascii_lowercase().as_str() {
                 "default" => SummaryFormat::Default,
                 "json" => SummaryFormat::Json,
                 "csv" => SummaryFormat::Csv,
@@ -473,13 +478,15 @@ fn apply_report_directive(
                 }
             }
         }
-        "saveRankPerformanceDetailsCSV" => p.save_rank_performance_details_csv = Some(x.text()?),
-        "savePerOpDataCSV" => p.save_per_op_data_csv = Some(x.text()?),
-        "warningAsErrors" => p.warning_as_errors = x.flag()?,
+        "saveRankPerformanceDetailsCSV" => {
+            p.output.save_rank_performance_details_csv = Some(x.text()?)
+        }
+        "savePerOpDataCSV" => p.output.save_per_op_data_csv = Some(x.text()?),
+        "warningAsErrors" => p.output.warning_as_errors = x.flag()?,
         "dryRun" => p.dry_run = x.flag()?,
-        "showHelp" => p.show_help = x.flag()?,
-        "platform" => p.platform = Some(x.text()?),
-        "debug" => p.debug = Some(x.text()?),
+        "showHelp" => p.output.show_help = x.flag()?,
+        "platform" => p.output.platform = Some(x.text()?),
+        "debug" => p.output.debug = Some(x.text()?),
         _ => return Ok(false),
     }
     Ok(true)
@@ -499,7 +506,7 @@ fn apply_backend_directive(
         "fsync" => p.fsync = x.flag()?,
         "fsyncPerWrite" => p.fsync_per_write = x.flag()?,
         "singleXferAttempt" => p.single_xfer_attempt = x.flag()?,
-        "dualMount" => p.dual_mount = x.flag()?,
+        "dualMount" => p.layout.dual_mount = x.flag()?,
         "allocateBufferOnGPU" => p.allocate_buffer_on_gpu = x.flag()?,
         "GPUid" => p.gpu_id = parse_i64(label, v)?,
         "gpuDirect" => p.gpu_direct = x.flag()?,
