@@ -43,8 +43,9 @@ pub struct Advice {
 const FILE_SYSTEMS: [(&str, &str); 3] =
     [("lustre", "Lustre"), ("gpfs", "GPFS"), ("beegfs", "BeeGFS")];
 
-/// True for `--posix.*` keys that belong to a file system (never passed to
-/// the backend: [`advise`] reports them).
+/// True for module option keys that belong to a file system
+/// (`--posix.lustre.stripecount`: never passed to the backend, [`advise`]
+/// reports them), whichever backend's module names them.
 pub fn is_fs_module_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     FILE_SYSTEMS
@@ -90,7 +91,7 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
     let module_keys: Vec<String> = p
         .module_options
         .iter()
-        .filter(|(m, _, _)| m.eq_ignore_ascii_case("posix"))
+        .filter(|(_, k, _)| is_fs_module_key(k))
         .map(|(_, k, _)| k.to_ascii_lowercase().replace('.', ""))
         .collect();
     let mut fs_opt = |fs: &'static str, name: &str, given: bool| {
@@ -99,11 +100,8 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
         }
     };
     // The file systems' IOR 3 directives, in the descriptors' order.
-    for (module, o) in crate::options::module_options() {
-        let Some(name) = o
-            .directive
-            .filter(|_| module == "posix" && is_fs_module_key(o.key))
-        else {
+    for (_, o) in crate::options::module_options() {
+        let Some(name) = o.directive.filter(|_| is_fs_module_key(o.key)) else {
             continue;
         };
         let k = o.key.to_ascii_lowercase();
@@ -112,10 +110,10 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
         }
     }
     for (module, key, _) in &p.module_options {
-        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+        if is_fs_module_key(key) {
             let k = key.to_ascii_lowercase();
             if let Some((fs, _)) = FILE_SYSTEMS.iter().find(|(fs, _)| k.starts_with(fs)) {
-                fs_opts.push((fs, format!("--posix.{key}")));
+                fs_opts.push((fs, format!("--{module}.{key}")));
             }
         }
     }
@@ -258,7 +256,7 @@ fn other_backends(p: &IorParams) -> Vec<String> {
     }
     let selected = p.api_kind.descriptor();
     for (module, key, _) in &p.module_options {
-        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+        if is_fs_module_key(key) {
             continue;
         }
         let Some(owner) = registry::find_module(module) else {

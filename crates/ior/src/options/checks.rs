@@ -288,19 +288,17 @@ impl IorParams {
     /// the modules it reads (`-H`/`showHints` becomes `--mpiio.showHints`
     /// with `-a MPIIO`), unless given as module options too.
     pub fn backend_options(&self) -> Vec<ModuleOption> {
-        let is_fs = |m: &str, k: &str| {
-            m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
-        };
+        let is_fs = crate::driver::advice::is_fs_module_key;
         let mut v: Vec<ModuleOption> = self
             .module_options
             .iter()
-            .filter(|(m, k, _)| !is_fs(m, k))
+            .filter(|(_, k, _)| !is_fs(k))
             .cloned()
             .collect();
         let d = self.api_kind.descriptor();
         let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
         for d in modules.filter_map(registry::find_module) {
-            for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
+            for o in d.options.iter().filter(|o| !is_fs(o.key)) {
                 let Some(value) = o.directive.and_then(|n| self.directive_setting(n)) else {
                     continue;
                 };
