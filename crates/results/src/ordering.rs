@@ -104,6 +104,13 @@ impl From<AccessOrder> for String {
     }
 }
 
+impl PartialEq<&str> for AccessOrder {
+    /// Compares the text ([`AccessOrder::as_str`]).
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 impl fmt::Display for AccessOrder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

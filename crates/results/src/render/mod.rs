@@ -33,7 +33,7 @@
 //! | `readFile`, `writeFile` | int | which "Max" lines print | phases present |
 //! | `filePerProc` | int | Options access, summary fPP | `Workload::file_per_proc` |
 //! | `reorderTasks`, `reorderTasksRandom`, `reorderTasksRandomSeed` | int | Options ordering inter file, summary | 0 |
-//! | `randomOffset` | int | Options "ordering in a file" | `Workload::ordering` |
+//! | `randomOffset` | int | Options "ordering in a file" | `Workload::ordering`'s count (0, 1, 2 for `-z -z`) |
 //! | `verbose` | int | Options verbose; JSON remove rows / "max" at ≥ 1 | 0 |
 //! | `collective` | int | Options type | 0 |
 //! | `segmentCount`, `transferSize`, `blockSize` | int | everywhere | `Workload` |
