@@ -7,6 +7,7 @@
 //! per-iteration values that the tables print.
 
 pub mod model;
+pub mod ordering;
 pub mod record_io;
 pub mod render;
 pub mod secrets;
@@ -15,3 +16,4 @@ pub mod stragglers;
 pub mod summary;
 
 pub use model::*;
+pub use ordering::AccessOrder;
