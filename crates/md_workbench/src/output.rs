@@ -3,7 +3,8 @@
 //! rank), the machine-parsable detailed table, the closing line. Pure
 //! functions of the figures.
 
-use pario_engine::md_workbench::{c_exp, PhaseStats, Quantiles};
+use pario_engine::md_workbench::{PhaseStats, Quantiles};
+use pario_results::render::cfmt;
 use pario_results::MEBIBYTE;
 
 /// What every phase line depends on besides the phase's figures.
@@ -24,17 +25,6 @@ impl LineCtx {
             quiet: o.quiet,
             waiting_factor: 0.0,
         }
-    }
-}
-
-/// C's `%.Nf`, with C's spelling of the non-finite values.
-pub fn c_f(x: f64, digits: usize) -> String {
-    if x.is_nan() {
-        "-nan".into()
-    } else if x.is_infinite() {
-        if x > 0.0 { "inf" } else { "-inf" }.into()
-    } else {
-        format!("{x:.digits$}")
     }
 }
 
@@ -74,20 +64,20 @@ pub fn throughput(s: &PhaseStats, object_size: u64, t: f64) -> f64 {
 pub fn phase_line(name: &str, s: &PhaseStats, times: Option<&[f64]>, ctx: &LineCtx) -> String {
     let t = s.time;
     let tp = throughput(s, ctx.object_size, t);
-    let mut b = format!("{name} process max:{}s ", c_f(t, 2));
+    let mut b = format!("{name} process max:{}s ", cfmt::f_neg_nan(t, 2));
     if let Some(times) = times {
         b.push_str(&spread(times));
     }
     let rate = rate_ops(name, s, ctx.read_only) as f64 / t;
-    let op_max = c_exp(s.max_op_time, 4);
+    let op_max = cfmt::e(s.max_op_time, 4);
     b.push_str(&match name {
         "benchmark" => {
             let mut x = format!(
                 "rate:{} iops/s objects:{} rate:{} obj/s tp:{} MiB/s op-max:{op_max}s",
-                c_f(rate, 1),
+                cfmt::f_neg_nan(rate, 1),
                 s.obj_read.suc,
-                c_f(s.obj_read.suc as f64 / t, 1),
-                c_f(tp, 1)
+                cfmt::f_neg_nan(s.obj_read.suc as f64 / t, 1),
+                cfmt::f_neg_nan(tp, 1)
             );
             if ctx.waiting_factor > 1e-9 {
                 x.push_str(&format!(" waiting_factor:{:.2}", ctx.waiting_factor));
@@ -96,20 +86,20 @@ pub fn phase_line(name: &str, s: &PhaseStats, times: Option<&[f64]>, ctx: &LineC
         }
         "precreate" => format!(
             "rate:{} iops/s dsets: {} objects:{} rate:{} dset/s rate:{} obj/s tp:{} MiB/s op-max:{op_max}s",
-            c_f(rate, 1),
+            cfmt::f_neg_nan(rate, 1),
             s.dset_create.suc,
             s.obj_create.suc,
-            c_f(s.dset_create.suc as f64 / t, 3),
-            c_f(s.obj_create.suc as f64 / t, 1),
-            c_f(tp, 1)
+            cfmt::f_neg_nan(s.dset_create.suc as f64 / t, 3),
+            cfmt::f_neg_nan(s.obj_create.suc as f64 / t, 1),
+            cfmt::f_neg_nan(tp, 1)
         ),
         _ => format!(
             "rate:{} iops/s objects:{} dsets: {} rate:{} obj/s rate:{} dset/s op-max:{op_max}s",
-            c_f(rate, 1),
+            cfmt::f_neg_nan(rate, 1),
             s.obj_delete.suc,
             s.dset_delete.suc,
-            c_f(s.obj_delete.suc as f64 / t, 1),
-            c_f(s.dset_delete.suc as f64 / t, 3)
+            cfmt::f_neg_nan(s.obj_delete.suc as f64 / t, 1),
+            cfmt::f_neg_nan(s.dset_delete.suc as f64 / t, 3)
         ),
     });
     let errs = s.error_count();
@@ -146,16 +136,16 @@ fn spread(times: &[f64]) -> String {
     };
     format!(
         "min:{}s mean: {}s balance:{} stddev:{} ",
-        c_f(min, 2),
-        c_f(mean, 2),
-        c_f(min / max * 100.0, 1),
-        c_f(std, 1)
+        cfmt::f_neg_nan(min, 2),
+        cfmt::f_neg_nan(mean, 2),
+        cfmt::f_neg_nan(min / max * 100.0, 1),
+        cfmt::f_neg_nan(std, 1)
     )
 }
 
 fn seven(q: &Quantiles) -> String {
     let v = [q.min, q.q1, q.median, q.q3, q.q90, q.q99, q.max];
-    let parts: Vec<String> = v.iter().map(|x| format!("{}s", c_exp(*x, 4))).collect();
+    let parts: Vec<String> = v.iter().map(|x| format!("{}s", cfmt::e(*x, 4))).collect();
     format!("({})", parts.join(", "))
 }
 
@@ -182,10 +172,10 @@ pub fn detailed_line(name: &str, s: &PhaseStats, object_size: u64) -> String {
     format!(
         "{name} \t{}\t{}s\t{}s\t{} MiB/s {}",
         ok.join("\t"),
-        c_f(s.time, 3),
-        c_f(s.time, 3),
-        c_f(throughput(s, object_size, s.time), 2),
-        c_exp(s.max_op_time, 4)
+        cfmt::f_neg_nan(s.time, 3),
+        cfmt::f_neg_nan(s.time, 3),
+        cfmt::f_neg_nan(throughput(s, object_size, s.time), 2),
+        cfmt::e(s.max_op_time, 4)
     )
 }
 

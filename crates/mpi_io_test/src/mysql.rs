@@ -30,7 +30,7 @@ impl Val {
     fn sql(&self) -> String {
         match self {
             Val::Int(i) => format!("'{i}'"),
-            Val::Float(f) => format!("'{}'", crate::output::c_e(*f)),
+            Val::Float(f) => format!("'{}'", pario_results::render::cfmt::e(*f, 6)),
             Val::Str(s) => format!("'{}'", escape(s)),
         }
     }

@@ -6,22 +6,7 @@
 
 use crate::config::{Config, TestType};
 pub use pario_plan::mpi_io_test::Timers;
-
-/// Format like C's `printf("%e")`: six decimals, a signed exponent of at
-/// least two digits; `inf`, `-inf`, `nan` for the others.
-pub fn c_e(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let s = format!("{x:.6e}");
-    let (mant, exp) = s.split_once('e').expect("exponent");
-    let exp: i32 = exp.parse().expect("exponent digits");
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mant}e{sign}{:02}", exp.abs())
-}
+use pario_results::render::cfmt;
 
 /// min with its rank, sum, max with its rank (ties: lowest rank, like
 /// MPI_MINLOC/MPI_MAXLOC).
@@ -87,10 +72,10 @@ impl PhaseReport {
         let avg = s.sum / f64::from(self.np);
         out.push_str(&format!(
             "=== {label}: {} [{}] {} {} [{}]{}\n",
-            c_e(s.min),
+            cfmt::e(s.min, 6),
             s.min_rank,
-            c_e(avg),
-            c_e(s.max),
+            cfmt::e(avg, 6),
+            cfmt::e(s.max, 6),
             s.max_rank,
             end
         ));
@@ -101,10 +86,10 @@ impl PhaseReport {
         let np = f64::from(self.np);
         out.push_str(&format!(
             "=== {label} Bandwidth (min [rank] avg max [rank]): {} [{}] {} {} [{}] Mbytes/s.\n",
-            c_e(self.mib_total / s.max),
+            cfmt::e(self.mib_total / s.max, 6),
             s.max_rank,
-            c_e(np * self.mib_total / s.sum),
-            c_e(self.mib_total / s.min),
+            cfmt::e(np * self.mib_total / s.sum, 6),
+            cfmt::e(self.mib_total / s.min, 6),
             s.min_rank,
         ));
     }
@@ -124,18 +109,21 @@ impl PhaseReport {
         let np = f64::from(self.np);
         o.push_str(&format!(
             "=== MPI Processor send wait time (min [rank] avg max [rank]): {} [{}]  {} {} [{}]  sec.\n",
-            c_e(s.min), s.min_rank, c_e(s.sum / np), c_e(s.max), s.max_rank
+            cfmt::e(s.min, 6), s.min_rank, cfmt::e(s.sum / np, 6), cfmt::e(s.max, 6), s.max_rank
         ));
         self.per_rank(o, |r, t| {
-            format!("[{r}] Processor send wait time: {} sec.", c_e(t.send))
+            format!(
+                "[{r}] Processor send wait time: {} sec.",
+                cfmt::e(t.send, 6)
+            )
         });
         let s = self.stat(|t| t.recv);
         o.push_str(&format!(
             "=== MPI Processor Receive Wait Time (min avg max): {}[{}]  {} {}[{}]  sec.\n",
-            c_e(s.min),
+            cfmt::e(s.min, 6),
             s.min_rank,
-            c_e(s.sum / np),
-            c_e(s.max),
+            cfmt::e(s.sum / np, 6),
+            cfmt::e(s.max, 6),
             s.max_rank
         ));
     }
@@ -160,12 +148,12 @@ impl PhaseReport {
         let mib = self.mib_total;
         self.bw_line(o, "Effective", |t| t.total);
         self.per_rank(o, |r, t| {
-            format!("[{r}] Effective Bandwidth = {}", c_e(mib / t.total))
+            format!("[{r}] Effective Bandwidth = {}", cfmt::e(mib / t.total, 6))
         });
         self.time_line(o, "Total Time (min [rank] avg max [rank])", |t| t.total);
         self.bw_line(o, op, |t| t.op);
         self.per_rank(o, |r, t| {
-            format!("[{r}] {op} Bandwidth = {}", c_e(mib / t.op))
+            format!("[{r}] {op} Bandwidth = {}", cfmt::e(mib / t.op, 6))
         });
         self.time_line(o, &format!("{op} Time (min [rank] avg max [rank])"), |t| {
             t.op
@@ -179,7 +167,9 @@ impl PhaseReport {
         self.time_line(o, "MPI File Open Time (min [rank] avg max [rank])", |t| {
             t.open
         });
-        self.per_rank(o, |r, t| format!("[{r}] File Open Time = {}", c_e(t.open)));
+        self.per_rank(o, |r, t| {
+            format!("[{r}] File Open Time = {}", cfmt::e(t.open, 6))
+        });
         self.time_line_end(
             o,
             &format!("MPI File {op} Wait Time (min [rank] avg max [rank])"),
@@ -187,7 +177,7 @@ impl PhaseReport {
             |t| t.opwait,
         );
         self.per_rank(o, |r, t| {
-            format!("[{r}] File {op} Wait Time = {}", c_e(t.opwait))
+            format!("[{r}] File {op} Wait Time = {}", cfmt::e(t.opwait, 6))
         });
         self.time_line(
             o,
@@ -195,7 +185,7 @@ impl PhaseReport {
             |t| t.prealloc,
         );
         self.per_rank(o, |r, t| {
-            format!("[{r}] File Preallocate Time = {}", c_e(t.prealloc))
+            format!("[{r}] File Preallocate Time = {}", cfmt::e(t.prealloc, 6))
         });
         if self.barrier {
             self.time_line(
@@ -206,7 +196,7 @@ impl PhaseReport {
             self.per_rank(o, |r, t| {
                 format!(
                     "[{r}] MPI_Barrier Time before each write = {}",
-                    c_e(t.barrier)
+                    cfmt::e(t.barrier, 6)
                 )
             });
         }
@@ -214,7 +204,9 @@ impl PhaseReport {
             self.time_line(o, "MPI File Sync Time (min [rank] avg max [rank])", |t| {
                 t.sync
             });
-            self.per_rank(o, |r, t| format!("[{r}] File Sync Time = {}", c_e(t.sync)));
+            self.per_rank(o, |r, t| {
+                format!("[{r}] File Sync Time = {}", cfmt::e(t.sync, 6))
+            });
         }
         self.time_line_end(
             o,
@@ -223,7 +215,7 @@ impl PhaseReport {
             |t| t.close,
         );
         self.per_rank(o, |r, t| {
-            format!("[{r}] File Close Time = {}", c_e(t.close))
+            format!("[{r}] File Close Time = {}", cfmt::e(t.close, 6))
         });
     }
 }
@@ -377,16 +369,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn c_style_exponent() {
-        assert_eq!(c_e(1734.188), "1.734188e+03");
-        assert_eq!(c_e(0.0), "0.000000e+00");
-        assert_eq!(c_e(1.5e-7), "1.500000e-07");
-        assert_eq!(c_e(2.0e123), "2.000000e+123");
-        assert_eq!(c_e(f64::INFINITY), "inf");
-        assert_eq!(c_e(-3.0), "-3.000000e+00");
-    }
 
     #[test]
     fn stat_pairs_ranks_with_lowest_on_ties() {

@@ -45,7 +45,7 @@
 mod ops;
 mod report;
 
-pub use report::{c_exp, Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
+pub use report::{Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
 
 use crate::ior::StopFlag;
 use crate::{EngineError, Env};

@@ -225,32 +225,9 @@ fn merge(out: &mut PhaseOutcome, all: Vec<RankReport>) {
     out.ranks = all.into_iter().map(|r| r.stats).collect();
 }
 
-/// C's `%.Ne`: "1.2345e-05" (Rust writes "1.2345e-5").
-pub fn c_exp(x: f64, digits: usize) -> String {
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "nan".into()
-        } else {
-            "inf".into()
-        };
-    }
-    let s = format!("{x:.digits$e}");
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mant}e{sign}{:02}", exp.abs())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn c_style_exponents() {
-        assert_eq!(c_exp(1.812e-5, 4), "1.8120e-05");
-        assert_eq!(c_exp(0.0, 4), "0.0000e+00");
-        assert_eq!(c_exp(123.0, 2), "1.23e+02");
-    }
 
     #[test]
     fn sparse_histograms_merge_like_dense_ones() {

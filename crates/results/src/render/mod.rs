@@ -7,6 +7,7 @@
 //! * [`ior_json`]: the JSON summary document (always valid JSON).
 //! * [`ior_csv`]: the CSV summary file.
 //! * [`format`](mod@format): shared number, size and date formatting.
+//! * [`cfmt`]: C's `%e` and `%f` conversions, for every tool's output.
 //!
 //! # What the engine must fill
 //!
@@ -65,6 +66,7 @@
 //! * JSON numbers keep full precision (IOR rounds to four decimals) and
 //!   non-finite numbers become `null`; the document is always valid JSON.
 
+pub mod cfmt;
 pub mod format;
 pub mod ior_csv;
 pub mod ior_json;
