@@ -14,6 +14,7 @@ pub mod secrets;
 pub mod special;
 pub mod stragglers;
 pub mod summary;
+pub mod workbench;
 
 pub use model::*;
 pub use ordering::AccessOrder;

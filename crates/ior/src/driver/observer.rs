@@ -236,6 +236,8 @@ impl Observer for TextObserver<'_, '_> {
             Event::BeforeCleanup { test, error } => {
                 self.first.keep_now(self.run, test, error, self.console)
             }
+            // Other engines' phases.
+            Event::WorkbenchPhase { .. } | Event::MpiIoPhase { .. } => {}
         }
     }
 }
