@@ -14,7 +14,8 @@ use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
-use pario_frontend::{Console, RunContext, Settings};
+use pario_frontend::contract::{self, Session};
+use pario_frontend::{Console, RunContext};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -33,45 +34,74 @@ pub struct Outcome {
     pub interrupted: Option<String>,
 }
 
-/// `--warmup` has nothing to apply to here.
-fn warmup_refused() -> String {
-    "--warmup: MPI-IO Test phases have no time limit to warm up in (an ior option, with -D)".into()
+/// A parsed command line (see [`crate::front`]): the words after the
+/// program name without pario's progress options (the record's command
+/// line), the options (`-setup` expanded) and the `-targets` names.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub args: Vec<String>,
+    pub opts: options::Options,
+    pub targets: Option<Vec<String>>,
 }
 
-/// Run `argv` (program name first) on `world` with the environment's
-/// `settings`; returns the exit status.
-pub fn main_with(
-    world: &MpiComm,
-    argv: &[String],
-    settings: &Settings,
-    console: &Console<'_>,
-) -> i32 {
-    let r = world.rank();
-    if r == 0 {
-        console.out(&format!(
-            "MPI-IO TEST v{}: {}\n\n",
-            crate::BANNER_VERSION,
-            local_asctime()
+/// Options, `-setup`, `-help` and the `-targets` file, before the rank
+/// count is known. `Ok(None)`: a help request.
+pub fn parse(args: &[String]) -> Result<Option<Spec>, BadInput> {
+    let expanded = options::expand_setup(args, read_input)?;
+    let opts = options::parse(&expanded)?;
+    if opts.help {
+        return Ok(None);
+    }
+    if expanded.len() < 2 {
+        return Err(BadInput(
+            "[RANK 0] ERROR: Too few command-line args (at least -type and -size are needed; -help lists the options).".into(),
         ));
     }
-    let (argv, progress) = match take_progress(world, argv) {
-        Ok(p) => p,
-        Err(e) => {
-            if r == 0 {
-                console.err(&format!("[RANK 0] ERROR: {e}\n"));
-            }
-            return EXIT_BAD_INPUT;
-        }
+    let targets = match &opts.targets {
+        Some(p) => Some(config::read_targets(p)?),
+        None => None,
     };
+    Ok(Some(Spec {
+        args: args.to_vec(),
+        opts,
+        targets,
+    }))
+}
+
+/// The banner rank 0 prints first, whatever follows.
+pub fn banner() -> String {
+    format!(
+        "MPI-IO TEST v{}: {}\n\n",
+        crate::BANNER_VERSION,
+        local_asctime()
+    )
+}
+
+/// Collective: run `spec` on `session` (an MPI communicator: MPI-IO is
+/// called on it); the shared code has taken the progress options, and
+/// agrees on an interruption and keeps the record in [`Session::conclude`].
+pub fn run_session(session: &Session<'_, '_>, spec: &Spec) -> contract::Outcome {
+    let (console, settings) = (session.console, session.settings);
+    let Some(world) = session.comm.as_mpi() else {
+        return contract::Outcome::refused(
+            session.fail("MPI-IO Test runs on MPI only", EXIT_FAILED),
+        );
+    };
+    let r = world.rank();
+    if r == 0 {
+        console.out(&banner());
+    }
+    let mut argv = vec![session.argv.first().cloned().unwrap_or_default()];
+    argv.extend(spec.args.iter().cloned());
     let argv = &argv[..];
-    let cfg = match configure(world, argv, console) {
-        Ok(Some(cfg)) => cfg,
-        Ok(None) => return 0,
+    let targets = spec.targets.clone();
+    let cfg = match config::validate(&spec.opts, world.size(), page_size(), targets) {
+        Ok(cfg) => cfg,
         Err(e) => {
             if r == 0 {
                 console.err(&format!("{e}\n"));
             }
-            return EXIT_BAD_INPUT;
+            return contract::Outcome::refused(EXIT_BAD_INPUT);
         }
     };
     let ctx = RunContext::start(world, settings, &[], None);
@@ -83,7 +113,7 @@ pub fn main_with(
             if r == 0 {
                 console.err(&format!("{e}\n"));
             }
-            return EXIT_BAD_INPUT;
+            return contract::Outcome::refused(EXIT_BAD_INPUT);
         }
     };
     let spec = cfg.spec();
@@ -93,7 +123,7 @@ pub fn main_with(
         r,
         host,
         err: &err,
-        progress,
+        progress: session.progress.clone(),
         stop: settings.interrupt.stop_flag(),
     };
     let (mut outcome, files) = execute(&x, &cfg, &hosts, &mut *results, console);
@@ -101,41 +131,49 @@ pub fn main_with(
     outcome.series_interval = x.progress.interval;
     let _ = results.flush();
     drop(results);
-    if let Some((status, text)) = pario_frontend::context::agree_on_interrupt(
-        world,
-        &settings.interrupt,
-        console,
-        INTERRUPTED,
-    ) {
-        outcome.exit = status;
-        outcome.interrupted = Some(text);
-    }
     // The record first: a launcher may kill the ranks soon after a signal.
-    if r == 0 && outcome.exit != EXIT_BAD_INPUT {
-        keep_outcome(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
-    }
+    outcome.exit = conclude(session, &ctx, argv, &cfg, &hosts, &outcome);
     if let (Some(files), true) = (files, cfg.opts.deletefile && cfg.file_io()) {
         files.delete(&x, &outcome);
     }
-    outcome.exit
+    contract::Outcome::refused(outcome.exit)
 }
 
 /// What rank 0 says after SIGINT or SIGTERM.
-const INTERRUPTED: &str = "stopped at the next object on every rank; the phase it stopped is \
+pub(crate) const INTERRUPTED: &str =
+    "stopped at the next object on every rank; the phase it stopped is \
      not reported; files are removed as -deletefile asks; the record is kept, marked interrupted";
 
-/// pario's progress options, taken out of `argv` and agreed on by every
-/// rank (`--warmup` is refused): the other arguments and the progress.
-fn take_progress(
-    world: &MpiComm,
+/// Collective: the agreement on an interruption, then (rank 0, unless the
+/// input was refused) the record kept and, when configured in the
+/// environment (`MYSQL_HOST`, `MYSQL_FILE`), the original's MySQL results.
+/// Returns the exit status.
+fn conclude(
+    session: &Session<'_, '_>,
+    ctx: &RunContext<'_>,
     argv: &[String],
-) -> Result<(Vec<String>, pario_engine::progress::Progress), String> {
-    let (rest, p) = pario_frontend::progress::take_options(argv)?;
-    if p.warmup > 0.0 {
-        return Err(warmup_refused());
+    cfg: &Config,
+    hosts: &[String],
+    outcome: &Outcome,
+) -> i32 {
+    if outcome.exit == EXIT_BAD_INPUT {
+        // Nothing ran: nothing to keep; an interruption still decides.
+        let caught = session.agree_on_interrupt();
+        return caught.map_or(outcome.exit, |(status, _)| status);
     }
-    let progress = pario_frontend::progress::build_agreed(world, &p)?;
-    Ok((rest, progress))
+    let mut record = match session.comm.rank() {
+        0 => crate::record::build(ctx, argv, cfg, hosts, outcome),
+        _ => pario_results::RunRecord::default(),
+    };
+    let status = session.conclude(&mut record, outcome.exit);
+    if session.comm.rank() == 0 {
+        if let Some(mut sink) = crate::mysql::Sink::from_env() {
+            let id = identity(outcome, hosts);
+            let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
+            crate::mysql::report(&mut sink, cfg, argv, &id, w, rd, status);
+        }
+    }
+    status
 }
 
 /// This rank's host name as the output shows it: `node<i>` when the node
@@ -146,52 +184,6 @@ fn host_name(layout: &pario_comm::NodeLayout) -> String {
     } else {
         layout.host.clone()
     }
-}
-
-/// Rank 0: keeps the run record (JSON file, database) and, when configured
-/// in the environment (`MYSQL_HOST`, `MYSQL_FILE`), writes the original's
-/// MySQL results.
-fn keep_outcome(
-    ctx: &RunContext<'_>,
-    settings: &Settings,
-    console: &Console<'_>,
-    argv: &[String],
-    cfg: &Config,
-    hosts: &[String],
-    outcome: &Outcome,
-) {
-    crate::record::keep(ctx, settings, console, argv, cfg, hosts, outcome);
-    if let Some(mut sink) = crate::mysql::Sink::from_env() {
-        let id = identity(outcome, hosts);
-        let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
-        crate::mysql::report(&mut sink, cfg, argv, &id, w, rd, outcome.exit);
-    }
-}
-
-/// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.
-fn configure<C: Comm + ?Sized>(
-    world: &C,
-    argv: &[String],
-    console: &Console<'_>,
-) -> Result<Option<Config>, BadInput> {
-    let args = options::expand_setup(&argv[1.min(argv.len())..], read_input)?;
-    let opts = options::parse(&args)?;
-    if opts.help {
-        if world.rank() == 0 {
-            console.out(crate::help::USAGE);
-        }
-        return Ok(None);
-    }
-    if args.len() < 2 {
-        return Err(BadInput(
-            "[RANK 0] ERROR: Too few command-line args (at least -type and -size are needed; -help lists the options).".into(),
-        ));
-    }
-    let targets = match &opts.targets {
-        Some(p) => Some(config::read_targets(p)?),
-        None => None,
-    };
-    config::validate(&opts, world.size(), page_size(), targets).map(Some)
 }
 
 /// A `-setup` file's text: only a regular file is read (a FIFO without a

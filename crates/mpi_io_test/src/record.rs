@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::driver::Outcome;
 use crate::output::{stat, Timers};
 use pario_engine::mpi_io_test::PhaseAll;
-use pario_frontend::{Console, RunContext, Settings};
+use pario_frontend::RunContext;
 use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool};
 use serde_json::{json, Value};
 
@@ -74,23 +74,6 @@ pub fn build(
     record.finished = ctx.now();
     record.exit_status = o.exit;
     record
-}
-
-/// Build and keep the record (rank 0), with its straggler advisories; a
-/// failure to keep is one warning line on the console.
-pub fn keep(
-    ctx: &RunContext<'_>,
-    settings: &Settings,
-    console: &Console<'_>,
-    argv: &[String],
-    cfg: &Config,
-    all_hosts: &[String],
-    o: &Outcome,
-) {
-    let mut record = build(ctx, argv, cfg, all_hosts, o);
-    // Stragglers: one warning line each, kept as advisories.
-    pario_frontend::advisor::review(&mut record, &[], console);
-    pario_frontend::keep(&record, settings, console);
 }
 
 /// min [rank], avg, max [rank] of every timer, as the text shows them.

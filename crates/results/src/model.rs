@@ -489,7 +489,7 @@ impl PhaseResult {
 
 #[cfg(test)]
 mod interrupted_tests {
-    use super::RunRecord;
+    use super::{RunRecord, Tool};
 
     #[test]
     fn records_without_the_interrupted_field_read_as_not_interrupted() {
