@@ -6,6 +6,7 @@ use pario_backends::posix::PosixBackend;
 use pario_backends::Backend;
 use pario_comm::{Clock, ThreadComm};
 use pario_engine::md_workbench::{run_md_workbench, MdwRun, MdwSpec, Phase};
+use pario_engine::observer::{NullObserver, RecordingObserver};
 use pario_engine::Env;
 use pario_plan::reorder::Topology;
 use pario_signature::{PacketType, Pattern};
@@ -45,7 +46,7 @@ fn run_on(n: u32, spec: &MdwSpec, start: u64) -> Vec<MdwRun> {
             topology: Topology::single(),
             host: "h".into(),
         };
-        run_md_workbench(&env, spec, start, &mut |_| {}).expect("runs")
+        run_md_workbench(&env, spec, start, &mut NullObserver).expect("runs")
     })
 }
 
@@ -244,9 +245,9 @@ fn a_lost_rank_report_is_an_error_naming_the_rank_on_every_rank() {
             topology: Topology::single(),
             host: "h".into(),
         };
-        let mut phases = 0;
-        let r = run_md_workbench(&env, &s, 0, &mut |_| phases += 1);
-        (r.map(|_| ()).map_err(|e| e.message), phases)
+        let mut seen = RecordingObserver::default();
+        let r = run_md_workbench(&env, &s, 0, &mut seen);
+        (r.map(|_| ()).map_err(|e| e.message), seen.lines.len())
     });
     for (r, phases) in errors {
         let e = r.unwrap_err();

@@ -10,6 +10,7 @@ use pario_comm::Comm;
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
 use pario_engine::interrupt::Interrupt;
 use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome, PhaseStats};
+use pario_engine::observer::{Event, FnObserver};
 use pario_engine::Env;
 use pario_frontend::backend::create_agreed;
 use pario_frontend::context::topology;
@@ -87,10 +88,12 @@ pub fn run_with(
         phases: Vec::new(),
         kept: false,
     };
-    let mut sink = |p: &PhaseOutcome| {
-        print_phase(o, &ctx, p, &out);
-        early.see(p, &rec, settings, console);
-    };
+    let mut sink = FnObserver(|e: Event<'_>| {
+        if let Event::WorkbenchPhase { outcome: p } = e {
+            print_phase(o, &ctx, p, &out);
+            early.see(p, &rec, settings, console);
+        }
+    });
     let result = run_md_workbench(&env, &spec, start, &mut sink);
     let kept_early = early.kept;
     let mut status = match result {

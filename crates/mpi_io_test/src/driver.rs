@@ -14,6 +14,7 @@ use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
+use pario_engine::observer::{Event, FnObserver};
 use pario_frontend::{Console, RunContext, Settings};
 use std::io::Write;
 use std::path::PathBuf;
@@ -381,13 +382,13 @@ fn phase<C: Comm + PointToPoint + ?Sized>(
         let _ = out.flush();
     }
     let comm = files.comm(x.world, cfg.ty);
-    match run_phase(x, agg, comm, files.path.as_deref(), write) {
-        Ok(all) => {
-            if x.r == 0 {
-                run::print_phase(out, cfg, write, &all);
-            }
-            all
+    let mut printer = FnObserver(|e: Event<'_>| {
+        if let Event::MpiIoPhase { write, all } = e {
+            run::print_phase(out, cfg, write, all);
         }
+    });
+    match run_phase(x, agg, comm, files.path.as_deref(), write, &mut printer) {
+        Ok(all) => all,
         Err(e) => {
             if x.r == 0 {
                 x.err.line(&format!("[RANK 0] ERROR: {e}"));

@@ -9,7 +9,8 @@
 //!
 //! The front end decides the files (names, communicators) and the
 //! aggregation plan (`pario_plan::mpi_io_test`), calls [`run_phase`] on
-//! every rank and renders the gathered [`PhaseAll`] on rank 0. After every
+//! every rank and renders the gathered [`PhaseAll`] that rank 0's observer
+//! gets ([`Event::MpiIoPhase`]). After every
 //! step that can fail on some ranks only (open, transfers, close), all
 //! ranks agree on the outcome with one reduction, so a failure ends the
 //! phase on every rank instead of leaving the others in a collective.
@@ -18,6 +19,7 @@ pub mod aggregate;
 pub mod data;
 pub mod direct;
 
+use crate::observer::{Event, Observer};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_plan::mpi_io_test::{Aggregation, Spec, Timers};
@@ -253,14 +255,17 @@ pub fn gather<C: Comm + ?Sized>(world: &C, out: &PhaseOut) -> Result<Option<Phas
 /// the aggregation plan (types 3/4), `comm` the file's communicator (None:
 /// this rank alone), `path` the file this rank opens (None: none). Returns
 /// the gathered outcome, complete on rank 0; on other ranks one entry
-/// holding only the phase's failure and verification flags. A rank's
-/// report that does not reach rank 0 intact is an error on every rank.
+/// holding only the phase's failure and verification flags. Rank 0's
+/// `observer` gets the gathered phase ([`Event::MpiIoPhase`]). A rank's
+/// report that does not reach rank 0 intact is an error on every rank
+/// (and no event).
 pub fn run_phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     agg: Option<&Aggregation>,
     comm: Option<&MpiComm>,
     path: Option<&Path>,
     write: bool,
+    observer: &mut dyn Observer,
 ) -> Result<PhaseAll, String> {
     if write {
         x.world.barrier();
@@ -275,7 +280,10 @@ pub fn run_phase<C: Comm + PointToPoint + ?Sized>(
     let failed = x.world.any_true(!mine.errors.is_empty());
     let bad = x.world.any_true(mine.bad_objects > 0);
     Ok(match gather(x.world, &mine)? {
-        Some(all) => all,
+        Some(all) => {
+            observer.event(Event::MpiIoPhase { write, all: &all });
+            all
+        }
         None => {
             let mut o = PhaseOut::default();
             if failed {
