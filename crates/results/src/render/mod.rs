@@ -8,6 +8,7 @@
 //! * [`ior_csv`]: the CSV summary file.
 //! * [`format`](mod@format): shared number, size and date formatting.
 //! * [`cfmt`]: C's `%e` and `%f` conversions, for every tool's output.
+//! * [`mpi_io_test_text`]: MPI-IO Test's phase summary lines.
 //!
 //! # What the engine must fill
 //!
@@ -73,6 +74,7 @@ pub mod ior_json;
 pub mod ior_text;
 pub mod latency;
 pub mod mdtest_text;
+pub mod mpi_io_test_text;
 
 use crate::model::{Operation, SystemInfo, TestResult};
 use serde_json::Value;
