@@ -9,6 +9,7 @@
 //! * [`format`](mod@format): shared number, size and date formatting.
 //! * [`cfmt`]: C's `%e` and `%f` conversions, for every tool's output.
 //! * [`mpi_io_test_text`]: MPI-IO Test's phase summary lines.
+//! * [`md_workbench_text`]: md-workbench's phase lines.
 //!
 //! # What the engine must fill
 //!
@@ -73,6 +74,7 @@ pub mod ior_csv;
 pub mod ior_json;
 pub mod ior_text;
 pub mod latency;
+pub mod md_workbench_text;
 pub mod mdtest_text;
 pub mod mpi_io_test_text;
 
