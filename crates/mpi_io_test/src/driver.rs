@@ -14,6 +14,7 @@ use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
+use pario_engine::observer::{Event, FnObserver};
 use pario_frontend::contract::{self, Session};
 use pario_frontend::{Console, RunContext};
 use std::io::Write;
@@ -358,7 +359,8 @@ fn exit_status<C: Comm + ?Sized>(world: &C, o: &Outcome, write_failed: bool) -> 
 
 /// One phase on every rank (the engine's), its report on rank 0. Returns
 /// the gathered outcome (complete on rank 0; on other ranks only its
-/// failure flag).
+/// failure flag); a rank report that did not reach rank 0 fails the phase
+/// (one error line on rank 0, no figures).
 fn phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     cfg: &Config,
@@ -372,11 +374,20 @@ fn phase<C: Comm + PointToPoint + ?Sized>(
         let _ = out.flush();
     }
     let comm = files.comm(x.world, cfg.ty);
-    let all = run_phase(x, agg, comm, files.path.as_deref(), write);
-    if x.r == 0 {
-        run::print_phase(out, cfg, write, &all);
+    let mut printer = FnObserver(|e: Event<'_>| {
+        if let Event::MpiIoPhase { write, all } = e {
+            run::print_phase(out, cfg, write, all);
+        }
+    });
+    match run_phase(x, agg, comm, files.path.as_deref(), write, &mut printer) {
+        Ok(all) => all,
+        Err(e) => {
+            if x.r == 0 {
+                x.err.line(&format!("[RANK 0] ERROR: {e}"));
+            }
+            PhaseAll::lost(e)
+        }
     }
-    all
 }
 
 /// Which file this rank opens and on which communicator.

@@ -233,6 +233,8 @@ impl Observer for TextObserver<'_, '_> {
                 }
             }
             Event::BeforeCleanup { test, error } => self.first.keep_now(self.run, test, error),
+            // Other engines' phases.
+            Event::WorkbenchPhase { .. } | Event::MpiIoPhase { .. } => {}
         }
     }
 }
