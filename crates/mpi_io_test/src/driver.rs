@@ -36,9 +36,6 @@ pub struct Outcome {
     pub began: f64,
     /// Interval of the phases' time series (`--series-interval`).
     pub series_interval: f64,
-    /// Why the run was interrupted (SIGINT/SIGTERM on some rank), as rank
-    /// 0 printed it; the record is marked interrupted.
-    pub interrupted: Option<String>,
 }
 
 /// A parsed command line (see [`crate::front`]): the words after the

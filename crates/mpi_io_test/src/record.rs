@@ -67,10 +67,6 @@ pub fn build(
         .flatten()
         .flat_map(|a| a.ranks.iter().flat_map(|r| r.errors.iter().cloned()))
         .collect();
-    if let Some(text) = &o.interrupted {
-        record.interrupted = true;
-        record.errors.push(text.clone());
-    }
     record.tests = vec![test];
     record.finished = ctx.now();
     record.exit_status = o.exit;
