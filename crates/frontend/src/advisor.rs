@@ -41,7 +41,7 @@
 
 use crate::Console;
 use pario_results::stragglers::{phase_stragglers, StragglerRule};
-use pario_results::{Advisory, Operation, PhaseResult, RunRecord, TestResult};
+use pario_results::{AccessOrder, Advisory, Operation, PhaseResult, RunRecord, TestResult};
 use std::path::Path;
 
 /// The plausible read ceiling of one rotational disk (bytes/s).
@@ -409,7 +409,7 @@ pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
     for r in &run.tests {
         let w = &r.workload;
         let Some(fr) = facts_of(r) else { continue };
-        if !w.ordering.starts_with("random")
+        if !w.ordering.is_random()
             || w.transfer_size != 4096
             || !fr.stored
             || fr.cache_ruled_out().is_some()
@@ -420,7 +420,7 @@ pub fn random_reads(run: &RunRecord, facts: &[TestFacts]) -> Vec<Advisory> {
         let sequential = run
             .tests
             .iter()
-            .filter(|s| s.workload.ordering == "sequential")
+            .filter(|s| s.workload.ordering == AccessOrder::Sequential)
             .filter(|s| {
                 facts_of(s).is_some_and(|fs| fs.files == fr.files && fs.queued >= fr.queued)
             })

@@ -203,7 +203,7 @@ fn emit(
 }
 
 /// One settings line: comma-separated directives.
-fn apply_line(p: &mut IorParams, content: &str) -> Result<(), OptionError> {
+pub(crate) fn apply_line(p: &mut IorParams, content: &str) -> Result<(), OptionError> {
     if content.starts_with('-') && !content.starts_with("--") {
         return Err(OptionError::Usage(format!(
             "'{content}': command-line options are not allowed in a deck; write directives \
@@ -271,16 +271,19 @@ api=dummy\n\
         assert_eq!((b.api.as_str(), b.api_kind), ("dummy", Api::Dummy));
         for t in [a, b] {
             assert!(t.write_file && !t.read_file && !t.implied_write_read);
-            assert_eq!(t.random_offset, 1);
-            assert!(t.reorder_tasks && t.file_per_proc && t.keep_file && t.fsync);
-            assert!(t.multi_file);
+            assert_eq!(t.ordering.offsets.random_offset(), 1);
+            assert!(t.ordering.reorder_tasks && t.layout.file_per_proc && t.keep_file && t.fsync);
+            assert!(t.layout.multi_file);
             assert_eq!(t.repetitions, 1);
-            assert_eq!((t.transfer_size, t.block_size), (10240, 20480));
+            assert_eq!(
+                (t.layout.transfer_size, t.layout.block_size),
+                (10240, 20480)
+            );
         }
         assert!(a.module_options.is_empty());
         assert_eq!(b.module_option("dummy", "delay-create"), Some(Some("1000")));
         assert_eq!(b.module_option("posix", "odirect"), None);
-        assert!(!b.use_o_direct);
+        assert!(!b.directive_on("useO_DIRECT"));
         assert_eq!((a.test_id, b.test_id), (0, 1));
         assert_eq!(a.run_line, Some(16));
         assert_eq!(b.run_line, Some(21));
@@ -295,11 +298,11 @@ api=dummy\n\
         assert_eq!(tests.len(), 3);
         assert!(tests[0].write_file && tests[0].read_file && tests[0].implied_write_read);
         // Second test inherits raw settings: only checkWrite, no implied -w -r.
-        assert!(!tests[1].write_file && !tests[1].read_file && tests[1].check_write);
-        assert_eq!(tests[1].block_size, 4 << 20);
-        assert!(tests[2].write_file && tests[2].check_write && !tests[2].read_file);
-        assert_eq!(tests[2].segment_count, 3);
-        assert_eq!(tests[2].transfer_size, 1 << 20);
+        assert!(!tests[1].write_file && !tests[1].read_file && tests[1].verification.check_write);
+        assert_eq!(tests[1].layout.block_size, 4 << 20);
+        assert!(tests[2].write_file && tests[2].verification.check_write && !tests[2].read_file);
+        assert_eq!(tests[2].layout.segment_count, 3);
+        assert_eq!(tests[2].layout.transfer_size, 1 << 20);
         assert_eq!(
             tests.iter().map(|t| t.run_line).collect::<Vec<_>>(),
             vec![Some(4), Some(6), Some(9)]
@@ -326,9 +329,9 @@ api=dummy\n\
              IOR   STOP\n",
         );
         assert_eq!(tests.len(), 2);
-        assert_eq!(tests[0].segment_count, 2);
+        assert_eq!(tests[0].layout.segment_count, 2);
         assert_eq!(
-            (tests[1].transfer_size, tests[1].block_size),
+            (tests[1].layout.transfer_size, tests[1].layout.block_size),
             (128 << 10, 512 << 10)
         );
     }
@@ -375,24 +378,37 @@ IOR STOP\n";
         assert_eq!(tests.len(), 2);
         let a = &tests[0];
         assert_eq!(a.test_file, "/scratch/deck/t");
-        assert_eq!(a.hints_file_name.as_deref(), Some("/etc/hints"));
-        assert_eq!(a.num_tasks, 240);
-        assert_eq!(a.segment_count, 16);
+        assert_eq!(
+            a.directive_setting("hintsFileName").flatten(),
+            Some("/etc/hints")
+        );
+        assert_eq!(a.layout.num_tasks, 240);
+        assert_eq!(a.layout.segment_count, 16);
         assert_eq!(a.memory_per_node, Some(MemorySize::Percent(80)));
-        assert_eq!((a.transfer_size, a.block_size), (1 << 20, 4 << 20));
-        assert!(a.collective && a.keep_file && a.reorder_tasks && a.intra_test_barriers);
-        assert_eq!((a.repetitions, a.verbose), (3, 2));
-        assert!(a.fsync && a.file_per_proc && a.multi_file && a.use_o_direct);
-        assert!(a.write_file && a.read_file && a.check_write && a.check_read);
-        assert_eq!(a.set_timestamp_signature, 1234);
-        assert_eq!(a.summary_format, crate::options::SummaryFormat::Csv);
+        assert_eq!(
+            (a.layout.transfer_size, a.layout.block_size),
+            (1 << 20, 4 << 20)
+        );
+        assert!(a.collective && a.keep_file && a.ordering.reorder_tasks && a.intra_test_barriers);
+        assert_eq!((a.repetitions, a.output.verbose), (3, 2));
+        assert!(
+            a.fsync
+                && a.layout.file_per_proc
+                && a.layout.multi_file
+                && a.directive_on("useO_DIRECT")
+        );
+        assert!(
+            a.write_file && a.read_file && a.verification.check_write && a.verification.check_read
+        );
+        assert_eq!(a.verification.set_timestamp_signature, 1234);
+        assert_eq!(a.output.summary_format, crate::options::SummaryFormat::Csv);
         let b = &tests[1];
-        assert!(!b.reorder_tasks && b.reorder_tasks_random == 1);
-        assert_eq!(b.reorder_tasks_random_seed, -113);
-        assert_eq!(b.random_offset, 1);
-        assert_eq!(b.deadline_for_stonewalling, 30);
-        assert!(b.stonewalling_wear_out);
-        assert_eq!(b.num_tasks, 240);
+        assert!(!b.ordering.reorder_tasks && b.ordering.reorder_tasks_random == 1);
+        assert_eq!(b.ordering.reorder_tasks_random_seed, -113);
+        assert_eq!(b.ordering.offsets.random_offset(), 1);
+        assert_eq!(b.timing.deadline_for_stonewalling, 30);
+        assert!(b.timing.stonewalling_wear_out);
+        assert_eq!(b.layout.num_tasks, 240);
         assert_eq!(b.test_file, "/scratch/deck/t");
     }
 
@@ -469,7 +485,7 @@ IOR STOP\n";
             "IOR START\r\n--posix.odirect\r\n--dummy.delay-xfer = 5\r\nRUN\r\nIOR STOP\r\n",
         );
         assert_eq!(tests.len(), 1);
-        assert!(tests[0].use_o_direct);
+        assert!(tests[0].directive_on("useO_DIRECT"));
         assert_eq!(
             tests[0].module_option("dummy", "delay-xfer"),
             Some(Some("5"))
@@ -512,11 +528,14 @@ IOR STOP\n";
         assert_eq!(inv.deck.as_deref(), Some(deck.as_path()));
         assert_eq!(inv.tests.len(), 2);
         for t in &inv.tests {
-            assert!(t.show_hints && t.keep_file && t.write_file && !t.read_file);
+            assert!(t.directive_on("showHints") && t.keep_file && t.write_file && !t.read_file);
             assert_eq!(t.test_file, "/scratch/out");
-            assert_eq!(t.segment_count, 64);
+            assert_eq!(t.layout.segment_count, 64);
             assert_eq!(t.api_kind, Api::Mpiio);
-            assert_eq!((t.transfer_size, t.block_size), (1 << 20, 2 << 20));
+            assert_eq!(
+                (t.layout.transfer_size, t.layout.block_size),
+                (1 << 20, 2 << 20)
+            );
         }
         assert!(inv.tests[0].collective && !inv.tests[1].collective);
         assert!(inv.warnings.is_empty());
@@ -546,7 +565,7 @@ IOR STOP\n";
         let inv = parse_command_line_with(&line, AfterDeck::Ignore).unwrap();
         assert_eq!(inv.tests.len(), 1);
         let t = &inv.tests[0];
-        assert!(t.write_file && !t.check_write);
+        assert!(t.write_file && !t.verification.check_write);
         assert_eq!(t.test_file, "testFile");
         assert_eq!(inv.warnings.len(), 1);
         assert!(inv.warnings[0].contains("ignored after -f"));
@@ -568,9 +587,12 @@ IOR STOP\n";
         let line = args(&["-W", "-t", "128k", "-b", "1m", "-f", deck.to_str().unwrap()]);
         let inv = parse_command_line(&line).unwrap();
         assert_eq!(inv.tests.len(), 2);
-        assert_eq!(inv.tests[0].transfer_size, 128 << 10);
-        assert_eq!(inv.tests[1].transfer_size, 64 << 10);
-        assert!(inv.tests.iter().all(|t| t.check_write && !t.write_file));
+        assert_eq!(inv.tests[0].layout.transfer_size, 128 << 10);
+        assert_eq!(inv.tests[1].layout.transfer_size, 64 << 10);
+        assert!(inv
+            .tests
+            .iter()
+            .all(|t| t.verification.check_write && !t.write_file));
     }
 
     #[test]

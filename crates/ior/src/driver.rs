@@ -155,9 +155,9 @@ fn first_test_fs(inv: &Invocation) -> Option<pario_backends::FsInfo> {
 /// Whether a machine-readable summary (JSON or CSV without `summaryFile`)
 /// goes to stdout, so that the text does not.
 fn machine_summary_to_stdout(inv: &Invocation) -> bool {
-    inv.tests
-        .first()
-        .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none())
+    inv.tests.first().is_some_and(|t| {
+        t.output.summary_format != SummaryFormat::Default && t.output.summary_file.is_none()
+    })
 }
 
 /// What an interrupted run did, after "interrupted by SIGNAL: ".
@@ -218,7 +218,7 @@ fn run_header(
     console: &Console<'_>,
 ) {
     let first = inv.tests.first();
-    let verbose = first.map_or(0, |t| t.verbose);
+    let verbose = first.map_or(0, |t| t.output.verbose);
     for w in inv.warnings.iter().chain(&run.tag_warnings) {
         console.warning(w);
     }
@@ -239,8 +239,8 @@ fn run_header(
         }
     }
     if let Some(t) = first {
-        if t.summary_format != SummaryFormat::Default {
-            if let Some(f) = &t.summary_file {
+        if t.output.summary_format != SummaryFormat::Default {
+            if let Some(f) = &t.output.summary_file {
                 console.out(&format!("Writing output to {f}\n"));
             }
         }
@@ -273,7 +273,7 @@ fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> 
                 }
                 // summaryAlways, or an interrupted run: the summaries
                 // include what the failed test did.
-                if params.summary_always || ctx.session.interrupt().exit_status().is_some() {
+                if params.output.summary_always || ctx.session.interrupt().exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);
@@ -295,7 +295,7 @@ fn finish_output(
 ) -> Vec<String> {
     let mut errors = Vec::new();
     let first = inv.tests.first();
-    let format = first.map_or(SummaryFormat::Default, |t| t.summary_format);
+    let format = first.map_or(SummaryFormat::Default, |t| t.output.summary_format);
     let doc = match format {
         SummaryFormat::Json => Some(ior_json::ior_json(record)),
         SummaryFormat::Csv => Some(ior_csv::ior_csv(record)),
@@ -305,7 +305,7 @@ fn finish_output(
         console.out(&ior_text::summary(record));
     }
     // summaryFile with the default format: the summary block goes there too.
-    if let (None, Some(file)) = (&doc, first.and_then(|t| t.summary_file.as_ref())) {
+    if let (None, Some(file)) = (&doc, first.and_then(|t| t.output.summary_file.as_ref())) {
         if let Err(e) =
             record_io::write_atomically(Path::new(file), ior_text::summary(record).as_bytes())
         {
@@ -313,7 +313,7 @@ fn finish_output(
         }
     }
     if let Some(doc) = doc {
-        match first.and_then(|t| t.summary_file.as_ref()) {
+        match first.and_then(|t| t.output.summary_file.as_ref()) {
             Some(file) => {
                 if let Err(e) = record_io::write_atomically(Path::new(file), doc.as_bytes()) {
                     errors.push(format!("summaryFile {file}: {e}"));

@@ -2,7 +2,7 @@
 //! the import of the original's output (no MPI here).
 
 use crate::config::{Config, TestType};
-use pario_results::Workload;
+use pario_results::{AccessOrder, Workload};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -16,7 +16,11 @@ pub fn workload(cfg: &Config) -> Workload {
         block_size: cfg.k * cfg.s,
         transfer_size: cfg.s,
         segment_count: 1,
-        ordering: if cfg.strided { "strided" } else { "sequential" }.into(),
+        ordering: if cfg.strided {
+            AccessOrder::Strided
+        } else {
+            AccessOrder::Sequential
+        },
         items: 0,
         extra: format!(
             "mpi_io_test type={} m={} csize={} ahead={} collective={} norsend={} nofile={} touch={}",

@@ -7,6 +7,7 @@
 //! per-iteration values that the tables print.
 
 pub mod model;
+pub mod ordering;
 pub mod record_io;
 pub mod render;
 pub mod secrets;
@@ -16,3 +17,4 @@ pub mod summary;
 pub mod workbench;
 
 pub use model::*;
+pub use ordering::AccessOrder;

@@ -319,8 +319,8 @@ pub struct Workload {
     pub block_size: u64,
     pub transfer_size: u64,
     pub segment_count: u64,
-    /// "sequential", "random", "random-repeats".
-    pub ordering: String,
+    /// The order of offsets in a file (see [`crate::AccessOrder`]).
+    pub ordering: crate::AccessOrder,
     /// mdtest: items per rank and tree shape; empty for ior.
     pub items: u64,
     pub extra: String,

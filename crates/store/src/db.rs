@@ -251,7 +251,7 @@ impl DbStore {
                 q.push(" AND x.segment_count = ").bind(int(v));
             }
             if let Some(v) = &w.ordering {
-                q.push(" AND x.ordering = ").bind(text(v));
+                q.push(" AND x.ordering = ").bind(text(v.as_str()));
             }
             if let Some(v) = w.items {
                 q.push(" AND x.items = ").bind(int(v));
@@ -345,7 +345,7 @@ fn result_from(c: &mut [Cell]) -> Result<ResultRow, StoreError> {
             block_size: c[15].uint("block_size")?,
             transfer_size: c[16].uint("transfer_size")?,
             segment_count: c[17].uint("segment_count")?,
-            ordering: c[18].text("ordering")?,
+            ordering: c[18].text("ordering")?.into(),
             items: c[19].uint("items")?,
             extra: c[20].text("workload_extra")?,
         },

@@ -6,7 +6,9 @@
 use crate::error::StoreError;
 use crate::json_dir::check_run_id;
 use crate::sql::SqlValue;
-use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool, Workload};
+use pario_results::{
+    AccessOrder, Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool, Workload,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -105,7 +107,7 @@ pub struct WorkloadFilter {
     pub block_size: Option<u64>,
     pub transfer_size: Option<u64>,
     pub segment_count: Option<u64>,
-    pub ordering: Option<String>,
+    pub ordering: Option<AccessOrder>,
     pub items: Option<u64>,
 }
 
@@ -150,7 +152,7 @@ impl WorkloadFilter {
         let int = || value.trim().parse::<u64>().map_err(|_| bad());
         match column {
             "api" => self.api = Some(value.to_string()),
-            "ordering" => self.ordering = Some(value.to_string()),
+            "ordering" => self.ordering = Some(AccessOrder::parse(value)),
             "num_tasks" => self.num_tasks = Some(u32::try_from(int()?).map_err(|_| bad())?),
             "block_size" => self.block_size = Some(int()?),
             "transfer_size" => self.transfer_size = Some(int()?),
@@ -403,7 +405,7 @@ fn result_row(
         int("block_size", w.block_size)?,
         int("transfer_size", w.transfer_size)?,
         int("segment_count", w.segment_count)?,
-        text(&w.ordering),
+        text(w.ordering.as_str()),
         int("items", w.items)?,
         text(&w.extra),
     ]);

@@ -7,7 +7,7 @@
 //! different and compare nothing. The drivers and the importers build it
 //! here, from the same fields.
 
-use pario_results::Workload;
+use pario_results::{AccessOrder, Workload};
 
 /// What of an mdtest run identifies its workload.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,11 @@ pub fn mdtest_workload(k: &MdtestKey) -> Workload {
         block_size: k.write_bytes,
         transfer_size: k.read_bytes,
         segment_count: 0,
-        ordering: if k.random { "random" } else { "sequential" }.into(),
+        ordering: if k.random {
+            AccessOrder::Random
+        } else {
+            AccessOrder::Sequential
+        },
         items: k.items_per_rank,
         extra: format!(
             "mdtest {}{}{}{}z={} b={} I={} L={} u={} S={} N={} c={} w={} e={}",
@@ -84,8 +88,8 @@ pub struct IorKey {
     pub block_size: u64,
     pub transfer_size: u64,
     pub segment_count: u64,
-    /// "sequential", "random", "random-repeats".
-    pub ordering: String,
+    /// `-z` (random), `-z -z` (random with repeats) or sequential.
+    pub ordering: AccessOrder,
     /// Collective I/O (`-c`).
     pub collective: bool,
 }

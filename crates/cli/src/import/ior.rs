@@ -18,7 +18,7 @@ use super::text::{clean_lines, content_id, kv_colon, kv_equals, leading_u64, par
 use super::ImportError;
 use crate::time::parse_ctime;
 use pario_results::{
-    Operation, PhaseResult, RunRecord, SystemInfo, TestResult, Tool, MEBIBYTE,
+    AccessOrder, Operation, PhaseResult, RunRecord, SystemInfo, TestResult, Tool, MEBIBYTE,
     RECORD_SCHEMA_VERSION,
 };
 use serde_json::{json, Value};
@@ -621,7 +621,7 @@ struct Geometry {
     segments: u64,
     block: u64,
     xfer: u64,
-    ordering: String,
+    ordering: AccessOrder,
     collective: bool,
 }
 
@@ -787,21 +787,21 @@ impl<'a> GeometrySources<'a> {
             .to_ascii_uppercase()
     }
 
-    /// The order of offsets in a file: "sequential", "random",
-    /// "random-repeats", or "" when a test without options gives none.
-    fn ordering(&self) -> String {
-        match self.option("ordering in a file") {
-            Some(v) if v.contains("random") => "random",
-            Some(_) => "sequential",
-            None => match self.param_u64("randomOffset") {
-                Some(0) => "sequential",
-                Some(1) => "random",
-                Some(_) => "random-repeats",
-                None if self.test.options.is_empty() => "",
-                None => "sequential",
-            },
+    /// The order of offsets in a file: the text's "ordering in a file",
+    /// with repeats when `randomOffset` counts two (`-z -z`, which IOR's
+    /// text prints as "random" too), else `randomOffset` alone; unspecified
+    /// when a test without options gives none.
+    fn ordering(&self) -> AccessOrder {
+        let count = self.param_u64("randomOffset").map(|n| n.min(2) as u8);
+        match (self.option("ordering in a file"), count) {
+            (Some(v), count) if v.contains("random") => {
+                AccessOrder::from_random_offset(count.unwrap_or(1).max(1))
+            }
+            (Some(_), _) => AccessOrder::Sequential,
+            (None, Some(n)) => AccessOrder::from_random_offset(n),
+            (None, None) if self.test.options.is_empty() => AccessOrder::Unspecified,
+            (None, None) => AccessOrder::Sequential,
         }
-        .to_string()
     }
 
     /// Whether the test used collective I/O.
@@ -1045,6 +1045,23 @@ mod tests {
         assert_eq!((g.tasks, g.tpn, g.nodes), (16, 4, 4));
         assert_eq!((g.block, g.xfer, g.segments), (1 << 20, 4096, 1));
         assert_eq!(g.ordering, "sequential");
+    }
+
+    /// IOR's text says "random" for `-z` and `-z -z`; the parameters'
+    /// `randomOffset` count tells them apart.
+    #[test]
+    fn random_with_repeats_is_read_from_the_random_offset_count() {
+        let run = Run::default();
+        let mut t = Test::default();
+        t.options
+            .insert("ordering in a file".into(), "random".into());
+        assert_eq!(geometry(&run, &t).ordering, AccessOrder::Random);
+        t.params.insert("randomOffset".into(), json!(2));
+        assert_eq!(geometry(&run, &t).ordering, AccessOrder::RandomWithRepeats);
+        t.options.clear();
+        assert_eq!(geometry(&run, &t).ordering, AccessOrder::RandomWithRepeats);
+        t.params.insert("randomOffset".into(), json!(0));
+        assert_eq!(geometry(&run, &t).ordering, AccessOrder::Sequential);
     }
 
     #[test]

@@ -43,8 +43,9 @@ pub struct Advice {
 const FILE_SYSTEMS: [(&str, &str); 3] =
     [("lustre", "Lustre"), ("gpfs", "GPFS"), ("beegfs", "BeeGFS")];
 
-/// True for `--posix.*` keys that belong to a file system (never passed to
-/// the backend: [`advise`] reports them).
+/// True for module option keys that belong to a file system
+/// (`--posix.lustre.stripecount`: never passed to the backend, [`advise`]
+/// reports them), whichever backend's module names them.
 pub fn is_fs_module_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase();
     FILE_SYSTEMS
@@ -90,7 +91,7 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
     let module_keys: Vec<String> = p
         .module_options
         .iter()
-        .filter(|(m, _, _)| m.eq_ignore_ascii_case("posix"))
+        .filter(|(_, k, _)| is_fs_module_key(k))
         .map(|(_, k, _)| k.to_ascii_lowercase().replace('.', ""))
         .collect();
     let mut fs_opt = |fs: &'static str, name: &str, given: bool| {
@@ -98,19 +99,21 @@ fn fs_options_given(p: &IorParams) -> Vec<(&'static str, String)> {
             fs_opts.push((fs, name.to_string()));
         }
     };
-    fs_opt("lustre", "lustreStripeCount", p.lustre_stripe_count != 0);
-    fs_opt("lustre", "lustreStripeSize", p.lustre_stripe_size != 0);
-    fs_opt("lustre", "lustreStartOST", p.lustre_start_ost != -1);
-    fs_opt("lustre", "lustreIgnoreLocks", p.lustre_ignore_locks);
-    fs_opt("gpfs", "gpfsHintAccess", p.gpfs_hint_access);
-    fs_opt("gpfs", "gpfsReleaseToken", p.gpfs_release_token);
-    fs_opt("beegfs", "beegfsNumTargets", p.beegfs_num_targets.is_some());
-    fs_opt("beegfs", "beegfsChunkSize", p.beegfs_chunk_size.is_some());
+    // The file systems' IOR 3 directives, in the descriptors' order.
+    for (_, o) in crate::options::module_options() {
+        let Some(name) = o.directive.filter(|_| is_fs_module_key(o.key)) else {
+            continue;
+        };
+        let k = o.key.to_ascii_lowercase();
+        if let Some((fs, _)) = FILE_SYSTEMS.iter().find(|(fs, _)| k.starts_with(fs)) {
+            fs_opt(fs, name, p.directive_on(name));
+        }
+    }
     for (module, key, _) in &p.module_options {
-        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+        if is_fs_module_key(key) {
             let k = key.to_ascii_lowercase();
             if let Some((fs, _)) = FILE_SYSTEMS.iter().find(|(fs, _)| k.starts_with(fs)) {
-                fs_opts.push((fs, format!("--posix.{key}")));
+                fs_opts.push((fs, format!("--{module}.{key}")));
             }
         }
     }
@@ -154,7 +157,7 @@ fn without_effect(p: &IorParams) -> Vec<String> {
                 .to_string(),
         );
     }
-    if p.dual_mount {
+    if p.layout.dual_mount {
         out.push(
             "dualMount: per-socket mount points are not supported; the test file name is used \
              as given"
@@ -162,7 +165,7 @@ fn without_effect(p: &IorParams) -> Vec<String> {
         );
     }
     out.extend(collective_without_collective_io(p));
-    if p.unique_dir && !p.file_per_proc {
+    if p.layout.unique_dir && !p.layout.file_per_proc {
         out.push(
             "uniqueDir (-u): a directory per task needs file per process (-F); with one shared \
              file it has no effect"
@@ -175,15 +178,16 @@ fn without_effect(p: &IorParams) -> Vec<String> {
 /// Notes about options this build ignores: `debug` and `dryRun`.
 fn ignored(p: &IorParams) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some(d) = &p.debug {
+    if let Some(d) = &p.output.debug {
         out.push(format!(
             "debug={d}: there is no debug mode in this build: ignored"
         ));
     }
     if p.dry_run {
-        out.push(
-            "dryRun: no I/O is done; the DUMMY backend stands in for the selected one".to_string(),
-        );
+        out.push(format!(
+            "dryRun: no I/O is done; the {} backend stands in for the selected one",
+            crate::options::Api::dry_run_stand_in()
+        ));
     }
     out
 }
@@ -232,7 +236,7 @@ fn other_backends(p: &IorParams) -> Vec<String> {
     let mut seen: Vec<&str> = Vec::new();
     for (_, o) in crate::options::module_options() {
         let Some(name) = o.directive else { continue };
-        if is_fs_module_key(o.key) || seen.contains(&name) || p.directive_value(name).is_none() {
+        if is_fs_module_key(o.key) || seen.contains(&name) || !p.directive_on(name) {
             continue;
         }
         seen.push(name);
@@ -252,7 +256,7 @@ fn other_backends(p: &IorParams) -> Vec<String> {
     }
     let selected = p.api_kind.descriptor();
     for (module, key, _) in &p.module_options {
-        if module.eq_ignore_ascii_case("posix") && is_fs_module_key(key) {
+        if is_fs_module_key(key) {
             continue;
         }
         let Some(owner) = registry::find_module(module) else {
@@ -357,15 +361,23 @@ mod tests {
     #[test]
     fn advice_comes_in_a_fixed_order_with_its_levels() {
         let p = IorParams {
-            lustre_stripe_count: 4,
-            gpfs_hint_access: true,
+            backend_directives: vec![
+                ("lustreStripeCount", Some("4".into())),
+                ("gpfsHintAccess", None),
+            ],
             module_options: vec![("posix".into(), "beegfs.ChunkSize".into(), Some("1m".into()))],
             gpu_id: 1,
-            dual_mount: true,
             collective: true,
-            unique_dir: true,
-            debug: Some("x".into()),
             dry_run: true,
+            layout: crate::options::Layout {
+                dual_mount: true,
+                unique_dir: true,
+                ..Default::default()
+            },
+            output: crate::options::Output {
+                debug: Some("x".into()),
+                ..Default::default()
+            },
             ..IorParams::default()
         };
         let got: Vec<(Level, String)> = advise(&p, "lustre")

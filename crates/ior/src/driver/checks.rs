@@ -8,17 +8,25 @@ use super::*;
 /// directory of `savePerOpDataCSV`'s files) can be created, before any
 /// I/O, so that a typo does not cost the whole benchmark.
 pub(super) fn check_summary_file(inv: &Invocation) -> Result<(), String> {
-    if let Some(file) = inv.tests.first().and_then(|t| t.summary_file.as_ref()) {
+    if let Some(file) = inv
+        .tests
+        .first()
+        .and_then(|t| t.output.summary_file.as_ref())
+    {
         check_output_file("summaryFile", file)?;
     }
     for t in &inv.tests {
         // The status file is written after a write phase (a read-only
         // run reads it).
-        let status = t.stonewalling_status_file.as_ref().filter(|_| t.write_file);
+        let status = t
+            .timing
+            .stonewalling_status_file
+            .as_ref()
+            .filter(|_| t.write_file);
         let outputs = [
             (
                 "saveRankPerformanceDetailsCSV",
-                t.save_rank_performance_details_csv.as_ref(),
+                t.output.save_rank_performance_details_csv.as_ref(),
             ),
             ("stoneWallingStatusFile", status),
         ];
@@ -27,7 +35,7 @@ pub(super) fn check_summary_file(inv: &Invocation) -> Result<(), String> {
                 check_output_file(option, file)?;
             }
         }
-        if let Some(prefix) = &t.save_per_op_data_csv {
+        if let Some(prefix) = &t.output.save_per_op_data_csv {
             output_dir("savePerOpDataCSV", prefix)?;
         }
     }
@@ -89,28 +97,35 @@ pub(super) fn check_before_run(
         let Ok(n) = participants(p, comm.size()) else {
             continue; // refused later, with its own message
         };
-        let buffers = if p.check_write || p.check_read { 2 } else { 1 };
+        let buffers = if p.verification.check_write || p.verification.check_read {
+            2
+        } else {
+            1
+        };
         pario_engine::memcheck::check_buffers(
             &format!(
                 "-t {} ({buffers} buffer(s) of the transfer size)",
-                crate::size::format_size(p.transfer_size)
+                crate::size::format_size(p.layout.transfer_size)
             ),
-            p.transfer_size.saturating_mul(buffers),
+            p.layout.transfer_size.saturating_mul(buffers),
             layout.local_size.min(n),
         )?;
-        let nodes = p.num_nodes.unwrap_or(u64::from(layout.num_nodes));
-        let reordered = p.reorder_tasks || p.reorder_tasks_random > 0;
-        if reordered && p.task_per_node_offset > 1 && p.task_per_node_offset >= nodes {
+        let nodes = p.layout.num_nodes.unwrap_or(u64::from(layout.num_nodes));
+        let reordered = p.ordering.reorder_tasks || p.ordering.reorder_tasks_random > 0;
+        if reordered
+            && p.ordering.task_per_node_offset > 1
+            && p.ordering.task_per_node_offset >= nodes
+        {
             return Err(format!(
                 "-Q {} (taskPerNodeOffset) counts nodes, but this run has {nodes} node(s): \
                  give a -Q below the number of nodes",
-                p.task_per_node_offset
+                p.ordering.task_per_node_offset
             ));
         }
-        if p.api.eq_ignore_ascii_case("dummy") || p.dry_run {
+        if p.api_kind.features().fake || p.dry_run {
             continue;
         }
-        if comm.rank() == 0 && (p.write_file || p.check_write) {
+        if comm.rank() == 0 && (p.write_file || p.verification.check_write) {
             check_fits_file_system(p, n)?;
         }
         check_targets(comm.rank(), n, p)?;
@@ -132,15 +147,16 @@ pub(super) fn check_fits_file_system(p: &IorParams, n: u32) -> Result<(), String
     };
     let targets = p.test_file.split('@').count() as u64;
     let bytes = p
+        .layout
         .block_size
-        .saturating_mul(p.segment_count)
+        .saturating_mul(p.layout.segment_count)
         .saturating_mul(u64::from(n));
     if fs.total_bytes > 0 && bytes / targets.max(1) / FS_SIZE_FACTOR > fs.total_bytes {
         return Err(format!(
             "-b {} -s {} with {n} rank(s) writes {}, more than {FS_SIZE_FACTOR} times the \
              file system holding {} ({} in total)",
-            crate::size::format_size(p.block_size),
-            p.segment_count,
+            crate::size::format_size(p.layout.block_size),
+            p.layout.segment_count,
             pario_engine::memcheck::human(bytes),
             dir.display(),
             pario_engine::memcheck::human(fs.total_bytes)
@@ -157,17 +173,29 @@ pub(super) const FS_SIZE_FACTOR: u64 = 16;
 /// it). Each rank checks the files of its own data index, so the whole job
 /// checks every file.
 pub(super) fn check_targets(rank: u32, n: u32, p: &IorParams) -> Result<(), String> {
-    let Ok(naming) = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
-    else {
+    let Ok(naming) = FileNaming::new(
+        &p.test_file,
+        p.layout.file_per_proc,
+        p.layout.unique_dir,
+        p.layout.multi_file,
+    ) else {
         return Ok(()); // refused later, with its own message
     };
-    let mine = if p.file_per_proc { rank < n } else { rank == 0 };
+    let mine = if p.layout.file_per_proc {
+        rank < n
+    } else {
+        rank == 0
+    };
     if !mine {
         return Ok(());
     }
-    let reps = if p.multi_file { p.repetitions } else { 1 };
+    let reps = if p.layout.multi_file {
+        p.repetitions
+    } else {
+        1
+    };
     for rep in 0..reps.min(u64::from(u32::MAX)) as u32 {
-        let path = naming.path_for(if p.file_per_proc { rank } else { 0 }, rep);
+        let path = naming.path_for(if p.layout.file_per_proc { rank } else { 0 }, rep);
         if let Some(kind) = pario_backends::posix::special_file(&path) {
             return Err(format!(
                 "-o {}: {} is a {kind}, not a regular file: refusing to open or remove it",
@@ -231,12 +259,12 @@ pub(super) fn preflight(
                 if warning {
                     console.warning(&a.text);
                     advised.push(a.text);
-                } else if p.verbose >= 1 {
+                } else if p.output.verbose >= 1 {
                     console.note(&a.text);
                     advised.push(a.text);
                 }
             }
-            if p.warning_as_errors {
+            if p.output.warning_as_errors {
                 if let Some(w) = warnings.first() {
                     problem = Some(format!("warningAsErrors: {w}"));
                 }

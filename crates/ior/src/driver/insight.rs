@@ -24,17 +24,18 @@ pub struct Shape {
 pub fn test_facts(test_id: u32, p: &IorParams, shape: Shape) -> TestFacts {
     let d = p.api_kind.descriptor();
     let features = d.features;
-    // Dry runs use DUMMY whatever -a says.
+    // A dry run does no I/O whatever -a says.
     let stored = !p.dry_run && !features.fake && !features.object_store;
     let options = p.backend_options();
     let physical = memhog::physical_memory();
-    let tasks = u64::try_from(p.num_tasks)
+    let tasks = u64::try_from(p.layout.num_tasks)
         .ok()
         .filter(|t| *t > 0)
         .unwrap_or(u64::from(shape.tasks));
     let data = p
+        .layout
         .block_size
-        .saturating_mul(p.segment_count)
+        .saturating_mul(p.layout.segment_count)
         .saturating_mul(tasks);
     TestFacts {
         test_id,
@@ -46,7 +47,7 @@ pub fn test_facts(test_id: u32, p: &IorParams, shape: Shape) -> TestFacts {
             .in_effect(Effect::SlowsRankZero, &options)
             .then(|| d.option_with(Effect::SlowsRankZero))
             .flatten(),
-        reorder: p.reorder_tasks || p.reorder_tasks_random > 0,
+        reorder: p.ordering.reorder_tasks || p.ordering.reorder_tasks_random > 0,
         num_nodes: shape.nodes,
         node_cache: memhog::available_memory(),
         hog_per_node: memhog::request(p, shape.tasks_per_node, physical).map_or(0, |r| r.per_node),
@@ -75,7 +76,7 @@ pub fn review(record: &mut RunRecord, inv: &Invocation, console: &pario_frontend
         .enumerate()
         .map(|(i, p)| test_facts(i as u32, p, shape))
         .collect();
-    let notes = inv.tests.iter().any(|p| p.verbose >= 1);
+    let notes = inv.tests.iter().any(|p| p.output.verbose >= 1);
     advisor::review_at(record, &facts, console, notes);
 }
 

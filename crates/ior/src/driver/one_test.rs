@@ -2,6 +2,7 @@
 //! ranks it uses, the observed engine run and the lines around it.
 
 use super::*;
+use crate::options::Api;
 
 /// What every test of one invocation shares.
 pub(super) struct RunCtx<'a, 'w> {
@@ -96,17 +97,17 @@ pub(super) fn test_end_lines(
     ok: bool,
     pairs: Option<u64>,
 ) {
-    if ok && params.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
+    if ok && params.output.verbose >= pario_results::render::MIN_VERBOSE_MAX_LINES {
         console.out(&ior_text::max_lines(test));
     }
     if let Some(p) = pairs {
         console.out(&ior_text::pairs_line(p));
     }
     // pario's addition at -v: the merged latency percentiles of each phase.
-    if params.verbose >= 1 {
+    if params.output.verbose >= 1 {
         console.out(&pario_results::render::latency::latency_block(test));
     }
-    if params.summary_always {
+    if params.output.summary_always {
         console.out(&format!(
             "\n{}{}",
             ior_text::summary_header(),
@@ -132,7 +133,11 @@ pub(super) fn run_on_ranks(
     } else {
         sub.node_layout()
     };
-    let api = if params.dry_run { "DUMMY" } else { &params.api };
+    let api = if params.dry_run {
+        Api::dry_run_stand_in().name()
+    } else {
+        &params.api
+    };
     let created = match create_agreed(sub, api, &params.backend_options(), comm.rank()) {
         Ok(c) => c,
         Err(e) => return (None, Some(e), None),
@@ -163,9 +168,10 @@ pub(super) fn run_on_ranks(
             &sub_layout,
             n,
             params
+                .layout
                 .num_tasks_on_node0
                 .and_then(|t| u32::try_from(t).ok()),
-            params.num_nodes.and_then(|t| u32::try_from(t).ok()),
+            params.layout.num_nodes.and_then(|t| u32::try_from(t).ok()),
         ),
         host: layout.host.clone(),
     };
@@ -239,7 +245,7 @@ pub(super) fn run_observed(
     let mut obs = TextObserver {
         console: ctx.console,
         run: record,
-        verbose: params.verbose,
+        verbose: params.output.verbose,
         use_existing: params.use_existing_test_file,
         quiet: ctx.quiet,
         pairs: None,
@@ -262,12 +268,12 @@ pub(super) fn test_start_lines(
     notes: &[String],
     hog: Option<&memhog::Held>,
 ) {
-    if params.verbose >= 1 {
+    if params.output.verbose >= 1 {
         for note in notes {
             ctx.console.note(note);
         }
     }
-    if params.verbose >= 3 && !ctx.quiet {
+    if params.output.verbose >= 3 && !ctx.quiet {
         if let Some(h) = hog {
             if params.memory_per_node.is_some() {
                 ctx.console.out(&format!(

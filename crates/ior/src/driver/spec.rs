@@ -1,6 +1,7 @@
 //! From options to the engine's spec and extras (pure).
 
 use super::*;
+use pario_results::AccessOrder;
 
 /// How the packet type maps onto the signature crate.
 pub(super) fn packet(p: DataPacketType) -> PacketType {
@@ -24,33 +25,34 @@ pub(super) fn packet_letter(p: DataPacketType) -> String {
 
 /// Number of ranks a test uses: `-N` (0 or negative: all).
 pub fn participants(p: &IorParams, world: u32) -> Result<u32, String> {
-    subset::participants(p.num_tasks, world)
+    subset::participants(p.layout.num_tasks, world)
 }
 
 /// `-z` (`-z -z`: with repeats), seeded by `--random-offset-seed`.
 pub(super) fn ordering(p: &IorParams) -> Ordering {
     let seed = p
+        .ordering
         .random_offset_seed
         .map(|s| s as u64)
         .unwrap_or(DEFAULT_RANDOM_SEED);
-    match p.random_offset {
-        0 => Ordering::Sequential,
-        1 => Ordering::Random { seed },
-        _ => Ordering::RandomWithRepeats { seed },
+    match p.ordering.offsets {
+        AccessOrder::Random => Ordering::Random { seed },
+        AccessOrder::RandomWithRepeats => Ordering::RandomWithRepeats { seed },
+        _ => Ordering::Sequential,
     }
 }
 
 /// `-C` (constant shift) or `-Z` (random; `-Z -Z`: per phase), by `-Q` nodes.
 pub(super) fn reorder(p: &IorParams) -> Reorder {
-    if p.reorder_tasks {
+    if p.ordering.reorder_tasks {
         Reorder::Constant {
-            node_offset: p.task_per_node_offset as u32,
+            node_offset: p.ordering.task_per_node_offset as u32,
         }
-    } else if p.reorder_tasks_random > 0 {
+    } else if p.ordering.reorder_tasks_random > 0 {
         Reorder::Random {
-            seed: p.reorder_tasks_random_seed,
-            node_offset: p.task_per_node_offset as u32,
-            per_phase: p.reorder_tasks_random > 1,
+            seed: p.ordering.reorder_tasks_random_seed,
+            node_offset: p.ordering.task_per_node_offset as u32,
+            per_phase: p.ordering.reorder_tasks_random > 1,
         }
     } else {
         Reorder::None
@@ -67,22 +69,23 @@ pub fn build_spec(
 ) -> Result<IorSpec, String> {
     let layout = Layout {
         num_tasks,
-        block_size: p.block_size,
-        transfer_size: p.transfer_size,
-        segment_count: p.segment_count,
-        file_per_proc: p.file_per_proc,
+        block_size: p.layout.block_size,
+        transfer_size: p.layout.transfer_size,
+        segment_count: p.layout.segment_count,
+        file_per_proc: p.layout.file_per_proc,
     };
     layout.validate().map_err(|e| e.to_string())?;
     let (ordering, reorder) = (ordering(p), reorder(p));
-    let naming = FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)?;
+    let naming = FileNaming::new(
+        &p.test_file,
+        p.layout.file_per_proc,
+        p.layout.unique_dir,
+        p.layout.multi_file,
+    )?;
     let repetitions =
         u32::try_from(p.repetitions).map_err(|_| format!("-i {}: too many", p.repetitions))?;
-    let signature = (p.set_timestamp_signature != 0).then_some(p.set_timestamp_signature as u32);
-    let ordering_name = match p.random_offset {
-        0 => "sequential",
-        1 => "random",
-        _ => "random-repeats",
-    };
+    let signature = (p.verification.set_timestamp_signature != 0)
+        .then_some(p.verification.set_timestamp_signature as u32);
     Ok(IorSpec {
         test_id,
         layout,
@@ -90,11 +93,11 @@ pub fn build_spec(
         reorder,
         write: p.write_file,
         read: p.read_file,
-        check_write: p.check_write,
-        check_read: p.check_read,
+        check_write: p.verification.check_write,
+        check_read: p.verification.check_read,
         repetitions,
         naming,
-        packet: packet(p.data_packet_type),
+        packet: packet(p.verification.data_packet_type),
         signature,
         fsync: p.fsync,
         fsync_per_write: p.fsync_per_write,
@@ -104,12 +107,16 @@ pub fn build_spec(
         keep_file_with_error: p.keep_file_with_error,
         quit_on_error: p.quit_on_error,
         use_existing: p.use_existing_test_file,
-        inter_test_delay: p.inter_test_delay,
-        max_time_minutes: p.max_time_duration as f64,
-        deadline: p.deadline_for_stonewalling as f64,
-        wear_out: p.stonewalling_wear_out,
-        stonewall_status_file: p.stonewalling_status_file.as_ref().map(PathBuf::from),
-        verbose: p.verbose,
+        inter_test_delay: p.timing.inter_test_delay,
+        max_time_minutes: p.timing.max_time_duration as f64,
+        deadline: p.timing.deadline_for_stonewalling as f64,
+        wear_out: p.timing.stonewalling_wear_out,
+        stonewall_status_file: p
+            .timing
+            .stonewalling_status_file
+            .as_ref()
+            .map(PathBuf::from),
+        verbose: p.output.verbose,
         parameters: parameters(
             p,
             num_tasks,
@@ -122,11 +129,11 @@ pub fn build_spec(
         workload: pario_store::ior_workload(&pario_store::IorKey {
             api: p.api.clone(),
             num_tasks,
-            file_per_proc: p.file_per_proc,
-            block_size: p.block_size,
-            transfer_size: p.transfer_size,
-            segment_count: p.segment_count,
-            ordering: ordering_name.to_string(),
+            file_per_proc: p.layout.file_per_proc,
+            block_size: p.layout.block_size,
+            transfer_size: p.layout.transfer_size,
+            segment_count: p.layout.segment_count,
+            ordering: p.ordering.offsets.clone(),
             collective: p.collective,
         }),
         fs: None,
@@ -134,9 +141,14 @@ pub fn build_spec(
 }
 
 pub(super) fn naming_first_path(p: &IorParams) -> String {
-    FileNaming::new(&p.test_file, p.file_per_proc, p.unique_dir, p.multi_file)
-        .map(|n| n.path_for(0, 0).display().to_string())
-        .unwrap_or_else(|_| p.test_file.clone())
+    FileNaming::new(
+        &p.test_file,
+        p.layout.file_per_proc,
+        p.layout.unique_dir,
+        p.layout.multi_file,
+    )
+    .map(|n| n.path_for(0, 0).display().to_string())
+    .unwrap_or_else(|_| p.test_file.clone())
 }
 
 /// The parameter map of a test: IOR's Parameters block names, plus extras
@@ -166,24 +178,30 @@ pub(super) fn parameters(
 /// The IOR 4 options the engine takes beside the spec (pure).
 pub fn build_extras(p: &IorParams) -> IorExtras {
     IorExtras {
-        wear_out_iterations: p.stonewalling_wear_out_iterations,
-        min_time: p.min_time_duration as f64,
-        outlier_threshold: p.outlier_threshold as f64,
+        wear_out_iterations: p.timing.stonewalling_wear_out_iterations,
+        min_time: p.timing.min_time_duration as f64,
+        outlier_threshold: p.timing.outlier_threshold as f64,
         rank_csv: p
+            .output
             .save_rank_performance_details_csv
             .as_ref()
             .map(PathBuf::from),
-        per_op_csv: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
-        inter_io_delay_us: p.inter_io_delay,
-        random_prefill: p.random_prefill,
+        per_op_csv: p.output.save_per_op_data_csv.as_ref().map(PathBuf::from),
+        inter_io_delay_us: p.timing.inter_io_delay,
+        random_prefill: p.ordering.random_prefill,
         collective: p.collective,
         side_outputs: sinks::IorFiles {
-            status: p.stonewalling_status_file.as_ref().map(PathBuf::from),
+            status: p
+                .timing
+                .stonewalling_status_file
+                .as_ref()
+                .map(PathBuf::from),
             rank_csv: p
+                .output
                 .save_rank_performance_details_csv
                 .as_ref()
                 .map(PathBuf::from),
-            per_op_prefix: p.save_per_op_data_csv.as_ref().map(PathBuf::from),
+            per_op_prefix: p.output.save_per_op_data_csv.as_ref().map(PathBuf::from),
         }
         .sink(),
         // The stop flag is set by the driver (SIGINT/SIGTERM): see [`run`].

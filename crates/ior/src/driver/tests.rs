@@ -279,7 +279,7 @@ fn golden_params() -> (IorParams, NodeLayout) {
     .collect();
     let inv = parse_command_line(&args).unwrap();
     let mut p = inv.tests[0].clone();
-    p.platform = Some("plat".into());
+    p.output.platform = Some("plat".into());
     (p, pario_comm::layout_from_override(0, 4, 2, "hostA".into()))
 }
 
@@ -295,10 +295,8 @@ fn parameters_keep_ior_key_names_and_values() {
     let m = parameters(&p, 4, &layout, 7, "/tmp/x/f.00000000", "-a DUMMY", 0);
     let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_MANY).unwrap();
     assert_eq!(m, want);
-    let d = IorParams {
-        platform: Some("plat".into()),
-        ..IorParams::default()
-    };
+    let mut d = IorParams::default();
+    d.output.platform = Some("plat".into());
     let m = parameters(&d, 1, &layout, 0, "f", "", 9);
     let want: BTreeMap<String, Value> = serde_json::from_str(GOLDEN_DEFAULT).unwrap();
     assert_eq!(m, want);
@@ -323,4 +321,52 @@ fn the_vvv_environment_dump_masks_values_and_keeps_lines() {
     assert_eq!(shown.len(), 5);
     assert_eq!(shown[2].1, "http://u:***@host/b");
     assert_eq!(shown[4].1, "/scratch");
+}
+
+/// `-z -z` (random offsets with repeats) survives a round trip through the
+/// store: the kept JSON record and the database (record and result rows)
+/// read it back as the same ordering, and the renderers show it
+/// (`randomOffset` 2 in the JSON summary and the `-vvv` parameters), also
+/// from a record whose parameters are gone (an import's).
+#[test]
+fn random_with_repeats_survives_the_store_and_the_renderers() {
+    use pario_results::AccessOrder;
+    use pario_store::Store;
+    let r = run_args(
+        &[
+            "-a", "DUMMY", "-w", "-r", "-z", "-z", "-b", "64k", "-t", "4k",
+        ],
+        None,
+    );
+    assert_eq!(r.status, 0, "{}", r.err);
+    let rec = &r.kept[0];
+    assert_eq!(
+        rec.tests[0].workload.ordering,
+        AccessOrder::RandomWithRepeats
+    );
+    let mut db = pario_store::DbStore::sqlite_in_memory().unwrap();
+    db.insert_run(rec).unwrap();
+    let back = db.get_run(&rec.run_id).unwrap().expect("stored run");
+    assert_eq!(
+        back.tests[0].workload.ordering,
+        AccessOrder::RandomWithRepeats
+    );
+    let rows = db.results_for(std::slice::from_ref(&rec.run_id)).unwrap();
+    assert!(!rows.is_empty());
+    for row in &rows {
+        assert_eq!(row.workload.ordering, AccessOrder::RandomWithRepeats);
+    }
+    let mut bare = back.clone();
+    bare.tests[0].parameters.clear();
+    for record in [&back, &bare] {
+        let doc: Value = serde_json::from_str(&ior_json::ior_json(record)).unwrap();
+        assert_eq!(
+            doc["tests"][0]["Parameters"]["randomOffset"],
+            json!(2),
+            "{doc}"
+        );
+        let text = ior_text::test_header(record, &record.tests[0], 3);
+        assert!(text.contains("randomOffset        : 2\n"), "{text}");
+        assert!(text.contains("ordering in a file  : random\n"), "{text}");
+    }
 }

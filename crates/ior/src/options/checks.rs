@@ -20,7 +20,11 @@ impl IorParams {
 
     /// Applies the implied `-w -r` rule to this test's final values.
     pub fn finalize(&mut self) {
-        if !(self.write_file || self.read_file || self.check_write || self.check_read) {
+        if !(self.write_file
+            || self.read_file
+            || self.verification.check_write
+            || self.verification.check_read)
+        {
             self.write_file = true;
             self.read_file = true;
             self.implied_write_read = true;
@@ -43,14 +47,14 @@ impl IorParams {
 
     /// Whether data is checked (`-W` or `-R`).
     fn data_checked(&self) -> bool {
-        self.check_write || self.check_read
+        self.verification.check_write || self.verification.check_read
     }
 
     /// Transfer and block sizes: positive, nested, and fit for data checks
     /// and the backend's minimum transfer.
     fn check_sizes(&self, features: &Features) -> Result<(), OptionError> {
-        let t = self.transfer_size;
-        let b = self.block_size;
+        let t = self.layout.transfer_size;
+        let b = self.layout.block_size;
         if t == 0 {
             return bad("transfer size (-t/transferSize) must be greater than 0".into());
         }
@@ -92,31 +96,37 @@ impl IorParams {
     /// Counts, delays and the signature are in range, and the test does
     /// something.
     fn check_counts(&self) -> Result<(), OptionError> {
-        if self.segment_count == 0 {
+        if self.layout.segment_count == 0 {
             return bad("segment count (-s/segmentCount) must be at least 1".into());
         }
         if self.repetitions == 0 {
             return bad("repetitions (-i/repetitions) must be at least 1".into());
         }
-        if self.num_tasks < 0 {
+        if self.layout.num_tasks < 0 {
             return bad(format!(
                 "number of tasks (-N/numTasks = {}) must not be negative (0 means all)",
-                self.num_tasks
+                self.layout.num_tasks
             ));
         }
-        if !self.inter_test_delay.is_finite() || self.inter_test_delay < 0.0 {
+        if !self.timing.inter_test_delay.is_finite() || self.timing.inter_test_delay < 0.0 {
             return bad(format!(
                 "inter-test delay (-d/interTestDelay = {}) must be a non-negative number",
-                self.inter_test_delay
+                self.timing.inter_test_delay
             ));
         }
-        if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&self.set_timestamp_signature) {
+        if !(i64::from(i32::MIN)..=i64::from(u32::MAX))
+            .contains(&self.verification.set_timestamp_signature)
+        {
             return bad(format!(
                 "time stamp signature (-G/setTimeStampSignature = {}) must fit in 32 bits",
-                self.set_timestamp_signature
+                self.verification.set_timestamp_signature
             ));
         }
-        if !(self.write_file || self.read_file || self.check_write || self.check_read) {
+        if !(self.write_file
+            || self.read_file
+            || self.verification.check_write
+            || self.verification.check_read)
+        {
             return bad("the test must write, read or check (-w, -r, -W or -R)".into());
         }
         Ok(())
@@ -124,25 +134,25 @@ impl IorParams {
 
     /// Task reordering (`-C`, `-Z`, `-Q`) and the node layout overrides.
     fn check_task_order(&self) -> Result<(), OptionError> {
-        if self.reorder_tasks && self.reorder_tasks_random > 0 {
+        if self.ordering.reorder_tasks && self.ordering.reorder_tasks_random > 0 {
             return bad(
                 "-C and -Z are mutually exclusive (reorderTasksConstant, reorderTasksRandom)"
                     .into(),
             );
         }
-        if self.reorder_tasks && self.task_per_node_offset == 0 {
+        if self.ordering.reorder_tasks && self.ordering.task_per_node_offset == 0 {
             return bad(
                 "-C with -Q 0 (reorderTasksConstant, taskPerNodeOffset): every rank \
                         would read back its own data, from its own cache; -Q must be at least 1"
                     .into(),
             );
         }
-        if self.num_nodes == Some(0) {
+        if self.layout.num_nodes == Some(0) {
             return bad(
                 "numNodes must be at least 1 (leave it out to use the detected nodes)".into(),
             );
         }
-        if self.num_tasks_on_node0 == Some(0) {
+        if self.layout.num_tasks_on_node0 == Some(0) {
             return bad(
                 "numTasksOnNode0 must be at least 1 (leave it out to use the detected layout)"
                     .into(),
@@ -154,44 +164,47 @@ impl IorParams {
     /// Random offsets (`-z`, `--randomPrefill`) and file per process (`-F`)
     /// go with each other, the reordering and the backend's features.
     fn check_access_pattern(&self, features: &Features) -> Result<(), OptionError> {
-        let b = self.block_size;
-        if self.random_offset > 0 && !self.file_per_proc {
-            if self.reorder_tasks {
+        let b = self.layout.block_size;
+        if self.ordering.offsets.is_random() && !self.layout.file_per_proc {
+            if self.ordering.reorder_tasks {
                 return bad("-z with -C needs -F: a shared file with random offsets \
                             (randomOffset) cannot be reordered by task (reorderTasksConstant)"
                     .into());
             }
-            if self.reorder_tasks_random > 0 {
+            if self.ordering.reorder_tasks_random > 0 {
                 return bad("-z with -Z needs -F: a shared file with random offsets \
                             (randomOffset) cannot be reordered by task (reorderTasksRandom)"
                     .into());
             }
         }
-        if self.random_offset > 0 && self.check_read && self.random_offset_seed.is_none() {
+        if self.ordering.offsets.is_random()
+            && self.verification.check_read
+            && self.ordering.random_offset_seed.is_none()
+        {
             return bad("-z with -R (randomOffset with checkRead) needs a fixed \
                         --random-offset-seed so the read-back visits the same offsets"
                 .into());
         }
-        if self.random_offset > 0 && !features.random_offsets {
+        if self.ordering.offsets.is_random() && !features.random_offsets {
             return bad(format!(
                 "random offsets (-z/randomOffset) are not available with -a {}",
                 self.api_kind
             ));
         }
-        if self.file_per_proc && !features.file_per_process {
+        if self.layout.file_per_proc && !features.file_per_process {
             return bad(format!(
                 "file per process (-F/filePerProc) is not available with -a {}",
                 self.api_kind
             ));
         }
-        if self.random_prefill > 0 {
-            if self.random_offset == 0 {
+        if self.ordering.random_prefill > 0 {
+            if !self.ordering.offsets.is_random() {
                 return bad("--randomPrefill is only useful with random offsets (-z)".into());
             }
-            if !b.is_multiple_of(self.random_prefill) {
+            if !b.is_multiple_of(self.ordering.random_prefill) {
                 return bad(format!(
                     "--randomPrefill ({}) must divide the block size (-b/blockSize = {})",
-                    format_size(self.random_prefill),
+                    format_size(self.ordering.random_prefill),
                     format_size(b)
                 ));
             }
@@ -202,7 +215,10 @@ impl IorParams {
     /// `-R` without `-w` reads back an existing file: it needs the
     /// signature that file was written with.
     fn check_read_signature(&self) -> Result<(), OptionError> {
-        if self.check_read && !self.write_file && self.set_timestamp_signature == 0 {
+        if self.verification.check_read
+            && !self.write_file
+            && self.verification.set_timestamp_signature == 0
+        {
             return bad(
                 "-R without -w (checkRead of an existing file) needs the signature \
                         it was written with: set -G/setTimeStampSignature"
@@ -216,7 +232,9 @@ impl IorParams {
     /// split write/read runs.
     fn check_stonewalling(&self) -> Result<(), OptionError> {
         let checked = self.data_checked();
-        if self.deadline_for_stonewalling > 0 && checked && self.stonewalling_status_file.is_none()
+        if self.timing.deadline_for_stonewalling > 0
+            && checked
+            && self.timing.stonewalling_status_file.is_none()
         {
             return bad(
                 "-D (deadlineForStonewalling) cannot be combined with -W/-R data checks \
@@ -224,10 +242,10 @@ impl IorParams {
                     .into(),
             );
         }
-        if self.stonewalling_wear_out && self.deadline_for_stonewalling == 0 {
+        if self.timing.stonewalling_wear_out && self.timing.deadline_for_stonewalling == 0 {
             return bad("stoneWallingWearOut needs a stonewalling deadline (-D)".into());
         }
-        if self.stonewalling_status_file.is_some() {
+        if self.timing.stonewalling_status_file.is_some() {
             if !self.keep_file {
                 return bad(
                     "stoneWallingStatusFile splits write and read over several runs: \
@@ -235,7 +253,7 @@ impl IorParams {
                         .into(),
                 );
             }
-            if self.write_file && !self.stonewalling_wear_out {
+            if self.write_file && !self.timing.stonewalling_wear_out {
                 return bad("stoneWallingStatusFile with a write test (-w) needs \
                             stoneWallingWearOut=1"
                     .into());
@@ -247,17 +265,17 @@ impl IorParams {
     /// File-system hints (BeeGFS), GPUDirect, then the selected backend's
     /// own checks, as a run would make them.
     fn check_backend(&self) -> Result<(), OptionError> {
-        if let Some(c) = self.beegfs_chunk_size {
+        if let Some(c) = self.directive_number::<u64>("beegfsChunkSize") {
             if !c.is_power_of_two() || c < (64 << 10) {
                 return bad(format!(
                     "beegfsChunkSize ({c}) must be a power of two of at least 64k"
                 ));
             }
         }
-        if self.beegfs_num_targets == Some(0) {
+        if self.directive_number::<u64>("beegfsNumTargets") == Some(0) {
             return bad("beegfsNumTargets must be at least 1".into());
         }
-        if self.gpu_direct && !self.use_o_direct {
+        if self.gpu_direct && !self.directive_on("useO_DIRECT") {
             return bad("--gpuDirect needs direct I/O (--posix.odirect)".into());
         }
         registry::check_options(self.api_kind.name(), &self.backend_options())
@@ -266,26 +284,25 @@ impl IorParams {
 
     /// The module options the selected backend gets: those given (except
     /// the file-system ones, which only [`crate::driver::advice`] reports),
-    /// plus the IOR 3 directives set for the modules it reads
-    /// (`-H`/`showHints` becomes `--mpiio.showHints` with `-a MPIIO`),
-    /// unless given as module options too.
+    /// plus the IOR 3 directives in effect (aliases, see `aliases`) for
+    /// the modules it reads (`-H`/`showHints` becomes `--mpiio.showHints`
+    /// with `-a MPIIO`), unless given as module options too.
     pub fn backend_options(&self) -> Vec<ModuleOption> {
-        let is_fs = |m: &str, k: &str| {
-            m.eq_ignore_ascii_case("posix") && crate::driver::advice::is_fs_module_key(k)
-        };
+        let is_fs = crate::driver::advice::is_fs_module_key;
         let mut v: Vec<ModuleOption> = self
             .module_options
             .iter()
-            .filter(|(m, k, _)| !is_fs(m, k))
+            .filter(|(_, k, _)| !is_fs(k))
             .cloned()
             .collect();
         let d = self.api_kind.descriptor();
         let modules = std::iter::once(d.module).chain(d.reads.iter().copied());
         for d in modules.filter_map(registry::find_module) {
-            for o in d.options.iter().filter(|o| !is_fs(d.module, o.key)) {
-                let Some(value) = o.directive.and_then(|n| self.directive_value(n)) else {
+            for o in d.options.iter().filter(|o| !is_fs(o.key)) {
+                let Some(value) = o.directive.and_then(|n| self.directive_setting(n)) else {
                     continue;
                 };
+                let value = value.map(str::to_string);
                 let given = v.iter().any(|(m, k, _)| {
                     m.eq_ignore_ascii_case(d.module) && k.eq_ignore_ascii_case(o.key)
                 });
@@ -295,28 +312,5 @@ impl IorParams {
             }
         }
         v
-    }
-
-    /// An IOR 3 directive that backends take as a module option, when set:
-    /// `Some(None)` for a flag that is on, `Some(Some(v))` for a value.
-    pub fn directive_value(&self, name: &str) -> Option<Option<String>> {
-        let flag = |on: bool| on.then_some(None);
-        match name {
-            "useO_DIRECT" => flag(self.use_o_direct),
-            "showHints" => flag(self.show_hints),
-            "hintsFileName" => self.hints_file_name.clone().map(Some),
-            "preallocate" => flag(self.preallocate),
-            "useFileView" => flag(self.use_file_view),
-            "useSharedFilePointer" => flag(self.use_shared_file_pointer),
-            "useStridedDatatype" => flag(self.use_strided_datatype),
-            "individualDataSets" => flag(self.individual_data_sets),
-            "noFill" => flag(self.no_fill),
-            "collectiveMetadata" => flag(self.collective_metadata),
-            "setAlignment" => {
-                (self.set_alignment > 1).then(|| Some(self.set_alignment.to_string()))
-            }
-            "randomOffset" => flag(self.random_offset > 0),
-            _ => None,
-        }
     }
 }

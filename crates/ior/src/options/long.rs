@@ -77,11 +77,17 @@ impl DirectiveKind {
     }
 }
 
-/// A directive name, its kind, and a valid sample value.
+/// One option of the table: its directive name (also its long option
+/// and deck key), its short letter if it has one, its kind, and a valid
+/// sample value.
 #[derive(Clone, Copy, Debug)]
 pub struct DirectiveSpec {
     /// Canonical spelling (matching is case-insensitive).
     pub name: &'static str,
+    /// The short option (`-b` for blockSize), if any. The letters of IOR
+    /// 3's backend directives (`-B`, `-H`...) are the backends' own
+    /// (see [`backend_letter`]).
+    pub letter: Option<char>,
     pub kind: DirectiveKind,
     /// A value that parses (used by tests and help).
     pub sample: &'static str,
@@ -92,57 +98,73 @@ pub(super) const fn d(
     kind: DirectiveKind,
     sample: &'static str,
 ) -> DirectiveSpec {
-    DirectiveSpec { name, kind, sample }
+    DirectiveSpec {
+        name,
+        letter: None,
+        kind,
+        sample,
+    }
+}
+
+impl DirectiveSpec {
+    /// The same option with short letter `c`.
+    pub(super) const fn short(mut self, c: char) -> DirectiveSpec {
+        self.letter = Some(c);
+        self
+    }
 }
 
 use DirectiveKind as K;
 
-/// Every directive IOR 3.3 and 4.1 document, their old aliases, and the IOR 4
-/// long options that are not module options. Usable as `-O name=value`, as a
-/// deck line, and as `--name[=value]`.
+/// The option table: every directive IOR 3.3 and 4.1 document, their old
+/// aliases, and the IOR 4 long options that are not module options, with
+/// their short letters. Each is usable as `-O name=value`, as a deck line,
+/// as `--name[=value]` and, with a letter, as `-L [value]`; all four set
+/// the test through [`apply_directive_spec`]. IOR 3's backend directives
+/// among them are aliases of backend options (see `aliases`).
 pub const DIRECTIVES: &[DirectiveSpec] = &[
-    d("api", K::Text, "posix"),
-    d("refNum", K::Int, "7"),
+    d("api", K::Text, "posix").short('a'),
+    d("refNum", K::Int, "7").short('A'),
     d("testNum", K::Int, "7"),
-    d("testFile", K::Text, "/tmp/ior-testfile"),
+    d("testFile", K::Text, "/tmp/ior-testfile").short('o'),
     d("hintsFileName", K::Text, "/tmp/hints"),
-    d("repetitions", K::UInt, "3"),
-    d("multiFile", K::Bool, "1"),
-    d("reorderTasksConstant", K::Bool, "1"),
+    d("repetitions", K::UInt, "3").short('i'),
+    d("multiFile", K::Bool, "1").short('m'),
+    d("reorderTasksConstant", K::Bool, "1").short('C'),
     d("reorderTasks", K::Bool, "1"),
-    d("taskPerNodeOffset", K::UInt, "2"),
-    d("reorderTasksRandom", K::Count, "1"),
-    d("reorderTasksRandomSeed", K::Int, "-113"),
-    d("quitOnError", K::Bool, "1"),
-    d("numTasks", K::Int, "32"),
-    d("interTestDelay", K::Float, "0.5"),
+    d("taskPerNodeOffset", K::UInt, "2").short('Q'),
+    d("reorderTasksRandom", K::Count, "1").short('Z'),
+    d("reorderTasksRandomSeed", K::Int, "-113").short('X'),
+    d("quitOnError", K::Bool, "1").short('q'),
+    d("numTasks", K::Int, "32").short('N'),
+    d("interTestDelay", K::Float, "0.5").short('d'),
     d("interIODelay", K::UInt, "100"),
-    d("outlierThreshold", K::UInt, "5"),
-    d("intraTestBarriers", K::Bool, "1"),
-    d("uniqueDir", K::Bool, "1"),
-    d("writeFile", K::Bool, "1"),
-    d("readFile", K::Bool, "1"),
-    d("filePerProc", K::Bool, "1"),
-    d("checkWrite", K::Bool, "1"),
-    d("checkRead", K::Bool, "1"),
-    d("keepFile", K::Bool, "1"),
-    d("keepFileWithError", K::Bool, "1"),
-    d("useExistingTestFile", K::Bool, "1"),
-    d("segmentCount", K::Size, "4"),
-    d("blockSize", K::Size, "4m"),
-    d("transferSize", K::Size, "1m"),
-    d("verbose", K::Count, "2"),
-    d("setTimeStampSignature", K::Int, "-5"),
+    d("outlierThreshold", K::UInt, "5").short('j'),
+    d("intraTestBarriers", K::Bool, "1").short('g'),
+    d("uniqueDir", K::Bool, "1").short('u'),
+    d("writeFile", K::Bool, "1").short('w'),
+    d("readFile", K::Bool, "1").short('r'),
+    d("filePerProc", K::Bool, "1").short('F'),
+    d("checkWrite", K::Bool, "1").short('W'),
+    d("checkRead", K::Bool, "1").short('R'),
+    d("keepFile", K::Bool, "1").short('k'),
+    d("keepFileWithError", K::Bool, "1").short('K'),
+    d("useExistingTestFile", K::Bool, "1").short('E'),
+    d("segmentCount", K::Size, "4").short('s'),
+    d("blockSize", K::Size, "4m").short('b'),
+    d("transferSize", K::Size, "1m").short('t'),
+    d("verbose", K::Count, "2").short('v'),
+    d("setTimeStampSignature", K::Int, "-5").short('G'),
     d("storeFileOffset", K::Bool, "1"),
-    d("memoryPerNode", K::Text, "80%"),
+    d("memoryPerNode", K::Text, "80%").short('M'),
     d("memoryPerTask", K::Size, "1g"),
-    d("maxTimeDuration", K::UInt, "60"),
+    d("maxTimeDuration", K::UInt, "60").short('T'),
     d("minTimeDuration", K::UInt, "30"),
-    d("deadlineForStonewalling", K::UInt, "45"),
+    d("deadlineForStonewalling", K::UInt, "45").short('D'),
     d("stoneWallingWearOut", K::Bool, "1"),
     d("stoneWallingWearOutIterations", K::UInt, "100"),
     d("stoneWallingStatusFile", K::Text, "/tmp/sw.status"),
-    d("randomOffset", K::Count, "1"),
+    d("randomOffset", K::Count, "1").short('z'),
     d("random-offset-seed", K::Int, "123"),
     d("randomPrefill", K::Size, "2m"),
     d("summaryAlways", K::Bool, "1"),
@@ -150,13 +172,13 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("summaryFormat", K::Text, "JSON"),
     d("saveRankPerformanceDetailsCSV", K::Text, "/tmp/ranks.csv"),
     d("savePerOpDataCSV", K::Text, "/tmp/ops"),
-    d("dataPacketType", K::Text, "timestamp"),
+    d("dataPacketType", K::Text, "timestamp").short('l'),
     d("warningAsErrors", K::Bool, "1"),
     d("dryRun", K::Bool, "1"),
     d("numNodes", K::UInt, "4"),
     d("nodes", K::UInt, "4"),
     d("numTasksOnNode0", K::UInt, "8"),
-    d("collective", K::Bool, "1"),
+    d("collective", K::Bool, "1").short('c'),
     d("showHints", K::Bool, "1"),
     d("preallocate", K::Bool, "1"),
     d("useFileView", K::Bool, "1"),
@@ -165,9 +187,9 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("individualDataSets", K::Bool, "1"),
     d("noFill", K::Bool, "1"),
     d("setAlignment", K::Size, "1m"),
-    d("fsync", K::Bool, "1"),
-    d("fsyncPerWrite", K::Bool, "1"),
-    d("singleXferAttempt", K::Bool, "1"),
+    d("fsync", K::Bool, "1").short('e'),
+    d("fsyncPerWrite", K::Bool, "1").short('Y'),
+    d("singleXferAttempt", K::Bool, "1").short('x'),
     d("useO_DIRECT", K::Bool, "1"),
     d("showHelp", K::Bool, "0"),
     d("lustreStripeCount", K::Int, "32"),
@@ -179,7 +201,7 @@ pub const DIRECTIVES: &[DirectiveSpec] = &[
     d("beegfsNumTargets", K::UInt, "4"),
     d("beegfsChunkSize", K::Size, "1m"),
     d("collectiveMetadata", K::Bool, "1"),
-    d("dualMount", K::Bool, "1"),
+    d("dualMount", K::Bool, "1").short('y'),
     d("allocateBufferOnGPU", K::Bool, "1"),
     d("GPUid", K::Int, "1"),
     d("gpuDirect", K::Bool, "1"),
@@ -296,6 +318,9 @@ pub(super) fn apply_directive_spec(
 ) -> Result<(), OptionError> {
     let x = Given { label, value };
     let name = spec.name;
+    if aliases::backend_alias(name).is_some() {
+        return aliases::apply_alias(p, spec, &x);
+    }
     let known = apply_test_directive(p, name, &x)?
         || apply_timing_directive(p, name, &x)?
         || apply_report_directive(p, name, &x)?
@@ -307,20 +332,20 @@ pub(super) fn apply_directive_spec(
 }
 
 /// A directive's value as given, with the option label for messages.
-struct Given<'a> {
-    label: &'a str,
+pub(super) struct Given<'a> {
+    pub(super) label: &'a str,
     /// None: the flag was given without a value.
-    value: Option<&'a str>,
+    pub(super) value: Option<&'a str>,
 }
 
 impl Given<'_> {
     /// The value text ("" for a flag without value).
-    fn raw(&self) -> &str {
+    pub(super) fn raw(&self) -> &str {
         self.value.unwrap_or("")
     }
 
     /// A boolean; a flag without value means true.
-    fn flag(&self) -> Result<bool, OptionError> {
+    pub(super) fn flag(&self) -> Result<bool, OptionError> {
         match self.value {
             None => Ok(true),
             Some(v) => parse_bool(self.label, v),
@@ -336,7 +361,7 @@ impl Given<'_> {
     }
 
     /// A text that must not be empty.
-    fn text(&self) -> Result<String, OptionError> {
+    pub(super) fn text(&self) -> Result<String, OptionError> {
         nonempty(self.label, self.raw()).map(str::to_string)
     }
 }
@@ -347,27 +372,26 @@ fn apply_test_directive(p: &mut IorParams, name: &str, x: &Given<'_>) -> Result<
     let (label, v) = (x.label, x.raw());
     match name {
         "api" => set_api(p, v)?,
-        "refNum" | "testNum" => p.ref_num = parse_i64(label, v)?,
+        "refNum" | "testNum" => p.output.ref_num = parse_i64(label, v)?,
         "testFile" => p.test_file = x.text()?,
-        "hintsFileName" => p.hints_file_name = Some(x.text()?),
         "repetitions" => p.repetitions = parse_count(label, v)?,
-        "multiFile" => p.multi_file = x.flag()?,
-        "uniqueDir" => p.unique_dir = x.flag()?,
+        "multiFile" => p.layout.multi_file = x.flag()?,
+        "uniqueDir" => p.layout.unique_dir = x.flag()?,
         "writeFile" => p.write_file = x.flag()?,
         "readFile" => p.read_file = x.flag()?,
-        "filePerProc" => p.file_per_proc = x.flag()?,
-        "checkWrite" => p.check_write = x.flag()?,
-        "checkRead" => p.check_read = x.flag()?,
+        "filePerProc" => p.layout.file_per_proc = x.flag()?,
+        "checkWrite" => p.verification.check_write = x.flag()?,
+        "checkRead" => p.verification.check_read = x.flag()?,
         "keepFile" => p.keep_file = x.flag()?,
         "keepFileWithError" => p.keep_file_with_error = x.flag()?,
         "useExistingTestFile" => p.use_existing_test_file = x.flag()?,
         "quitOnError" => p.quit_on_error = x.flag()?,
-        "numTasks" => p.num_tasks = parse_num_tasks(label, v)?,
-        "numNodes" | "nodes" => p.num_nodes = Some(parse_u64(label, v)?),
-        "numTasksOnNode0" => p.num_tasks_on_node0 = Some(parse_u64(label, v)?),
-        "segmentCount" => p.segment_count = parse_count(label, v)?,
-        "blockSize" => p.block_size = parse_bytes(label, v)?,
-        "transferSize" => p.transfer_size = parse_bytes(label, v)?,
+        "numTasks" => p.layout.num_tasks = parse_num_tasks(label, v)?,
+        "numNodes" | "nodes" => p.layout.num_nodes = Some(parse_u64(label, v)?),
+        "numTasksOnNode0" => p.layout.num_tasks_on_node0 = Some(parse_u64(label, v)?),
+        "segmentCount" => p.layout.segment_count = parse_count(label, v)?,
+        "blockSize" => p.layout.block_size = parse_bytes(label, v)?,
+        "transferSize" => p.layout.transfer_size = parse_bytes(label, v)?,
         "memoryPerNode" => set_memory_per_node(p, label, v)?,
         "memoryPerTask" => {
             p.memory_per_task = parse_bytes(label, v)?;
@@ -387,28 +411,33 @@ fn apply_timing_directive(
 ) -> Result<bool, OptionError> {
     let (label, v) = (x.label, x.raw());
     match name {
-        "reorderTasksConstant" | "reorderTasks" => p.reorder_tasks = x.flag()?,
-        "taskPerNodeOffset" => p.task_per_node_offset = parse_u64(label, v)?,
-        "reorderTasksRandom" => p.reorder_tasks_random = x.count(p.reorder_tasks_random)?,
-        "reorderTasksRandomSeed" => p.reorder_tasks_random_seed = parse_i64(label, v)?,
-        "randomOffset" => p.random_offset = x.count(p.random_offset)?,
+        "reorderTasksConstant" | "reorderTasks" => p.ordering.reorder_tasks = x.flag()?,
+        "taskPerNodeOffset" => p.ordering.task_per_node_offset = parse_u64(label, v)?,
+        "reorderTasksRandom" => {
+            p.ordering.reorder_tasks_random = x.count(p.ordering.reorder_tasks_random)?
+        }
+        "reorderTasksRandomSeed" => p.ordering.reorder_tasks_random_seed = parse_i64(label, v)?,
+        "randomOffset" => {
+            let count = x.count(p.ordering.offsets.random_offset())?;
+            p.ordering.offsets = AccessOrder::from_random_offset(count);
+        }
         "random-offset-seed" => {
             let s = parse_i64(label, v)?;
-            p.random_offset_seed = if s == -1 { None } else { Some(s) };
+            p.ordering.random_offset_seed = if s == -1 { None } else { Some(s) };
         }
-        "randomPrefill" => p.random_prefill = parse_bytes(label, v)?,
-        "interTestDelay" => p.inter_test_delay = parse_seconds_f64(label, v)?,
-        "interIODelay" => p.inter_io_delay = parse_u64(label, v)?,
+        "randomPrefill" => p.ordering.random_prefill = parse_bytes(label, v)?,
+        "interTestDelay" => p.timing.inter_test_delay = parse_seconds_f64(label, v)?,
+        "interIODelay" => p.timing.inter_io_delay = parse_u64(label, v)?,
         "intraTestBarriers" => p.intra_test_barriers = x.flag()?,
-        "outlierThreshold" => p.outlier_threshold = parse_u64(label, v)?,
-        "maxTimeDuration" => p.max_time_duration = parse_u64(label, v)?,
-        "minTimeDuration" => p.min_time_duration = parse_u64(label, v)?,
-        "deadlineForStonewalling" => p.deadline_for_stonewalling = parse_u64(label, v)?,
-        "stoneWallingWearOut" => p.stonewalling_wear_out = x.flag()?,
+        "outlierThreshold" => p.timing.outlier_threshold = parse_u64(label, v)?,
+        "maxTimeDuration" => p.timing.max_time_duration = parse_u64(label, v)?,
+        "minTimeDuration" => p.timing.min_time_duration = parse_u64(label, v)?,
+        "deadlineForStonewalling" => p.timing.deadline_for_stonewalling = parse_u64(label, v)?,
+        "stoneWallingWearOut" => p.timing.stonewalling_wear_out = x.flag()?,
         "stoneWallingWearOutIterations" => {
-            p.stonewalling_wear_out_iterations = parse_u64(label, v)?
+            p.timing.stonewalling_wear_out_iterations = parse_u64(label, v)?
         }
-        "stoneWallingStatusFile" => p.stonewalling_status_file = Some(x.text()?),
+        "stoneWallingStatusFile" => p.timing.stonewalling_status_file = Some(x.text()?),
         _ => return Ok(false),
     }
     Ok(true)
@@ -423,20 +452,20 @@ fn apply_report_directive(
 ) -> Result<bool, OptionError> {
     let (label, v) = (x.label, x.raw());
     match name {
-        "setTimeStampSignature" => p.set_timestamp_signature = parse_i64(label, v)?,
+        "setTimeStampSignature" => p.verification.set_timestamp_signature = parse_i64(label, v)?,
         "storeFileOffset" => {
             if x.flag()? {
-                p.data_packet_type = DataPacketType::Offset;
-            } else if p.data_packet_type == DataPacketType::Offset {
-                p.data_packet_type = DataPacketType::Generic;
+                p.verification.data_packet_type = DataPacketType::Offset;
+            } else if p.verification.data_packet_type == DataPacketType::Offset {
+                p.verification.data_packet_type = DataPacketType::Generic;
             }
         }
-        "dataPacketType" => p.data_packet_type = parse_packet_type(label, v)?,
-        "verbose" => p.verbose = x.count(p.verbose)?,
-        "summaryAlways" => p.summary_always = x.flag()?,
-        "summaryFile" => p.summary_file = Some(x.text()?),
+        "dataPacketType" => p.verification.data_packet_type = parse_packet_type(label, v)?,
+        "verbose" => p.output.verbose = x.count(p.output.verbose)?,
+        "summaryAlways" => p.output.summary_always = x.flag()?,
+        "summaryFile" => p.output.summary_file = Some(x.text()?),
         "summaryFormat" => {
-            p.summary_format = match v.trim().to_ascii_lowercase().as_str() {
+            p.output.summary_format = match v.trim().to_ascii_lowercase().as_str() {
                 "default" => SummaryFormat::Default,
                 "json" => SummaryFormat::Json,
                 "csv" => SummaryFormat::Csv,
@@ -449,20 +478,23 @@ fn apply_report_directive(
                 }
             }
         }
-        "saveRankPerformanceDetailsCSV" => p.save_rank_performance_details_csv = Some(x.text()?),
-        "savePerOpDataCSV" => p.save_per_op_data_csv = Some(x.text()?),
-        "warningAsErrors" => p.warning_as_errors = x.flag()?,
+        "saveRankPerformanceDetailsCSV" => {
+            p.output.save_rank_performance_details_csv = Some(x.text()?)
+        }
+        "savePerOpDataCSV" => p.output.save_per_op_data_csv = Some(x.text()?),
+        "warningAsErrors" => p.output.warning_as_errors = x.flag()?,
         "dryRun" => p.dry_run = x.flag()?,
-        "showHelp" => p.show_help = x.flag()?,
-        "platform" => p.platform = Some(x.text()?),
-        "debug" => p.debug = Some(x.text()?),
+        "showHelp" => p.output.show_help = x.flag()?,
+        "platform" => p.output.platform = Some(x.text()?),
+        "debug" => p.output.debug = Some(x.text()?),
         _ => return Ok(false),
     }
     Ok(true)
 }
 
-/// Sets a directive about backend hints (MPI-IO, POSIX, Lustre, GPFS,
-/// BeeGFS, GPU). Returns false when `name` is not one of them.
+/// Sets a directive about collective I/O, syncing, transfer retries,
+/// mounts and GPU buffers. Returns false when `name` is not one of them.
+/// (IOR 3's backend directives are aliases: see `aliases`.)
 fn apply_backend_directive(
     p: &mut IorParams,
     name: &str,
@@ -471,28 +503,10 @@ fn apply_backend_directive(
     let (label, v) = (x.label, x.raw());
     match name {
         "collective" => p.collective = x.flag()?,
-        "showHints" => p.show_hints = x.flag()?,
-        "preallocate" => p.preallocate = x.flag()?,
-        "useFileView" => p.use_file_view = x.flag()?,
-        "useSharedFilePointer" => p.use_shared_file_pointer = x.flag()?,
-        "useStridedDatatype" => p.use_strided_datatype = x.flag()?,
-        "individualDataSets" => p.individual_data_sets = x.flag()?,
-        "noFill" => p.no_fill = x.flag()?,
-        "setAlignment" => p.set_alignment = parse_bytes(label, v)?,
         "fsync" => p.fsync = x.flag()?,
         "fsyncPerWrite" => p.fsync_per_write = x.flag()?,
         "singleXferAttempt" => p.single_xfer_attempt = x.flag()?,
-        "useO_DIRECT" => p.use_o_direct = x.flag()?,
-        "collectiveMetadata" => p.collective_metadata = x.flag()?,
-        "lustreStripeCount" => p.lustre_stripe_count = parse_i64(label, v)?,
-        "lustreStripeSize" => p.lustre_stripe_size = parse_bytes(label, v)?,
-        "lustreStartOST" => p.lustre_start_ost = parse_i64(label, v)?,
-        "lustreIgnoreLocks" => p.lustre_ignore_locks = x.flag()?,
-        "gpfsHintAccess" => p.gpfs_hint_access = x.flag()?,
-        "gpfsReleaseToken" => p.gpfs_release_token = x.flag()?,
-        "beegfsNumTargets" => p.beegfs_num_targets = Some(parse_u64(label, v)?),
-        "beegfsChunkSize" => p.beegfs_chunk_size = Some(parse_bytes(label, v)?),
-        "dualMount" => p.dual_mount = x.flag()?,
+        "dualMount" => p.layout.dual_mount = x.flag()?,
         "allocateBufferOnGPU" => p.allocate_buffer_on_gpu = x.flag()?,
         "GPUid" => p.gpu_id = parse_i64(label, v)?,
         "gpuDirect" => p.gpu_direct = x.flag()?,

@@ -22,53 +22,53 @@
 //! | letter | value | field | note |
 //! |---|---|---|---|
 //! | `-a` | API | `api` | POSIX DUMMY MPIIO HDF5 NCMPI MMAP URING AIO RADOS, any case |
-//! | `-A` | int | `ref_num` | |
-//! | `-b` | size | `block_size` | |
-//! | `-B` | – | `use_o_direct` | IOR ≤3.2; IOR 3.3+/4: `--posix.odirect` |
+//! | `-A` | int | `output.ref_num` | |
+//! | `-b` | size | `layout.block_size` | |
+//! | `-B` | – | alias `useO_DIRECT` | IOR ≤3.2; IOR 3.3+/4: `--posix.odirect` |
 //! | `-c` | – | `collective` | also `--collective` (IOR 4) |
-//! | `-C` | – | `reorder_tasks` | |
-//! | `-d` | seconds (fractional) | `inter_test_delay` | |
-//! | `-D` | seconds | `deadline_for_stonewalling` | |
+//! | `-C` | – | `ordering.reorder_tasks` | |
+//! | `-d` | seconds (fractional) | `timing.inter_test_delay` | |
+//! | `-D` | seconds | `timing.deadline_for_stonewalling` | |
 //! | `-e` | – | `fsync` | |
 //! | `-E` | – | `use_existing_test_file` | |
 //! | `-f` | path | deck | see "Decks and -f" |
-//! | `-F` | – | `file_per_proc` | |
+//! | `-F` | – | `layout.file_per_proc` | |
 //! | `-g` | – | `intra_test_barriers` | |
-//! | `-G` | int (may be negative) | `set_timestamp_signature` | |
+//! | `-G` | int (may be negative) | `verification.set_timestamp_signature` | |
 //! | `-h` | – | help | |
-//! | `-H` | – | `show_hints` | IOR 3 only; IOR 4: `--mpiio.showHints` |
+//! | `-H` | – | alias `showHints` | IOR 3 only; IOR 4: `--mpiio.showHints` |
 //! | `-i` | count | `repetitions` | |
-//! | `-I` | – | `individual_data_sets` | IOR 3; IOR 4: `--hdf5.individualDataSets` |
-//! | `-j` | seconds | `outlier_threshold` | |
-//! | `-J` | size | `set_alignment` | IOR 3; IOR 4: `--hdf5.setAlignment` |
+//! | `-I` | – | alias `individualDataSets` | IOR 3; IOR 4: `--hdf5.individualDataSets` |
+//! | `-j` | seconds | `timing.outlier_threshold` | |
+//! | `-J` | size | alias `setAlignment` | IOR 3; IOR 4: `--hdf5.setAlignment` |
 //! | `-k` | – | `keep_file` | |
 //! | `-K` | – | `keep_file_with_error` | |
-//! | `-l` | packet type | `data_packet_type` | **changed**: IOR 2–3.1 `-l` was the flag storeFileOffset; IOR 3.2+/4 takes a value (offset, incompressible, timestamp, random). We follow 4.1 and say so when the value is missing. |
-//! | `-m` | – | `multi_file` | |
+//! | `-l` | packet type | `verification.data_packet_type` | **changed**: IOR 2–3.1 `-l` was the flag storeFileOffset; IOR 3.2+/4 takes a value (offset, incompressible, timestamp, random). We follow 4.1 and say so when the value is missing. |
+//! | `-m` | – | `layout.multi_file` | |
 //! | `-M` | size or % | `memory_per_node` | |
-//! | `-n` | – | `no_fill` | IOR 3; IOR 4: `--hdf5.noFill` |
-//! | `-N` | int | `num_tasks` | `0` and IOR 4's `-1` both mean all tasks (stored as 0) |
+//! | `-n` | – | alias `noFill` | IOR 3; IOR 4: `--hdf5.noFill` |
+//! | `-N` | int | `layout.num_tasks` | `0` and IOR 4's `-1` both mean all tasks (stored as 0) |
 //! | `-o` | path | `test_file` | |
 //! | `-O` | directives | any | comma list, same grammar as deck lines |
-//! | `-p` | – | `preallocate` | IOR 3; IOR 4: `--mpiio.preallocate` |
-//! | `-P` | – | `use_shared_file_pointer` | IOR 3 (never worked in IOR) |
+//! | `-p` | – | alias `preallocate` | IOR 3; IOR 4: `--mpiio.preallocate` |
+//! | `-P` | – | alias `useSharedFilePointer` | IOR 3 (never worked in IOR) |
 //! | `-q` | – | `quit_on_error` | IOR 3 (absent from IOR 4.0's help) |
-//! | `-Q` | count | `task_per_node_offset` | |
+//! | `-Q` | count | `ordering.task_per_node_offset` | |
 //! | `-r` `-R` `-w` `-W` | – | read/check-read/write/check-write | see the implied rule |
-//! | `-s` | count (suffix ok) | `segment_count` | |
-//! | `-S` | – | `use_strided_datatype` | IOR 3; IOR 4: `--mpiio.useStridedDatatype` |
-//! | `-t` | size | `transfer_size` | |
-//! | `-T` | minutes | `max_time_duration` | |
-//! | `-u` | – | `unique_dir` | |
-//! | `-U` | path | `hints_file_name` | IOR 3; IOR 4: `--mpiio.hintsFileName` |
-//! | `-v` | – (counted) | `verbose` | `-vvv` = 3 |
-//! | `-V` | – | `use_file_view` | IOR 3; IOR 4: `--mpiio.useFileView` (not verbose!) |
+//! | `-s` | count (suffix ok) | `layout.segment_count` | |
+//! | `-S` | – | alias `useStridedDatatype` | IOR 3; IOR 4: `--mpiio.useStridedDatatype` |
+//! | `-t` | size | `layout.transfer_size` | |
+//! | `-T` | minutes | `timing.max_time_duration` | |
+//! | `-u` | – | `layout.unique_dir` | |
+//! | `-U` | path | alias `hintsFileName` | IOR 3; IOR 4: `--mpiio.hintsFileName` |
+//! | `-v` | – (counted) | `output.verbose` | `-vvv` = 3 |
+//! | `-V` | – | alias `useFileView` | IOR 3; IOR 4: `--mpiio.useFileView` (not verbose!) |
 //! | `-x` | – | `single_xfer_attempt` | |
-//! | `-X` | int (may be negative) | `reorder_tasks_random_seed` | |
-//! | `-y` | – | `dual_mount` | IOR 4 |
+//! | `-X` | int (may be negative) | `ordering.reorder_tasks_random_seed` | |
+//! | `-y` | – | `layout.dual_mount` | IOR 4 |
 //! | `-Y` | – | `fsync_per_write` | |
-//! | `-z` | – (counted) | `random_offset` | `-z -z`: random with repeats |
-//! | `-Z` | – (counted) | `reorder_tasks_random` | |
+//! | `-z` | – (counted) | `ordering.offsets` | `-z -z`: random with repeats |
+//! | `-Z` | – (counted) | `ordering.reorder_tasks_random` | |
 //!
 //! Unknown letters (e.g. `-L`) are errors. Bundles: a run of flag letters
 //! (`-vvv`, `-wr`, `-kE`) sets each flag; a value letter first takes the rest
@@ -100,19 +100,29 @@
 //!
 //! # Layout
 //!
-//! This file holds the types ([`IorParams`], [`Api`], [`OptionError`],
-//! [`Invocation`]...) and [`parse_command_line`]; `short` the short options
-//! and the dispatch of each word; [`long`] long options and the `-O`
-//! directive table; [`modules`] the module option table; `values` the value
-//! parsers; `checks` finalization and the cross-option checks.
+//! One table, [`DIRECTIVES`] (in [`long`]), lists every option: its
+//! directive name (also its long option and deck key), its short letter,
+//! its kind and a sample; every form of an option is applied by the same
+//! code, and a test checks that all forms give the same [`IorParams`].
+//!
+//! This file holds the types ([`IorParams`] and its parts [`Layout`],
+//! [`Ordering`], [`Verification`], [`Timing`], [`Output`]; [`Api`],
+//! [`OptionError`], [`Invocation`]...) and [`parse_command_line`]; `short`
+//! the short options and the dispatch of each word; [`long`] long options
+//! and the option table; `aliases` IOR 3's backend directives, resolved
+//! through the backend descriptors; [`modules`] the module options;
+//! `values` the value parsers; `checks` finalization and the cross-option
+//! checks.
 
 use crate::deck;
 use crate::size::{format_size, parse_size, parse_size_or_percent, MemorySize, SizeError};
 use pario_backends::registry::{self, BackendDescriptor, Features, OptionKind, OptionSpec};
+use pario_results::AccessOrder;
 use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
 
+mod aliases;
 mod checks;
 pub mod long;
 pub mod modules;
@@ -166,6 +176,16 @@ impl Api {
     /// Case-insensitive lookup.
     pub fn from_name(s: &str) -> Option<Api> {
         registry::find(s).map(Api)
+    }
+
+    /// The backend a dry run (`dryRun`) uses whatever `-a` says: the first
+    /// one that does no I/O (its `fake` feature).
+    pub fn dry_run_stand_in() -> Api {
+        registry::DESCRIPTORS
+            .iter()
+            .copied()
+            .find(|d| d.features.fake)
+            .map_or(Api::Dummy, Api)
     }
 }
 
@@ -265,7 +285,11 @@ pub type ModuleOption = (String, String, Option<String>);
 // Parameters
 // ---------------------------------------------------------------------------
 
-/// One IOR test: every option and directive, with IOR's defaults.
+/// One IOR test, as the option table fills it, with IOR's defaults: what
+/// the test does (backend, files, phases, how transfers are made) here,
+/// the rest in typed parts: [`Layout`], [`Ordering`], [`Verification`],
+/// [`Timing`] and [`Output`]. IOR 3's backend directives have no field:
+/// they are aliases of the backends' options ([`IorParams::backend_directives`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct IorParams {
     /// Position in the invocation (IOR's `TestID`).
@@ -273,39 +297,18 @@ pub struct IorParams {
     /// Deck line of the `RUN` (or `IOR STOP`) that dispatched this test.
     pub run_line: Option<usize>,
 
-    // Workload
     /// `-a` / `api`, spelled as the user wrote it (IOR prints it that way).
     pub api: String,
     /// `-a` / `api`, decoded.
     pub api_kind: Api,
     /// `-o` / `testFile`.
     pub test_file: String,
-    /// `-b` / `blockSize`, bytes.
-    pub block_size: u64,
-    /// `-t` / `transferSize`, bytes.
-    pub transfer_size: u64,
-    /// `-s` / `segmentCount`.
-    pub segment_count: u64,
     /// `-i` / `repetitions`.
     pub repetitions: u64,
-    /// `-N` / `numTasks`; 0 = all tasks.
-    pub num_tasks: i64,
-    /// `-F` / `filePerProc`.
-    pub file_per_proc: bool,
-    /// `-u` / `uniqueDir`.
-    pub unique_dir: bool,
-    /// `-m` / `multiFile`.
-    pub multi_file: bool,
-    /// `-y` / `dualMount`.
-    pub dual_mount: bool,
     /// `-w` / `writeFile`.
     pub write_file: bool,
     /// `-r` / `readFile`.
     pub read_file: bool,
-    /// `-W` / `checkWrite`.
-    pub check_write: bool,
-    /// `-R` / `checkRead`.
-    pub check_read: bool,
     /// Set by [`IorParams::finalize`] when `-w -r` were implied.
     pub implied_write_read: bool,
     /// `-k` / `keepFile`.
@@ -332,20 +335,6 @@ pub struct IorParams {
     pub memory_per_task: u64,
     /// `--dryRun` / `dryRun`.
     pub dry_run: bool,
-    /// `numNodes` (IOR 3.0: `nodes`); None = detect.
-    pub num_nodes: Option<u64>,
-    /// `numTasksOnNode0`; None = detect.
-    pub num_tasks_on_node0: Option<u64>,
-
-    // Data and verification
-    /// `-G` / `setTimeStampSignature`; 0 = derive from the clock.
-    pub set_timestamp_signature: i64,
-    /// `-l` / `--dataPacketType` (IOR 3's `storeFileOffset=1` maps to Offset).
-    pub data_packet_type: DataPacketType,
-    /// `--randomPrefill` / `randomPrefill`, bytes (0 = off).
-    pub random_prefill: u64,
-    /// `--warningAsErrors` / `warningAsErrors`.
-    pub warning_as_errors: bool,
     /// `allocateBufferOnGPU`.
     pub allocate_buffer_on_gpu: bool,
     /// `GPUid`.
@@ -353,7 +342,120 @@ pub struct IorParams {
     /// `--gpuDirect` / `gpuDirect`.
     pub gpu_direct: bool,
 
-    // Ordering
+    /// Sizes, tasks and files.
+    pub layout: Layout,
+    /// The order of offsets in a file and of tasks over the data.
+    pub ordering: Ordering,
+    /// Data checks and the data written.
+    pub verification: Verification,
+    /// Delays, time limits and stonewalling.
+    pub timing: Timing,
+    /// What is printed and the summaries.
+    pub output: Output,
+
+    /// IOR 3's backend directives in effect (`-O showHints=1`, `-B`,
+    /// `useO_DIRECT=1` in a deck, or set through their module option), by
+    /// directive name: aliases of the backends' own options, resolved at
+    /// parse time (see `aliases`). `None` for a flag that is on.
+    pub backend_directives: Vec<(&'static str, Option<String>)>,
+
+    /// Every `--<module>.<option>` given, last value wins.
+    pub module_options: Vec<ModuleOption>,
+}
+
+impl Default for IorParams {
+    /// A test's settings before any option is applied, one default per field.
+    fn default() -> Self {
+        IorParams {
+            test_id: 0,
+            run_line: None,
+            api: "POSIX".to_string(),
+            api_kind: Api::Posix,
+            test_file: "testFile".to_string(),
+            repetitions: 1,
+            write_file: false,
+            read_file: false,
+            implied_write_read: false,
+            keep_file: false,
+            keep_file_with_error: false,
+            use_existing_test_file: false,
+            quit_on_error: false,
+            collective: false,
+            fsync: false,
+            fsync_per_write: false,
+            single_xfer_attempt: false,
+            intra_test_barriers: false,
+            memory_per_node: None,
+            memory_per_task: 0,
+            dry_run: false,
+            allocate_buffer_on_gpu: false,
+            gpu_id: 0,
+            gpu_direct: false,
+            layout: Layout::default(),
+            ordering: Ordering::default(),
+            verification: Verification::default(),
+            timing: Timing::default(),
+            output: Output::default(),
+            backend_directives: Vec::new(),
+            module_options: Vec::new(),
+        }
+    }
+}
+
+/// A test's sizes, tasks and files.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    /// `-b` / `blockSize`, bytes.
+    pub block_size: u64,
+    /// `-t` / `transferSize`, bytes.
+    pub transfer_size: u64,
+    /// `-s` / `segmentCount`.
+    pub segment_count: u64,
+    /// `-N` / `numTasks`; 0 = all tasks.
+    pub num_tasks: i64,
+    /// `-F` / `filePerProc`.
+    pub file_per_proc: bool,
+    /// `-u` / `uniqueDir`.
+    pub unique_dir: bool,
+    /// `-m` / `multiFile`.
+    pub multi_file: bool,
+    /// `-y` / `dualMount`.
+    pub dual_mount: bool,
+    /// `numNodes` (IOR 3.0: `nodes`); None = detect.
+    pub num_nodes: Option<u64>,
+    /// `numTasksOnNode0`; None = detect.
+    pub num_tasks_on_node0: Option<u64>,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout {
+            block_size: 1 << 20,
+            transfer_size: 256 << 10,
+            segment_count: 1,
+            num_tasks: 0,
+            file_per_proc: false,
+            unique_dir: false,
+            multi_file: false,
+            dual_mount: false,
+            num_nodes: None,
+            num_tasks_on_node0: None,
+        }
+    }
+}
+
+/// The order of offsets in a file (`-z`) and of tasks over the data
+/// (`-C`, `-Z`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordering {
+    /// `-z` count / `randomOffset`: sequential, random (`-z`), random with
+    /// repeats (`-z -z`). The one enum the engine, the record, the store
+    /// and the renderers read.
+    pub offsets: AccessOrder,
+    /// `--random-offset-seed`; None = IOR's `-1` (from the clock).
+    pub random_offset_seed: Option<i64>,
+    /// `--randomPrefill` / `randomPrefill`, bytes (0 = off).
+    pub random_prefill: u64,
     /// `-C` / `reorderTasksConstant` (alias `reorderTasks`).
     pub reorder_tasks: bool,
     /// `-Q` / `taskPerNodeOffset`.
@@ -362,12 +464,38 @@ pub struct IorParams {
     pub reorder_tasks_random: u8,
     /// `-X` / `reorderTasksRandomSeed`.
     pub reorder_tasks_random_seed: i64,
-    /// `-z` count / `randomOffset` (1 = shuffle, 2 = random with repeats).
-    pub random_offset: u8,
-    /// `--random-offset-seed`; None = IOR's `-1` (from the clock).
-    pub random_offset_seed: Option<i64>,
+}
 
-    // Timing and stonewalling
+impl Default for Ordering {
+    fn default() -> Self {
+        Ordering {
+            offsets: AccessOrder::Sequential,
+            random_offset_seed: None,
+            random_prefill: 0,
+            reorder_tasks: false,
+            task_per_node_offset: 1,
+            reorder_tasks_random: 0,
+            reorder_tasks_random_seed: 0,
+        }
+    }
+}
+
+/// Data checks and the data written.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Verification {
+    /// `-W` / `checkWrite`.
+    pub check_write: bool,
+    /// `-R` / `checkRead`.
+    pub check_read: bool,
+    /// `-G` / `setTimeStampSignature`; 0 = derive from the clock.
+    pub set_timestamp_signature: i64,
+    /// `-l` / `--dataPacketType` (IOR 3's `storeFileOffset=1` maps to Offset).
+    pub data_packet_type: DataPacketType,
+}
+
+/// Delays, time limits and stonewalling.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Timing {
     /// `-d` / `interTestDelay`, seconds.
     pub inter_test_delay: f64,
     /// `interIODelay`, microseconds between I/Os.
@@ -386,8 +514,11 @@ pub struct IorParams {
     pub min_time_duration: u64,
     /// `-j` / `outlierThreshold`, seconds (0 = off).
     pub outlier_threshold: u64,
+}
 
-    // Output
+/// What is printed, and the summaries.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Output {
     /// `-v` count / `verbose`.
     pub verbose: u8,
     /// `-A` / `refNum` (IOR 2: `testNum`).
@@ -408,143 +539,8 @@ pub struct IorParams {
     pub debug: Option<String>,
     /// `showHelp`.
     pub show_help: bool,
-
-    // Backend settings that were global in IOR 3
-    /// `-H` / `showHints` / `--{mpiio,hdf5,ncmpi}.showHints`.
-    pub show_hints: bool,
-    /// `-p` / `preallocate` / `--mpiio.preallocate`.
-    pub preallocate: bool,
-    /// `-V` / `useFileView` / `--mpiio.useFileView`.
-    pub use_file_view: bool,
-    /// `-P` / `useSharedFilePointer`.
-    pub use_shared_file_pointer: bool,
-    /// `-S` / `useStridedDatatype` / `--mpiio.useStridedDatatype`.
-    pub use_strided_datatype: bool,
-    /// `-I` / `individualDataSets` / `--hdf5.individualDataSets`.
-    pub individual_data_sets: bool,
-    /// `-n` / `noFill` / `--hdf5.noFill`.
-    pub no_fill: bool,
-    /// `-J` / `setAlignment` / `--hdf5.setAlignment`, bytes.
-    pub set_alignment: u64,
-    /// `-U` / `hintsFileName` / `--mpiio.hintsFileName`.
-    pub hints_file_name: Option<String>,
-    /// `-B` / `useO_DIRECT` / `--posix.odirect`.
-    pub use_o_direct: bool,
-    /// `collectiveMetadata` / `--hdf5.collectiveMetadata`.
-    pub collective_metadata: bool,
-    /// `lustreStripeCount` / `--posix.lustre.stripecount` (0 = default).
-    pub lustre_stripe_count: i64,
-    /// `lustreStripeSize` / `--posix.lustre.stripesize` (0 = default).
-    pub lustre_stripe_size: u64,
-    /// `lustreStartOST` / `--posix.lustre.startost` (-1 = default).
-    pub lustre_start_ost: i64,
-    /// `lustreIgnoreLocks` / `--posix.lustre.ignorelocks`.
-    pub lustre_ignore_locks: bool,
-    /// `gpfsHintAccess` / `--posix.gpfs.hintaccess`.
-    pub gpfs_hint_access: bool,
-    /// `gpfsReleaseToken` / `--posix.gpfs.releasetoken`.
-    pub gpfs_release_token: bool,
-    /// `beegfsNumTargets` / `--posix.beegfs.NumTargets`.
-    pub beegfs_num_targets: Option<u64>,
-    /// `beegfsChunkSize` / `--posix.beegfs.ChunkSize`.
-    pub beegfs_chunk_size: Option<u64>,
-
-    /// Every `--<module>.<option>` given, last value wins.
-    pub module_options: Vec<ModuleOption>,
-}
-
-impl Default for IorParams {
-    /// A test's settings before any option is applied, one default per field.
-    // long-function: table (a struct literal with one default per option)
-    fn default() -> Self {
-        IorParams {
-            test_id: 0,
-            run_line: None,
-            api: "POSIX".to_string(),
-            api_kind: Api::Posix,
-            test_file: "testFile".to_string(),
-            block_size: 1 << 20,
-            transfer_size: 256 << 10,
-            segment_count: 1,
-            repetitions: 1,
-            num_tasks: 0,
-            file_per_proc: false,
-            unique_dir: false,
-            multi_file: false,
-            dual_mount: false,
-            write_file: false,
-            read_file: false,
-            check_write: false,
-            check_read: false,
-            implied_write_read: false,
-            keep_file: false,
-            keep_file_with_error: false,
-            use_existing_test_file: false,
-            quit_on_error: false,
-            collective: false,
-            fsync: false,
-            fsync_per_write: false,
-            single_xfer_attempt: false,
-            intra_test_barriers: false,
-            memory_per_node: None,
-            memory_per_task: 0,
-            dry_run: false,
-            num_nodes: None,
-            num_tasks_on_node0: None,
-            set_timestamp_signature: 0,
-            data_packet_type: DataPacketType::Generic,
-            random_prefill: 0,
-            warning_as_errors: false,
-            allocate_buffer_on_gpu: false,
-            gpu_id: 0,
-            gpu_direct: false,
-            reorder_tasks: false,
-            task_per_node_offset: 1,
-            reorder_tasks_random: 0,
-            reorder_tasks_random_seed: 0,
-            random_offset: 0,
-            random_offset_seed: None,
-            inter_test_delay: 0.0,
-            inter_io_delay: 0,
-            deadline_for_stonewalling: 0,
-            stonewalling_wear_out: false,
-            stonewalling_wear_out_iterations: 0,
-            stonewalling_status_file: None,
-            max_time_duration: 0,
-            min_time_duration: 0,
-            outlier_threshold: 0,
-            verbose: 0,
-            ref_num: 0,
-            summary_always: false,
-            summary_file: None,
-            summary_format: SummaryFormat::Default,
-            save_rank_performance_details_csv: None,
-            save_per_op_data_csv: None,
-            platform: None,
-            debug: None,
-            show_help: false,
-            show_hints: false,
-            preallocate: false,
-            use_file_view: false,
-            use_shared_file_pointer: false,
-            use_strided_datatype: false,
-            individual_data_sets: false,
-            no_fill: false,
-            set_alignment: 1,
-            hints_file_name: None,
-            use_o_direct: false,
-            collective_metadata: false,
-            lustre_stripe_count: 0,
-            lustre_stripe_size: 0,
-            lustre_start_ost: -1,
-            lustre_ignore_locks: false,
-            gpfs_hint_access: false,
-            gpfs_release_token: false,
-            beegfs_num_targets: None,
-            beegfs_chunk_size: None,
-            module_options: Vec::new(),
-        }
-    }
+    /// `--warningAsErrors` / `warningAsErrors`.
+    pub warning_as_errors: bool,
 }
 
 // ---------------------------------------------------------------------------
@@ -680,7 +676,7 @@ pub fn parse_command_line_with(
             scan.ignored.join(" ")
         ));
     }
-    let help = scan.help || scan.params.show_help;
+    let help = scan.help || scan.params.output.show_help;
 
     let tests = if help {
         vec![scan.params]
@@ -798,7 +794,10 @@ fn check_run_options(
         }
     }
     if progress.warmup > 0.0 {
-        if let Some(t) = tests.iter().find(|t| t.deadline_for_stonewalling == 0) {
+        if let Some(t) = tests
+            .iter()
+            .find(|t| t.timing.deadline_for_stonewalling == 0)
+        {
             return Err(OptionError::Usage(format!(
                 "--warmup {}: only for time-limited phases; test {} has no -D \
                  (deadlineForStonewalling)",
@@ -807,12 +806,12 @@ fn check_run_options(
         }
         // A warm-up as long as the time limit leaves nothing measured: every
         // figure would be zero.
-        let short = |t: &&IorParams| progress.warmup >= t.deadline_for_stonewalling as f64;
+        let short = |t: &&IorParams| progress.warmup >= t.timing.deadline_for_stonewalling as f64;
         if let Some(t) = tests.iter().find(short) {
             return Err(OptionError::Usage(format!(
                 "--warmup {}: leaves no measured time in test {}, whose -D \
                  (deadlineForStonewalling) is {} s; the warm-up must be shorter than -D",
-                progress.warmup, t.test_id, t.deadline_for_stonewalling
+                progress.warmup, t.test_id, t.timing.deadline_for_stonewalling
             )));
         }
     }

@@ -17,15 +17,24 @@ pub(super) enum ShortKind {
 
 pub(super) fn short_kind(c: char) -> Option<ShortKind> {
     match c {
-        'a' | 'A' | 'b' | 'd' | 'D' | 'f' | 'G' | 'i' | 'j' | 'l' | 'M' | 'N' | 'o' | 'O' | 'Q'
-        | 's' | 't' | 'T' | 'X' => Some(ShortKind::Value),
-        'c' | 'C' | 'e' | 'E' | 'F' | 'g' | 'h' | 'k' | 'K' | 'm' | 'q' | 'r' | 'R' | 'u' | 'v'
-        | 'w' | 'W' | 'x' | 'y' | 'Y' | 'z' | 'Z' => Some(ShortKind::Flag),
-        _ => backend_letter(c).map(|(_, o)| match o.kind {
-            OptionKind::Flag => ShortKind::Flag,
-            _ => ShortKind::Value,
+        'f' | 'O' => Some(ShortKind::Value),
+        'h' => Some(ShortKind::Flag),
+        _ => letter_directive(c).map(|d| match d.kind.is_flag_like() {
+            true => ShortKind::Flag,
+            false => ShortKind::Value,
         }),
     }
+}
+
+/// The option of the table letter `c` stands for: the directive with that
+/// letter, or the IOR 3 directive of the backend option with that letter
+/// (`-B` is `useO_DIRECT`, `--posix.odirect`), from the descriptors.
+pub(super) fn letter_directive(c: char) -> Option<&'static DirectiveSpec> {
+    DIRECTIVES.iter().find(|d| d.letter == Some(c)).or_else(|| {
+        backend_letter(c)
+            .and_then(|(_, o)| o.directive)
+            .and_then(find_directive)
+    })
 }
 
 /// The backend option IOR 3's letter `c` stands for (`-B` is
@@ -34,18 +43,11 @@ pub fn backend_letter(c: char) -> Option<(&'static str, &'static OptionSpec)> {
     module_options().find(|(_, o)| o.letter == Some(c))
 }
 
-/// Sets what backend letter `c` stands for: its IOR 3 directive, with
-/// `value` (None: the flag was given).
-pub(super) fn apply_backend_letter(
-    p: &mut IorParams,
-    c: char,
-    value: Option<&str>,
-) -> Result<(), OptionError> {
+/// Sets the option of letter `c` (named `name`, e.g. `-b`) from `value`
+/// (None: the flag was given without one).
+fn apply_letter(p: &mut IorParams, c: char, value: Option<&str>) -> Result<(), OptionError> {
     let name = format!("-{c}");
-    let spec = backend_letter(c)
-        .and_then(|(_, o)| o.directive)
-        .and_then(find_directive)
-        .ok_or_else(|| OptionError::UnknownOption(name.clone()))?;
+    let spec = letter_directive(c).ok_or_else(|| OptionError::UnknownOption(name.clone()))?;
     apply_directive_spec(p, spec, &name, value)
 }
 
@@ -90,10 +92,10 @@ pub(super) fn parse_argument(
                 actions.extend(set_short_flag(p, first, v)?);
                 return Ok((1, actions));
             }
-            actions.extend(apply_short_flag(p, first));
+            actions.extend(apply_short_flag(p, first)?);
             for c in rest.chars() {
                 match short_kind(c) {
-                    Some(ShortKind::Flag) => actions.extend(apply_short_flag(p, c)),
+                    Some(ShortKind::Flag) => actions.extend(apply_short_flag(p, c)?),
                     Some(ShortKind::Value) => {
                         return Err(OptionError::Usage(format!(
                             "in '{tok}', -{c} takes a value and cannot follow other letters; \
@@ -151,11 +153,6 @@ pub(super) fn apply_short_value(
     v: &str,
 ) -> Result<Option<Action>, OptionError> {
     match c {
-        'a' => set_api(p, v)?,
-        'A' => p.ref_num = parse_i64(name, v)?,
-        'b' => p.block_size = parse_bytes(name, v)?,
-        'd' => p.inter_test_delay = parse_seconds_f64(name, v)?,
-        'D' => p.deadline_for_stonewalling = parse_u64(name, v)?,
         'f' => {
             if v.trim().is_empty() {
                 return Err(OptionError::MissingValue {
@@ -165,58 +162,19 @@ pub(super) fn apply_short_value(
             }
             return Ok(Some(Action::Deck(v.to_string())));
         }
-        'G' => p.set_timestamp_signature = parse_i64(name, v)?,
-        'i' => p.repetitions = parse_count(name, v)?,
-        'j' => p.outlier_threshold = parse_u64(name, v)?,
-        'l' => p.data_packet_type = parse_packet_type(name, v)?,
-        'M' => set_memory_per_node(p, name, v)?,
-        'N' => p.num_tasks = parse_num_tasks(name, v)?,
-        'o' => p.test_file = nonempty(name, v)?.to_string(),
         'O' => apply_directive_list(p, v)?,
-        'Q' => p.task_per_node_offset = parse_u64(name, v)?,
-        's' => p.segment_count = parse_count(name, v)?,
-        't' => p.transfer_size = parse_bytes(name, v)?,
-        'T' => p.max_time_duration = parse_u64(name, v)?,
-        'X' => p.reorder_tasks_random_seed = parse_i64(name, v)?,
-        _ => apply_backend_letter(p, c, Some(v))?,
+        _ => apply_letter(p, c, Some(v))?,
     }
     Ok(None)
 }
 
-/// One occurrence of a flag letter.
-pub(super) fn apply_short_flag(p: &mut IorParams, c: char) -> Option<Action> {
-    match c {
-        'c' => p.collective = true,
-        'C' => p.reorder_tasks = true,
-        'e' => p.fsync = true,
-        'E' => p.use_existing_test_file = true,
-        'F' => p.file_per_proc = true,
-        'g' => p.intra_test_barriers = true,
-        'h' => return Some(Action::Help),
-        'k' => p.keep_file = true,
-        'K' => p.keep_file_with_error = true,
-        'm' => p.multi_file = true,
-        'q' => p.quit_on_error = true,
-        'r' => p.read_file = true,
-        'R' => p.check_read = true,
-        'u' => p.unique_dir = true,
-        'v' => p.verbose = p.verbose.saturating_add(1),
-        'w' => p.write_file = true,
-        'W' => p.check_write = true,
-        'x' => p.single_xfer_attempt = true,
-        'y' => p.dual_mount = true,
-        'Y' => p.fsync_per_write = true,
-        'z' => p.random_offset = p.random_offset.saturating_add(1),
-        'Z' => p.reorder_tasks_random = p.reorder_tasks_random.saturating_add(1),
-        // A backend's flag letter (`-B`, `-H`, ...): its directive, set to
-        // true, which cannot fail.
-        _ => {
-            if let Err(e) = apply_backend_letter(p, c, None) {
-                debug_assert!(false, "-{c}: {e}");
-            }
-        }
+/// One occurrence of a flag letter (`-v` counts up).
+pub(super) fn apply_short_flag(p: &mut IorParams, c: char) -> Result<Option<Action>, OptionError> {
+    if c == 'h' {
+        return Ok(Some(Action::Help));
     }
-    None
+    apply_letter(p, c, None)?;
+    Ok(None)
 }
 
 /// A flag letter with an explicit value: `-v=3`, `-w=0`.
@@ -225,42 +183,10 @@ pub(super) fn set_short_flag(
     c: char,
     v: &str,
 ) -> Result<Option<Action>, OptionError> {
-    let name = format!("-{c}");
-    match c {
-        'v' => p.verbose = parse_u8(&name, v)?,
-        'z' => p.random_offset = parse_u8(&name, v)?,
-        'Z' => p.reorder_tasks_random = parse_u8(&name, v)?,
-        'h' => {
-            if parse_bool(&name, v)? {
-                return Ok(Some(Action::Help));
-            }
-        }
-        c if backend_letter(c).is_some() => apply_backend_letter(p, c, Some(v))?,
-        _ => {
-            let on = parse_bool(&name, v)?;
-            let field: &mut bool = match c {
-                'c' => &mut p.collective,
-                'C' => &mut p.reorder_tasks,
-                'e' => &mut p.fsync,
-                'E' => &mut p.use_existing_test_file,
-                'F' => &mut p.file_per_proc,
-                'g' => &mut p.intra_test_barriers,
-                'k' => &mut p.keep_file,
-                'K' => &mut p.keep_file_with_error,
-                'm' => &mut p.multi_file,
-                'q' => &mut p.quit_on_error,
-                'r' => &mut p.read_file,
-                'R' => &mut p.check_read,
-                'u' => &mut p.unique_dir,
-                'w' => &mut p.write_file,
-                'W' => &mut p.check_write,
-                'x' => &mut p.single_xfer_attempt,
-                'y' => &mut p.dual_mount,
-                'Y' => &mut p.fsync_per_write,
-                _ => return Err(OptionError::UnknownOption(name)),
-            };
-            *field = on;
-        }
+    if c == 'h' {
+        let on = parse_bool("-h", v)?;
+        return Ok(on.then_some(Action::Help));
     }
+    apply_letter(p, c, Some(v))?;
     Ok(None)
 }

@@ -38,16 +38,21 @@ fn defaults_match_ior() {
     assert_eq!(p.api, "POSIX");
     assert_eq!(p.api_kind, Api::Posix);
     assert_eq!(p.test_file, "testFile");
-    assert_eq!(p.block_size, 1048576);
-    assert_eq!(p.transfer_size, 262144);
-    assert_eq!(p.segment_count, 1);
+    assert_eq!(p.layout.block_size, 1048576);
+    assert_eq!(p.layout.transfer_size, 262144);
+    assert_eq!(p.layout.segment_count, 1);
     assert_eq!(p.repetitions, 1);
-    assert_eq!(p.task_per_node_offset, 1);
-    assert_eq!(p.num_tasks, 0);
-    assert_eq!(p.verbose, 0);
-    assert_eq!(p.set_alignment, 1);
-    assert_eq!(p.lustre_start_ost, -1);
-    assert_eq!(p.data_packet_type.letter(), 'g');
+    assert_eq!(p.ordering.task_per_node_offset, 1);
+    assert_eq!(p.layout.num_tasks, 0);
+    assert_eq!(p.output.verbose, 0);
+    // setAlignment 1, lustreStartOST -1 and the backend flags off: none
+    // of IOR 3's backend directives in effect.
+    assert!(
+        p.backend_directives.is_empty(),
+        "{:?}",
+        p.backend_directives
+    );
+    assert_eq!(p.verification.data_packet_type.letter(), 'g');
     assert!(p.module_options.is_empty());
 }
 
@@ -55,15 +60,15 @@ fn defaults_match_ior() {
 fn implied_write_read() {
     let p = one("");
     assert!(p.write_file && p.read_file && p.implied_write_read);
-    assert!(!p.check_write && !p.check_read);
+    assert!(!p.verification.check_write && !p.verification.check_read);
     let p = one("-w");
     assert!(p.write_file && !p.read_file && !p.implied_write_read);
     let p = one("-r");
     assert!(!p.write_file && p.read_file);
     let p = one("-W");
-    assert!(!p.write_file && !p.read_file && p.check_write);
+    assert!(!p.write_file && !p.read_file && p.verification.check_write);
     let p = one("-w -R");
-    assert!(p.write_file && !p.read_file && p.check_read);
+    assert!(p.write_file && !p.read_file && p.verification.check_read);
     // Explicit zero counts as not given, as in IOR.
     let p = one("-O writeFile=0");
     assert!(p.write_file && p.read_file && p.implied_write_read);
@@ -73,35 +78,35 @@ fn implied_write_read() {
 fn every_flag_letter() {
     type Getter = fn(&IorParams) -> bool;
     let cases: &[(&str, Getter)] = &[
-        ("-B", |p| p.use_o_direct),
+        ("-B", |p| p.directive_on("useO_DIRECT")),
         ("-c", |p| p.collective),
-        ("-C", |p| p.reorder_tasks),
+        ("-C", |p| p.ordering.reorder_tasks),
         ("-e", |p| p.fsync),
         ("-E", |p| p.use_existing_test_file),
-        ("-F", |p| p.file_per_proc),
+        ("-F", |p| p.layout.file_per_proc),
         ("-g", |p| p.intra_test_barriers),
-        ("-H", |p| p.show_hints),
-        ("-I", |p| p.individual_data_sets),
+        ("-H", |p| p.directive_on("showHints")),
+        ("-I", |p| p.directive_on("individualDataSets")),
         ("-k", |p| p.keep_file),
         ("-K", |p| p.keep_file_with_error),
-        ("-m", |p| p.multi_file),
-        ("-n", |p| p.no_fill),
-        ("-p", |p| p.preallocate),
-        ("-P", |p| p.use_shared_file_pointer),
+        ("-m", |p| p.layout.multi_file),
+        ("-n", |p| p.directive_on("noFill")),
+        ("-p", |p| p.directive_on("preallocate")),
+        ("-P", |p| p.directive_on("useSharedFilePointer")),
         ("-q", |p| p.quit_on_error),
         ("-r", |p| p.read_file),
-        ("-R", |p| p.check_read),
-        ("-S", |p| p.use_strided_datatype),
-        ("-u", |p| p.unique_dir),
-        ("-v", |p| p.verbose == 1),
-        ("-V", |p| p.use_file_view),
+        ("-R", |p| p.verification.check_read),
+        ("-S", |p| p.directive_on("useStridedDatatype")),
+        ("-u", |p| p.layout.unique_dir),
+        ("-v", |p| p.output.verbose == 1),
+        ("-V", |p| p.directive_on("useFileView")),
         ("-w", |p| p.write_file),
-        ("-W", |p| p.check_write),
+        ("-W", |p| p.verification.check_write),
         ("-x", |p| p.single_xfer_attempt),
-        ("-y", |p| p.dual_mount),
+        ("-y", |p| p.layout.dual_mount),
         ("-Y", |p| p.fsync_per_write),
-        ("-z", |p| p.random_offset == 1),
-        ("-Z", |p| p.reorder_tasks_random == 1),
+        ("-z", |p| p.ordering.offsets.random_offset() == 1),
+        ("-Z", |p| p.ordering.reorder_tasks_random == 1),
     ];
     let base = IorParams::default();
     for (flag, get) in cases {
@@ -119,26 +124,32 @@ fn every_value_letter() {
     );
     assert_eq!(p.api, "MPIIO");
     assert_eq!(p.api_kind, Api::Mpiio);
-    assert_eq!(p.ref_num, 42);
-    assert_eq!(p.block_size, 8 << 20);
-    assert_eq!(p.inter_test_delay, 0.25);
-    assert_eq!(p.deadline_for_stonewalling, 45);
-    assert_eq!(p.set_timestamp_signature, 7);
+    assert_eq!(p.output.ref_num, 42);
+    assert_eq!(p.layout.block_size, 8 << 20);
+    assert_eq!(p.timing.inter_test_delay, 0.25);
+    assert_eq!(p.timing.deadline_for_stonewalling, 45);
+    assert_eq!(p.verification.set_timestamp_signature, 7);
     assert_eq!(p.repetitions, 3);
-    assert_eq!(p.outlier_threshold, 5);
-    assert_eq!(p.set_alignment, 4096);
-    assert_eq!(p.data_packet_type, DataPacketType::Incompressible);
+    assert_eq!(p.timing.outlier_threshold, 5);
+    assert_eq!(p.directive_number::<u64>("setAlignment").unwrap_or(1), 4096);
+    assert_eq!(
+        p.verification.data_packet_type,
+        DataPacketType::Incompressible
+    );
     assert_eq!(p.memory_per_node, Some(MemorySize::Bytes(2 << 30)));
-    assert_eq!(p.num_tasks, 16);
+    assert_eq!(p.layout.num_tasks, 16);
     assert_eq!(p.test_file, "/scratch/f");
-    assert_eq!(p.task_per_node_offset, 2);
-    assert_eq!(p.segment_count, 10);
-    assert_eq!(p.transfer_size, 1 << 20);
-    assert_eq!(p.max_time_duration, 30);
-    assert_eq!(p.hints_file_name.as_deref(), Some("/etc/hints"));
-    assert_eq!(p.reorder_tasks_random_seed, 9);
+    assert_eq!(p.ordering.task_per_node_offset, 2);
+    assert_eq!(p.layout.segment_count, 10);
+    assert_eq!(p.layout.transfer_size, 1 << 20);
+    assert_eq!(p.timing.max_time_duration, 30);
+    assert_eq!(
+        p.directive_setting("hintsFileName").flatten(),
+        Some("/etc/hints")
+    );
+    assert_eq!(p.ordering.reorder_tasks_random_seed, 9);
     let p = raw("-O summaryFormat=CSV");
-    assert_eq!(p.summary_format, SummaryFormat::Csv);
+    assert_eq!(p.output.summary_format, SummaryFormat::Csv);
     let inv = parse_command_line(&argv("-h")).unwrap();
     assert!(inv.help);
 }
@@ -147,40 +158,46 @@ fn every_value_letter() {
 fn attached_equals_and_separate_values() {
     assert_eq!(raw("-i1").repetitions, 1);
     assert_eq!(raw("-i7").repetitions, 7);
-    assert_eq!(raw("-t=4096").transfer_size, 4096);
-    assert_eq!(raw("-t4k").transfer_size, 4096);
-    assert_eq!(raw("-t 4k").transfer_size, 4096);
-    assert_eq!(raw("-G=-1622856514").set_timestamp_signature, -1622856514);
-    assert_eq!(raw("-G -5").set_timestamp_signature, -5);
-    assert_eq!(raw("-G-5").set_timestamp_signature, -5);
-    assert_eq!(raw("-X -13").reorder_tasks_random_seed, -13);
-    assert_eq!(raw("-d 0.1").inter_test_delay, 0.1);
-    assert_eq!(raw("-D=45").deadline_for_stonewalling, 45);
-    assert_eq!(raw("-o=/x/y").test_file, "/x/y");
-    assert_eq!(raw("-s 1k").segment_count, 1024);
-    assert_eq!(raw("-N -1").num_tasks, 0);
-    assert_eq!(raw("-M 80%").memory_per_node, Some(MemorySize::Percent(80)));
-    assert_eq!(raw("-l t").data_packet_type, DataPacketType::Timestamp);
+    assert_eq!(raw("-t=4096").layout.transfer_size, 4096);
+    assert_eq!(raw("-t4k").layout.transfer_size, 4096);
+    assert_eq!(raw("-t 4k").layout.transfer_size, 4096);
     assert_eq!(
-        raw("--dataPacketType=offset").data_packet_type,
+        raw("-G=-1622856514").verification.set_timestamp_signature,
+        -1622856514
+    );
+    assert_eq!(raw("-G -5").verification.set_timestamp_signature, -5);
+    assert_eq!(raw("-G-5").verification.set_timestamp_signature, -5);
+    assert_eq!(raw("-X -13").ordering.reorder_tasks_random_seed, -13);
+    assert_eq!(raw("-d 0.1").timing.inter_test_delay, 0.1);
+    assert_eq!(raw("-D=45").timing.deadline_for_stonewalling, 45);
+    assert_eq!(raw("-o=/x/y").test_file, "/x/y");
+    assert_eq!(raw("-s 1k").layout.segment_count, 1024);
+    assert_eq!(raw("-N -1").layout.num_tasks, 0);
+    assert_eq!(raw("-M 80%").memory_per_node, Some(MemorySize::Percent(80)));
+    assert_eq!(
+        raw("-l t").verification.data_packet_type,
+        DataPacketType::Timestamp
+    );
+    assert_eq!(
+        raw("--dataPacketType=offset").verification.data_packet_type,
         DataPacketType::Offset
     );
 }
 
 #[test]
 fn repeated_and_bundled_flags() {
-    assert_eq!(raw("-v").verbose, 1);
-    assert_eq!(raw("-vv").verbose, 2);
-    assert_eq!(raw("-vvv").verbose, 3);
-    assert_eq!(raw("-v -v -v -v").verbose, 4);
-    assert_eq!(raw("-z -z").random_offset, 2);
-    assert_eq!(raw("-zz").random_offset, 2);
-    assert_eq!(raw("-Z -Z").reorder_tasks_random, 2);
-    assert_eq!(raw("-v=3").verbose, 3);
+    assert_eq!(raw("-v").output.verbose, 1);
+    assert_eq!(raw("-vv").output.verbose, 2);
+    assert_eq!(raw("-vvv").output.verbose, 3);
+    assert_eq!(raw("-v -v -v -v").output.verbose, 4);
+    assert_eq!(raw("-z -z").ordering.offsets.random_offset(), 2);
+    assert_eq!(raw("-zz").ordering.offsets.random_offset(), 2);
+    assert_eq!(raw("-Z -Z").ordering.reorder_tasks_random, 2);
+    assert_eq!(raw("-v=3").output.verbose, 3);
     let p = raw("-wr");
     assert!(p.write_file && p.read_file);
     let p = raw("-kEW");
-    assert!(p.keep_file && p.use_existing_test_file && p.check_write);
+    assert!(p.keep_file && p.use_existing_test_file && p.verification.check_write);
     assert!(!raw("-w=0").write_file);
     assert!(raw("-e=1").fsync);
     let e = err("-Fi3");
@@ -193,63 +210,98 @@ fn repeated_and_bundled_flags() {
 fn reference_command_lines() {
     // Real IOR 4.1 runs (tests/fixtures/upstream/ior/output) and NERSC acceptance.
     let p = one("-w -r -C -e -F -t 1m -b 4m -s 2 -i 2 -o /scratch/ior/t");
-    assert!(p.write_file && p.read_file && p.reorder_tasks && p.fsync && p.file_per_proc);
+    assert!(
+        p.write_file
+            && p.read_file
+            && p.ordering.reorder_tasks
+            && p.fsync
+            && p.layout.file_per_proc
+    );
     assert_eq!(
-        (p.transfer_size, p.block_size, p.segment_count),
+        (
+            p.layout.transfer_size,
+            p.layout.block_size,
+            p.layout.segment_count
+        ),
         (1 << 20, 4 << 20, 2)
     );
     assert_eq!(p.repetitions, 2);
     let p = one("-w -r -z -t 4k -b 1m -vvv -o /scratch/ior/t");
-    assert_eq!((p.random_offset, p.verbose), (1, 3));
+    assert_eq!(
+        (p.ordering.offsets.random_offset(), p.output.verbose),
+        (1, 3)
+    );
     let p = one("-w -r -W -R -C -t 64k -b 256k -s 2 -vv -o /scratch/ior/t");
-    assert!(p.check_write && p.check_read && p.verbose == 2);
+    assert!(p.verification.check_write && p.verification.check_read && p.output.verbose == 2);
     let p = one("-w -D 1 -O stoneWallingWearOut=1 -t 1m -b 1g -o /scratch/ior/t");
-    assert!(p.stonewalling_wear_out && p.deadline_for_stonewalling == 1);
+    assert!(p.timing.stonewalling_wear_out && p.timing.deadline_for_stonewalling == 1);
     let p = one(
         "-w -r -e -t 256k -b 1m -s 4 -i 3 -o /scratch/ior/t -O summaryFormat=JSON \
          -O summaryFile=ior-ssf-summary.json",
     );
-    assert_eq!(p.summary_format, SummaryFormat::Json);
-    assert_eq!(p.summary_file.as_deref(), Some("ior-ssf-summary.json"));
+    assert_eq!(p.output.summary_format, SummaryFormat::Json);
+    assert_eq!(
+        p.output.summary_file.as_deref(),
+        Some("ior-ssf-summary.json")
+    );
     let p = one("-w -t 1m -b 1m -s 100000 -a POSIX -F -e -g -vv -C -o /ps/IOR.out -D 45");
-    assert_eq!(p.segment_count, 100000);
+    assert_eq!(p.layout.segment_count, 100000);
     let p = one("-w -F -e -g -vv -O lustrestripecount=1 -t 64m -b 64g -D 45 -k -o /g/t");
-    assert_eq!(p.lustre_stripe_count, 1);
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        1
+    );
     let p = one("-w -a MPIIO -c -C -g -b 8m -t 8m -k -H -v -s 409 -o /scratch/IOR_file");
-    assert!(p.show_hints && p.collective && p.api_kind == Api::Mpiio);
+    assert!(p.directive_on("showHints") && p.collective && p.api_kind == Api::Mpiio);
     let p = one("-w -t 4k -z -a POSIX -F -b 16g -e -g -vv -C -D 45 -o /ps/rnd.out");
-    assert!(p.random_offset == 1 && p.reorder_tasks && p.file_per_proc);
+    assert!(
+        p.ordering.offsets.random_offset() == 1
+            && p.ordering.reorder_tasks
+            && p.layout.file_per_proc
+    );
     let p = one("-a POSIX -F -e -g -t 4k -b 1g -o /dw/IOR_file -v -z");
-    assert_eq!(p.random_offset, 1);
+    assert_eq!(p.ordering.offsets.random_offset(), 1);
     // IO500-style generated lines.
     let p = one(
         "-Q=1 -g -G=-1622856514 -z --random-offset-seed=123 -e -o=/d/ior-rnd4K/file \
          -k -t=4096 -b=1073741824 -F -w",
     );
-    assert_eq!(p.random_offset_seed, Some(123));
-    assert_eq!(p.set_timestamp_signature, -1622856514);
+    assert_eq!(p.ordering.random_offset_seed, Some(123));
+    assert_eq!(p.verification.set_timestamp_signature, -1622856514);
     let p = one("-w -C -Q 1 -g -G 4711 -D 300 -e -o /d/f -O stoneWallingWearOut=1 -t 47008 -b 47008 -s 100 --dataPacketType=timestamp");
-    assert_eq!(p.data_packet_type, DataPacketType::Timestamp);
+    assert_eq!(p.verification.data_packet_type, DataPacketType::Timestamp);
 }
 
 #[test]
 fn o_directive_lists() {
     let p = raw("-O checkRead=1,lustreStripeCount=32");
-    assert!(p.check_read);
-    assert_eq!(p.lustre_stripe_count, 32);
+    assert!(p.verification.check_read);
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        32
+    );
     let p = raw("-O CHECKREAD=1 -O transfersize=64k,BLOCKSIZE=1m");
-    assert!(p.check_read);
-    assert_eq!((p.transfer_size, p.block_size), (65536, 1 << 20));
+    assert!(p.verification.check_read);
+    assert_eq!(
+        (p.layout.transfer_size, p.layout.block_size),
+        (65536, 1 << 20)
+    );
     let p = raw("-O=verbose=4");
-    assert_eq!(p.verbose, 4);
+    assert_eq!(p.output.verbose, 4);
     assert!(raw("-O fsync=1#comment").fsync);
     let p = raw("-O useO_DIRECT=1,--dummy.delay-create=10,posix.rangelocks=1");
-    assert!(p.use_o_direct);
+    assert!(p.directive_on("useO_DIRECT"));
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("10")));
     assert_eq!(p.module_option("posix", "rangelocks"), Some(Some("1")));
     // Order matters: later wins.
-    assert_eq!(raw("-t 1m -O transferSize=2m").transfer_size, 2 << 20);
-    assert_eq!(raw("-O transferSize=2m -t 1m").transfer_size, 1 << 20);
+    assert_eq!(
+        raw("-t 1m -O transferSize=2m").layout.transfer_size,
+        2 << 20
+    );
+    assert_eq!(
+        raw("-O transferSize=2m -t 1m").layout.transfer_size,
+        1 << 20
+    );
     assert!(err("-O foo=1").contains("unknown directive 'foo'"));
     assert!(err("-O checkRead").contains("checkRead"));
     assert!(err("-O checkRead=1,").contains("checkRead=1,"));
@@ -294,14 +346,14 @@ fn directive_values() {
     ] {
         assert_eq!(apply_directive_text(&mut p, text).is_ok(), ok, "{text}");
     }
-    assert_eq!(p.num_tasks, 240);
-    assert_eq!(p.reorder_tasks_random_seed, -113);
+    assert_eq!(p.layout.num_tasks, 240);
+    assert_eq!(p.ordering.reorder_tasks_random_seed, -113);
     assert_eq!(p.memory_per_node, Some(MemorySize::Percent(80)));
     let mut p = IorParams::default();
     apply_directive_text(&mut p, "memoryPerTask=1g").unwrap();
     assert_eq!((p.memory_per_task, p.memory_per_node), (1 << 30, None));
     apply_directive_text(&mut p, "storeFileOffset=1").unwrap();
-    assert_eq!(p.data_packet_type, DataPacketType::Offset);
+    assert_eq!(p.verification.data_packet_type, DataPacketType::Offset);
     apply_directive_text(&mut p, "api=posix").unwrap();
     assert_eq!((p.api.as_str(), p.api_kind), ("posix", Api::Posix));
 }
@@ -309,20 +361,23 @@ fn directive_values() {
 #[test]
 fn long_options() {
     let p = raw("--collective --warningAsErrors --dryRun --randomPrefill=1m");
-    assert!(p.collective && p.warning_as_errors && p.dry_run);
-    assert_eq!(p.random_prefill, 1 << 20);
+    assert!(p.collective && p.output.warning_as_errors && p.dry_run);
+    assert_eq!(p.ordering.random_prefill, 1 << 20);
     let p = raw("--random-offset-seed=7 --stoneWallingWearOut=1 --memoryPerNode=50%");
-    assert_eq!(p.random_offset_seed, Some(7));
-    assert!(p.stonewalling_wear_out);
+    assert_eq!(p.ordering.random_offset_seed, Some(7));
+    assert!(p.timing.stonewalling_wear_out);
     assert_eq!(p.memory_per_node, Some(MemorySize::Percent(50)));
     let p = raw("--saveRankPerformanceDetailsCSV=r.csv --savePerOpDataCSV ops");
     assert_eq!(
-        p.save_rank_performance_details_csv.as_deref(),
+        p.output.save_rank_performance_details_csv.as_deref(),
         Some("r.csv")
     );
-    assert_eq!(p.save_per_op_data_csv.as_deref(), Some("ops"));
+    assert_eq!(p.output.save_per_op_data_csv.as_deref(), Some("ops"));
     let p = raw("--summaryFormat JSON --verbose --verbose");
-    assert_eq!((p.summary_format, p.verbose), (SummaryFormat::Json, 2));
+    assert_eq!(
+        (p.output.summary_format, p.output.verbose),
+        (SummaryFormat::Json, 2)
+    );
     assert!(parse_command_line(&argv("--help")).unwrap().help);
     assert!(err("--nosuch").contains("--nosuch"));
     assert!(err("--summaryFile").contains("--summaryFile"));
@@ -331,7 +386,7 @@ fn long_options() {
 #[test]
 fn module_options() {
     let p = raw("--posix.odirect --dummy.delay-create=1000 --mpiio.showHints");
-    assert!(p.use_o_direct && p.show_hints);
+    assert!(p.directive_on("useO_DIRECT") && p.directive_on("showHints"));
     assert_eq!(p.module_option("posix", "odirect"), Some(None));
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("1000")));
     assert_eq!(p.module_option("dummy", "delay-xfer"), None);
@@ -343,17 +398,23 @@ fn module_options() {
     assert_eq!(p.module_option("uring", "fixed-buffers"), Some(None));
     assert_eq!(p.module_option("aio", "max-pending"), Some(Some("256")));
     let p = raw("--hdf5.setAlignment=1m --hdf5.collectiveMetadata --posix.lustre.stripecount=8");
-    assert_eq!(p.set_alignment, 1 << 20);
-    assert!(p.collective_metadata);
-    assert_eq!(p.lustre_stripe_count, 8);
+    assert_eq!(
+        p.directive_number::<u64>("setAlignment").unwrap_or(1),
+        1 << 20
+    );
+    assert!(p.directive_on("collectiveMetadata"));
+    assert_eq!(
+        p.directive_number::<i64>("lustreStripeCount").unwrap_or(0),
+        8
+    );
     let p = raw("--mmap.madv_dont_need --ncmpi.preallocate --mpiio.hintsFileName=/h");
-    assert!(p.preallocate);
-    assert_eq!(p.hints_file_name.as_deref(), Some("/h"));
+    assert!(p.directive_on("preallocate"));
+    assert_eq!(p.directive_setting("hintsFileName").flatten(), Some("/h"));
     // Repeats replace, case-insensitive keys keep the canonical spelling.
     let p = raw("--dummy.delay-create=1 --DUMMY.Delay-Create=2 --posix.odirect=0");
     assert_eq!(p.module_options.len(), 2);
     assert_eq!(p.module_option("dummy", "delay-create"), Some(Some("2")));
-    assert!(!p.use_o_direct);
+    assert!(!p.directive_on("useO_DIRECT"));
     let e = err("--posix.nosuch");
     assert!(e.contains("--posix.nosuch") && e.contains("odirect"), "{e}");
     let e = err("--daos.pool=x");
@@ -486,7 +547,7 @@ fn geometry_checks() {
     // A manually built negative task count is refused by check().
     let mut p = IorParams::default();
     p.finalize();
-    p.num_tasks = -2;
+    p.layout.num_tasks = -2;
     assert!(p.check().unwrap_err().to_string().contains("numTasks"));
 }
 
@@ -545,11 +606,11 @@ proptest::proptest! {
     #[test]
     fn attached_and_separate_values_agree(n in 1u64..100_000, unit in 0usize..3) {
         let v = format!("{n}{}", ["", "k", "m"][unit]);
-        let sep = raw(&format!("-b {v}")).block_size;
-        proptest::prop_assert_eq!(raw(&format!("-b{v}")).block_size, sep);
-        proptest::prop_assert_eq!(raw(&format!("-b={v}")).block_size, sep);
-        proptest::prop_assert_eq!(raw(&format!("-O blockSize={v}")).block_size, sep);
-        proptest::prop_assert_eq!(raw(&format!("--blockSize={v}")).block_size, sep);
+        let sep = raw(&format!("-b {v}")).layout.block_size;
+        proptest::prop_assert_eq!(raw(&format!("-b{v}")).layout.block_size, sep);
+        proptest::prop_assert_eq!(raw(&format!("-b={v}")).layout.block_size, sep);
+        proptest::prop_assert_eq!(raw(&format!("-O blockSize={v}")).layout.block_size, sep);
+        proptest::prop_assert_eq!(raw(&format!("--blockSize={v}")).layout.block_size, sep);
     }
 
     #[test]
@@ -571,7 +632,7 @@ fn tags_label_the_run_wherever_they_appear() {
             ("fs".to_string(), "scratch".to_string())
         ]
     );
-    assert_eq!(inv.tests[0].transfer_size, 1 << 20);
+    assert_eq!(inv.tests[0].layout.transfer_size, 1 << 20);
     assert!(inv.warnings.is_empty());
     assert!(err("--tag").contains("--tag"));
     assert!(
@@ -605,7 +666,7 @@ fn progress_options_reach_the_invocation() {
     assert_eq!(p.mode, pario_frontend::progress::Mode::Lines);
     assert_eq!((p.interval, p.warmup), (Some(2.0), 1.0));
     assert_eq!(p.live_json.as_deref(), Some(std::path::Path::new("l.json")));
-    assert_eq!(inv.tests[0].deadline_for_stonewalling, 5);
+    assert_eq!(inv.tests[0].timing.deadline_for_stonewalling, 5);
     let e = parse_command_line(&argv("-w --warmup 1"))
         .unwrap_err()
         .to_string();
@@ -745,4 +806,58 @@ fn help_skips_checks() {
     assert!(inv.help);
     let inv = parse_command_line(&argv("-O showHelp=1")).unwrap();
     assert!(inv.help);
+}
+
+/// Every option of the table sets the same fields whichever way it is
+/// given: its long option, an `-O` item, a deck line and, when it has one,
+/// its short letter (a value letter with its value separate or attached,
+/// a flag letter alone or with `=value`); IOR 3's backend letters too.
+#[test]
+fn every_option_parses_the_same_from_every_form() {
+    let mut letters = 0;
+    for spec in DIRECTIVES {
+        let (n, v) = (spec.name, spec.sample);
+        let long = raw(&format!("--{n}={v}"));
+        let mut deck = IorParams::default();
+        crate::deck::apply_line(&mut deck, &format!("{n} = {v}"))
+            .unwrap_or_else(|e| panic!("deck line {n} = {v}: {e}"));
+        assert_eq!(
+            long,
+            raw(&format!("-O {n}={v}")),
+            "--{n}={v} and -O {n}={v}"
+        );
+        assert_eq!(long, deck, "--{n}={v} and the deck line {n} = {v}");
+        if n != "showHelp" {
+            assert_ne!(long, IorParams::default(), "--{n}={v} set nothing");
+        }
+        let Some(c) = spec.letter else { continue };
+        letters += 1;
+        if spec.kind.is_flag_like() {
+            assert_eq!(long, raw(&format!("-{c}={v}")), "-{c}={v} and --{n}={v}");
+            assert_eq!(
+                raw(&format!("-{c}")),
+                raw(&format!("--{n}")),
+                "-{c} and --{n}"
+            );
+        } else {
+            assert_eq!(long, raw(&format!("-{c} {v}")), "-{c} {v} and --{n}={v}");
+            assert_eq!(long, raw(&format!("-{c}{v}")), "-{c}{v} and --{n}={v}");
+        }
+    }
+    assert!(letters >= 38, "only {letters} letters in the table");
+    for (module, o) in super::module_options() {
+        let (Some(c), Some(n)) = (o.letter, o.directive) else {
+            continue;
+        };
+        let spec = find_directive(n).unwrap_or_else(|| panic!("--{module}.{}: {n}", o.key));
+        let v = spec.sample;
+        let long = raw(&format!("--{n}={v}"));
+        assert_ne!(long, IorParams::default(), "--{n}={v} set nothing");
+        assert_eq!(long, raw(&format!("-O {n}={v}")), "-O {n}={v}");
+        if spec.kind.is_flag_like() {
+            assert_eq!(long, raw(&format!("-{c}")), "-{c} and --{n}={v}");
+        } else {
+            assert_eq!(long, raw(&format!("-{c} {v}")), "-{c} {v} and --{n}={v}");
+        }
+    }
 }

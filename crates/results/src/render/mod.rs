@@ -36,7 +36,7 @@
 //! | `readFile`, `writeFile` | int | which "Max" lines print | phases present |
 //! | `filePerProc` | int | Options access, summary fPP | `Workload::file_per_proc` |
 //! | `reorderTasks`, `reorderTasksRandom`, `reorderTasksRandomSeed` | int | Options ordering inter file, summary | 0 |
-//! | `randomOffset` | int | Options "ordering in a file" | `Workload::ordering` |
+//! | `randomOffset` | int | Options "ordering in a file" | `Workload::ordering`'s count (0, 1, 2 for `-z -z`) |
 //! | `verbose` | int | Options verbose; JSON remove rows / "max" at ≥ 1 | 0 |
 //! | `collective` | int | Options type | 0 |
 //! | `segmentCount`, `transferSize`, `blockSize` | int | everywhere | `Workload` |
@@ -214,7 +214,7 @@ impl<'a> Params<'a> {
             "blockSize" => Value::from(w.block_size),
             "transferSize" => Value::from(w.transfer_size),
             "segmentCount" => Value::from(w.segment_count),
-            "randomOffset" => Value::from(u8::from(w.ordering.starts_with("random"))),
+            "randomOffset" => Value::from(w.ordering.random_offset()),
             "numTasks" => {
                 let n = if w.num_tasks > 0 {
                     w.num_tasks
