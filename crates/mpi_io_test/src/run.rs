@@ -16,18 +16,9 @@ use std::io::Write;
 
 /// The processor name of every rank, on every rank (collective).
 pub fn all_hosts<C: Comm + ?Sized>(world: &C, host: &str) -> Vec<String> {
-    let mut joined = world
-        .gather_bytes(0, host.as_bytes())
-        .map(|all| {
-            all.iter()
-                .map(|h| String::from_utf8_lossy(h).into_owned())
-                .collect::<Vec<_>>()
-                .join("\n")
-                .into_bytes()
-        })
-        .unwrap_or_default();
-    world.broadcast_bytes(0, &mut joined);
-    String::from_utf8_lossy(&joined)
+    use pario_engine::collective::{broadcast_text, gather_text};
+    let joined = gather_text(world, host).map(|all| all.join("\n"));
+    broadcast_text(world, 0, joined.unwrap_or_default())
         .split('\n')
         .map(String::from)
         .collect()

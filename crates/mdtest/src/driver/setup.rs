@@ -140,17 +140,9 @@ pub(super) fn backend_for(
 
 /// Collective: which ranks share rank 0's node ("1" for those), on every rank.
 pub(super) fn nodemap(comm: &dyn Comm, layout: &NodeLayout) -> String {
-    let bits = comm.gather_bytes(0, &[u8::from(layout.node_index == 0)]);
-    let nodemap: String = bits
-        .map(|v| {
-            v.iter()
-                .map(|b| if b.first() == Some(&1) { '1' } else { '0' })
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut nodemap_bytes = nodemap.into_bytes();
-    comm.broadcast_bytes(0, &mut nodemap_bytes);
-    String::from_utf8_lossy(&nodemap_bytes).into_owned()
+    use pario_engine::collective::{broadcast_text, gather_text};
+    let bits = gather_text(comm, if layout.node_index == 0 { "1" } else { "0" });
+    broadcast_text(comm, 0, bits.map(|b| b.concat()).unwrap_or_default())
 }
 
 /// Path and file-system figures of the first `-d` directory, printed;
