@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::driver::Outcome;
 use crate::output::Timers;
 use pario_engine::mpi_io_test::PhaseAll;
-use pario_frontend::{Console, RunContext, Settings};
+use pario_frontend::RunContext;
 use pario_results::render::mpi_io_test_text::TIMERS;
 use pario_results::summary::RankStat;
 use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool};
@@ -67,31 +67,10 @@ pub fn build(
         .flatten()
         .flat_map(|a| a.ranks.iter().flat_map(|r| r.errors.iter().cloned()))
         .collect();
-    if let Some(text) = &o.interrupted {
-        record.interrupted = true;
-        record.errors.push(text.clone());
-    }
     record.tests = vec![test];
     record.finished = ctx.now();
     record.exit_status = o.exit;
     record
-}
-
-/// Build and keep the record (rank 0), with its straggler advisories; a
-/// failure to keep is one warning line on the console.
-pub fn keep(
-    ctx: &RunContext<'_>,
-    settings: &Settings,
-    console: &Console<'_>,
-    argv: &[String],
-    cfg: &Config,
-    all_hosts: &[String],
-    o: &Outcome,
-) {
-    let mut record = build(ctx, argv, cfg, all_hosts, o);
-    // Stragglers: one warning line each, kept as advisories.
-    pario_frontend::advisor::review(&mut record, &[], console);
-    pario_frontend::keep(&record, settings, console);
 }
 
 /// Keep in the test's `parameters` what the text of phase `op` shows
