@@ -32,6 +32,7 @@ fn spec(prefix: &str) -> MdwSpec {
         ignore_precreate_errors: false,
         pattern: Pattern::new(PacketType::Timestamp, 7, 7),
         stop: None,
+        progress: Default::default(),
     }
 }
 

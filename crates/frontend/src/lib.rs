@@ -23,6 +23,7 @@ pub mod advisor;
 pub mod backend;
 pub mod console;
 pub mod context;
+pub mod contract;
 pub mod memhog;
 pub mod progress;
 pub mod subset;

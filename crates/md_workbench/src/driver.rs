@@ -2,19 +2,18 @@
 //! engine with each phase's lines printed as it ends, the run-info file,
 //! the run record and the exit status.
 
-use crate::options::{Options, VERSION};
+use crate::options::Options;
 use crate::output::{self, LineCtx};
 use crate::record;
 use pario_backends::Backend;
 use pario_comm::Comm;
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
-use pario_engine::interrupt::Interrupt;
 use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome, PhaseStats};
 use pario_engine::Env;
 use pario_frontend::backend::create_agreed;
 use pario_frontend::context::topology;
-use pario_frontend::{keep, Console, RunContext, Settings};
-use pario_results::Tool;
+use pario_frontend::contract::{Outcome, Session};
+use pario_frontend::{Console, RunContext, Settings};
 use pario_signature::Pattern;
 use std::path::Path;
 
@@ -24,26 +23,8 @@ pub const EXIT_FAILED: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_VERIFY: i32 = 3;
 
-/// Run with the process's stdout/stderr and environment; SIGINT and
-/// SIGTERM stop the run at the next operation.
-pub fn run(comm: &dyn Comm, argv: &[String], o: &Options) -> i32 {
-    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-    let console = Console::new("md-workbench", &mut out, &mut err);
-    let settings = Settings {
-        interrupt: Interrupt::register(),
-        ..Settings::from_env()
-    };
-    run_with(comm, argv, o, &settings, &console)
-}
-
-fn fail(comm: &dyn Comm, console: &Console<'_>, msg: &str, status: i32) -> i32 {
-    if comm.rank() == 0 {
-        console.error(msg);
-    }
-    status
-}
-
-/// Collective: the whole run.
+/// Run with options already parsed (tests): the shared run of
+/// [`pario_frontend::contract`]. Returns the exit status.
 pub fn run_with(
     comm: &dyn Comm,
     argv: &[String],
@@ -51,24 +32,31 @@ pub fn run_with(
     settings: &Settings,
     console: &Console<'_>,
 ) -> i32 {
+    let fe = &crate::front::FRONT_END;
+    let progress = pario_frontend::progress::ProgressOptions::default();
+    pario_frontend::contract::run_parsed(fe, comm, argv, settings, console, o, &progress)
+}
+
+/// Collective: the whole run on `session` (see [`crate::front`]); the
+/// shared code agrees on an interruption and keeps the record, unless it
+/// was kept before the cleanup phase.
+pub fn run_session(session: &Session<'_, '_>, o: &Options) -> Outcome {
+    let (comm, console, argv) = (session.comm, session.console, session.argv);
     let root = comm.rank() == 0;
-    let (backend, start) = match prepare(comm, o, settings, console) {
+    let (backend, start) = match prepare(session, o) {
         Ok(p) => p,
-        Err(status) => return status,
+        Err(status) => return Outcome::refused(status),
     };
-    let run = RunContext::start(comm, settings, &o.tags, None);
-    let mut rec = run.record(Tool::MdWorkbench, VERSION, argv, Vec::new());
+    let run = session.start(&o.tags, None);
+    let mut rec = session.record(&run, Vec::new());
     let nodemap = nodemap(comm, &run);
     let hosts = gather_text(comm, &run.layout.host).unwrap_or_default();
-    let spec = spec(o, seed(comm, o, &run), settings);
+    let spec = spec(o, seed(comm, o, &run), session);
     let out = |s: &str| {
         if root {
             console.out(&format!("{s}\n"));
         }
     };
-    for w in run.tag_warnings.iter().filter(|_| root) {
-        console.warning(w);
-    }
     preamble(o, argv, comm.size(), &run, &nodemap, &out);
     let env = Env {
         comm,
@@ -83,17 +71,16 @@ pub fn run_with(
         spec: &spec,
         hosts: &hosts,
         run: &run,
+        session,
         active: root && o.run_cleanup,
         phases: Vec::new(),
-        kept: false,
     };
     let mut sink = |p: &PhaseOutcome| {
         print_phase(o, &ctx, p, &out);
-        early.see(p, &rec, settings, console);
+        early.see(p, &rec);
     };
     let result = run_md_workbench(&env, &spec, start, &mut sink);
-    let kept_early = early.kept;
-    let mut status = match result {
+    let status = match result {
         Ok(r) => {
             if let Some(e) = &r.prefix_left {
                 out(&format!("Unable to remove directory {} ({e})", o.prefix));
@@ -107,80 +94,61 @@ pub fn run_with(
         }
         Err(e) => {
             rec.errors.push(e.message.clone());
-            fail(comm, console, &e.message, EXIT_FAILED)
+            session.fail(&e.message, EXIT_FAILED)
         }
     };
     runtime_line(o, &run, &out);
-    status = interrupted(comm, console, settings, status, &mut rec);
     rec.finished = run.now();
-    rec.exit_status = status;
-    if root && !kept_early {
-        // Stragglers: one warning line each, kept as advisories.
-        pario_frontend::advisor::review(&mut rec, &[], console);
-        keep(&rec, settings, console);
+    Outcome {
+        status,
+        record: Some(rec),
     }
-    status
 }
 
 /// Rank 0 keeps an interrupted run's record before its cleanup phase.
-struct Early<'a> {
+struct Early<'a, 'w> {
     o: &'a Options,
     spec: &'a MdwSpec,
     hosts: &'a [String],
     run: &'a RunContext<'a>,
+    session: &'a Session<'a, 'w>,
     /// Rank 0 of a run with a cleanup phase.
     active: bool,
     /// The phases so far.
     phases: Vec<PhaseOutcome>,
-    /// Set once the record is kept (the end of the run then does not).
-    kept: bool,
 }
 
-impl Early<'_> {
+impl Early<'_, '_> {
     /// After each phase: keep the record once a phase other than the
     /// cleanup ends after SIGINT/SIGTERM.
-    fn see(
-        &mut self,
-        p: &PhaseOutcome,
-        rec: &pario_results::RunRecord,
-        settings: &Settings,
-        console: &Console<'_>,
-    ) {
-        if !self.active || self.kept || p.phase == Some(Phase::Cleanup) {
+    fn see(&mut self, p: &PhaseOutcome, rec: &pario_results::RunRecord) {
+        if !self.active || self.session.kept() || p.phase == Some(Phase::Cleanup) {
             return;
         }
         self.phases.push(p.clone());
-        if settings.interrupt.exit_status().is_some() {
-            self.keep(&self.phases, rec, settings, console);
-            self.kept = true;
+        if self.session.interrupt().exit_status().is_some() {
+            self.keep(rec);
         }
     }
 
     /// Rank 0, once a phase ends after SIGINT/SIGTERM and before the
     /// cleanup phase starts: keep the record with the phases so far, marked
-    /// interrupted. A launcher kills the ranks soon after forwarding
-    /// SIGTERM (Open MPI after one second), often before a large cleanup
-    /// ends; the record must not depend on it. The cleanup's figures are
-    /// then printed but not in the record.
-    fn keep(
-        &self,
-        phases: &[PhaseOutcome],
-        rec: &pario_results::RunRecord,
-        settings: &Settings,
-        console: &Console<'_>,
-    ) {
+    /// interrupted ([`Session::keep_early`]). A launcher kills the ranks
+    /// soon after forwarding SIGTERM (Open MPI after one second), often
+    /// before a large cleanup ends; the record must not depend on it. The
+    /// cleanup's figures are then printed but not in the record.
+    fn keep(&self, rec: &pario_results::RunRecord) {
         let mut early = rec.clone();
         let size = self.run.comm.size();
         early.tests.push(record::test_result(
-            self.o, self.spec, size, phases, self.hosts,
+            self.o,
+            self.spec,
+            size,
+            &self.phases,
+            self.hosts,
         ));
-        let caught = settings.interrupt.exit_status().unwrap_or(EXIT_FAILED);
-        early.interrupted = true;
-        early.exit_status = caught;
-        early.errors.push(interrupted_text(caught));
         early.finished = self.run.now();
-        pario_frontend::advisor::review(&mut early, &[], console);
-        keep(&early, settings, console);
+        self.session.keep_early(early);
     }
 }
 
@@ -206,22 +174,19 @@ fn runtime_line(o: &Options, run: &RunContext<'_>, out: &dyn Fn(&str)) {
 
 /// Collective: the backend (stopped by signals), the checks before
 /// anything is created, and the first object's number; or the exit status.
-fn prepare(
-    comm: &dyn Comm,
-    o: &Options,
-    settings: &Settings,
-    console: &Console<'_>,
-) -> Result<(Box<dyn Backend>, u64), i32> {
+fn prepare(session: &Session<'_, '_>, o: &Options) -> Result<(Box<dyn Backend>, u64), i32> {
+    let comm = session.comm;
+    let fail = |e: String, status| session.fail(&e, status);
     let created = create_agreed(comm, &o.api, &o.module_options, comm.rank())
-        .map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
-    let backend = settings.interrupt.wrap(created.backend);
+        .map_err(|e| fail(e, EXIT_USAGE))?;
+    let backend = session.interrupt().wrap(created.backend);
     let checked = if comm.rank() == 0 {
         check_paths(backend.as_ref(), o)
     } else {
         None
     };
-    agree_on_first_error(comm, checked).map_err(|e| fail(comm, console, &e, EXIT_USAGE))?;
-    let start = start_index(comm, o).map_err(|e| fail(comm, console, &e, EXIT_FAILED))?;
+    agree_on_first_error(comm, checked).map_err(|e| fail(e, EXIT_USAGE))?;
+    let start = start_index(comm, o).map_err(|e| fail(e, EXIT_FAILED))?;
     Ok((backend, start))
 }
 
@@ -252,7 +217,7 @@ fn preamble(
 }
 
 /// The engine's spec from the options.
-fn spec(o: &Options, seed: i64, settings: &Settings) -> MdwSpec {
+fn spec(o: &Options, seed: i64, session: &Session<'_, '_>) -> MdwSpec {
     MdwSpec {
         prefix: o.prefix.clone(),
         dsets: o.dsets,
@@ -273,7 +238,8 @@ fn spec(o: &Options, seed: i64, settings: &Settings) -> MdwSpec {
         latency_prefix: o.latency_prefix.clone(),
         ignore_precreate_errors: o.ignore_precreate_errors,
         pattern: Pattern::new(o.packet, seed as u32, seed as u32),
-        stop: Some(settings.interrupt.stop_flag()),
+        stop: Some(session.interrupt().stop_flag()),
+        progress: session.progress.clone(),
     }
 }
 
@@ -534,33 +500,6 @@ fn finish_status(
     comm.broadcast_u64(0, status as u64) as i32
 }
 
-/// Collective: 130/143 on every rank when any rank caught SIGINT/SIGTERM.
-/// The error an interrupted run prints and records (`caught`: 130 or 143).
-fn interrupted_text(caught: i32) -> String {
-    format!("interrupted by {}: {INTERRUPTED}", Interrupt::name(caught))
-}
-
 /// What an interrupted run did, after "interrupted by SIGNAL: ".
-const INTERRUPTED: &str =
+pub(crate) const INTERRUPTED: &str =
     "stopped at the next operation; the record is kept, marked interrupted, before the cleanup";
-
-fn interrupted(
-    comm: &dyn Comm,
-    console: &Console<'_>,
-    settings: &Settings,
-    status: i32,
-    rec: &mut pario_results::RunRecord,
-) -> i32 {
-    let agreed = pario_frontend::context::agree_on_interrupt(
-        comm,
-        &settings.interrupt,
-        console,
-        INTERRUPTED,
-    );
-    let Some((caught, text)) = agreed else {
-        return status;
-    };
-    rec.interrupted = true;
-    rec.errors.push(text);
-    caught
-}

@@ -5,6 +5,7 @@
 //! with tool `md-workbench` and compared with `pario compare`.
 //!
 //! - [`options`]: the command line and its refusals;
+//! - [`front`]: the front end on the shared contract (`pario_frontend::contract`);
 //! - [`driver`]: checks, header, the run, the run-info file, exit status;
 //! - [`output`]: the text lines (pure);
 //! - [`record`]: the run record's test;
@@ -13,6 +14,7 @@
 //! The differences from upstream, and why, are in `docs/md-workbench.md`.
 
 pub mod driver;
+pub mod front;
 pub mod help;
 pub mod options;
 pub mod output;

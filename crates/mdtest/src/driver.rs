@@ -19,15 +19,15 @@ use crate::output;
 use pario_backends::{Backend, FsInfo};
 use pario_comm::{Comm, NodeLayout};
 use pario_engine::collective::agree_on_first_error;
-use pario_engine::interrupt::Interrupt;
 use pario_engine::mdtest::{prepare_roots, remove_root, run_mdtest_test, MdtestSpec, PhaseHooks};
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_frontend::backend::{create_agreed, fs_usage};
 use pario_frontend::context::topology;
-use pario_frontend::{keep, subset, Console, RunContext, Settings};
+use pario_frontend::contract::{Outcome, Session};
+use pario_frontend::{subset, Console, RunContext, Settings};
 use pario_plan::mdtest::{Naming, Shape, ShapeRequest};
 use pario_results::render::mdtest_text as text;
-use pario_results::{record_io, Operation, RunRecord, TestResult, Tool, Workload};
+use pario_results::{record_io, Operation, RunRecord, TestResult, Workload};
 use pario_signature::Pattern;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -101,7 +101,7 @@ struct Hooks<'o, 'c, 'w> {
     sync: bool,
     /// Where the prologue and epilogue are announced (when active).
     out: &'o Out<'c, 'w>,
-    first: KeepFirst<'o>,
+    first: KeepFirst<'o, 'w>,
 }
 
 /// Rank 0 keeps the record of a failed or interrupted test before the
@@ -110,35 +110,25 @@ struct Hooks<'o, 'c, 'w> {
 /// says otherwise), Slurm after `KillWait`, and a large tree takes longer
 /// than that to remove. The record then holds the run up to the failure;
 /// the clean-up's own warnings are printed only.
-struct KeepFirst<'o> {
+struct KeepFirst<'o, 'w> {
+    session: &'o Session<'o, 'w>,
     run: &'o RunContext<'o>,
-    settings: &'o Settings,
     /// The record as the earlier tests left it (rank 0 only), taken when
     /// kept.
     record: Option<RunRecord>,
-    /// Set once the record is kept, so the end of the run does not keep it
-    /// again.
-    kept: &'o std::cell::Cell<bool>,
 }
 
-impl KeepFirst<'_> {
+impl KeepFirst<'_, '_> {
     /// Rank 0: keep the record as it stands with `error` (and the
-    /// interrupt, if any) before the clean-up.
-    fn keep_now(&mut self, error: &str, console: &Console<'_>) {
+    /// interrupt, if any: [`Session::keep_early`]) before the clean-up.
+    fn keep_now(&mut self, error: &str) {
         let Some(mut record) = self.record.take() else {
             return;
         };
         record.errors.push(error.to_string());
         record.exit_status = EXIT_FAILED;
-        if let Some(caught) = self.settings.interrupt.exit_status() {
-            record.interrupted = true;
-            record.exit_status = caught;
-            record.errors.push(interrupted_text(caught));
-        }
         record.finished = self.run.now();
-        pario_frontend::advisor::review(&mut record, &[], console);
-        keep(&record, self.settings, console);
-        self.kept.set(true);
+        self.session.keep_early(record);
     }
 }
 
@@ -174,7 +164,7 @@ impl PhaseHooks for Hooks<'_, '_, '_> {
         run_command("--run-cmd-after-phase", cmd)
     }
     fn before_cleanup(&mut self, error: &str) {
-        self.first.keep_now(error, self.out.console);
+        self.first.keep_now(error);
     }
 }
 
@@ -343,20 +333,6 @@ fn test_workload(o: &MdtestOptions, ctx: &Context<'_>, shape: &Shape, num_tasks:
     })
 }
 
-/// Run mdtest on `comm` with the process's stdout, stderr and
-/// environment. Returns the exit status (the same on every rank).
-pub fn run(comm: &dyn Comm, argv: &[String], o: &MdtestOptions) -> i32 {
-    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-    let console = Console::new("mdtest", &mut out, &mut err);
-    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
-    // pario_engine::interrupt).
-    let settings = Settings {
-        interrupt: Interrupt::register(),
-        ..Settings::from_env()
-    };
-    run_with(comm, argv, o, &settings, &console)
-}
-
 /// A `-d` directory or `-x` file that is a device node, FIFO or socket,
 /// refused before anything is opened (rank-local; agreed by the caller).
 fn special_targets(o: &MdtestOptions) -> Option<String> {
@@ -376,11 +352,8 @@ fn special_targets(o: &MdtestOptions) -> Option<String> {
     None
 }
 
-/// Run mdtest on `comm`. Returns the exit status (the same on every rank).
-///
-/// Once the options are consistent, every run is kept, failed ones
-/// included: rank 0 hands the record to [`pario_frontend::keep`] at the
-/// end (JSON file and database), whatever the exit status.
+/// Run mdtest on `comm` with options already parsed (tests): the shared
+/// run of [`pario_frontend::contract`]. Returns the exit status.
 pub fn run_with(
     comm: &dyn Comm,
     argv: &[String],
@@ -388,24 +361,25 @@ pub fn run_with(
     settings: &Settings,
     console: &Console<'_>,
 ) -> i32 {
-    let interrupt = &settings.interrupt;
-    let (resolved, progress) = match preflight(comm, o) {
+    let fe = &crate::front::FRONT_END;
+    pario_frontend::contract::run_parsed(fe, comm, argv, settings, console, o, &o.progress)
+}
+
+/// Collective: run mdtest on `session` (see [`crate::front`]).
+///
+/// Once the options are consistent, every run is kept, failed ones
+/// included: the shared code keeps the record at the end (JSON file and
+/// database), whatever the exit status, unless it was kept before a
+/// failed test's clean-up.
+pub fn run_session(session: &Session<'_, '_>, o: &MdtestOptions) -> Outcome {
+    let (comm, console) = (session.comm, session.console);
+    let resolved = match preflight(comm, o) {
         Ok(p) => p,
-        Err((msg, status)) => return fail(comm, console, &msg, status),
+        Err((msg, status)) => return Outcome::refused(session.fail(&msg, status)),
     };
     // The file-system figures are filled in once the target is known.
-    let run = RunContext::start(comm, settings, &o.tags, None);
-    let mut record = run.record(
-        Tool::Mdtest,
-        MDTEST_VERSION,
-        argv,
-        resolved.warnings.clone(),
-    );
-    if comm.rank() == 0 {
-        for w in &run.tag_warnings {
-            console.warning(w);
-        }
-    }
+    let run = session.start(&o.tags, None);
+    let mut record = session.record(&run, resolved.warnings.clone());
     let machine_to_stdout = o.summary_format.is_some() && o.summary_file.is_none();
     let out = Out {
         console,
@@ -414,43 +388,36 @@ pub fn run_with(
     let mut ran = false;
     let setup = Setup {
         resolved: &resolved,
-        interrupt,
-        progress,
-        settings,
-        kept: std::cell::Cell::new(false),
+        session,
     };
-    let mut status = match run_resolved(&run, argv, o, &setup, &out, &mut record, &mut ran) {
+    let status = match run_resolved(&run, session.argv, o, &setup, &out, &mut record, &mut ran) {
         Ok(status) => status,
         Err((msg, status)) => {
             record.errors.push(msg.clone());
             record.finished = run.now();
-            fail(comm, console, &msg, status)
+            session.fail(&msg, status)
         }
     };
-    if let Some(caught) = agree_on_interrupt(comm, interrupt, console, &mut record) {
-        status = caught;
-    }
-    record.exit_status = status;
-    let failed_outputs = if comm.rank() == 0 {
-        let settings = (!setup.kept.get()).then_some(settings);
-        finish_record(o, &mut record, ran, settings, console)
-    } else {
-        0
-    };
-    if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
-        return EXIT_FAILED;
-    }
-    status
+    let status = session.conclude_with(&mut record, status, |record, status| {
+        let failed_outputs = if comm.rank() == 0 {
+            finish_record(o, record, ran, console)
+        } else {
+            0
+        };
+        if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
+            return EXIT_FAILED;
+        }
+        status
+    });
+    Outcome::refused(status)
 }
 
 /// The checks every rank agrees on before the run starts: consistent
 /// options for this many ranks, no special files as targets, the output
 /// directories, the buffers' memory and the progress options. Returns the
-/// resolved options and the progress, or the message and exit status.
-fn preflight(
-    comm: &dyn Comm,
-    o: &MdtestOptions,
-) -> Result<(Resolved, pario_engine::progress::Progress), (String, i32)> {
+/// resolved options, or the message and exit status. (The progress
+/// options are the shared code's, agreed before.)
+fn preflight(comm: &dyn Comm, o: &MdtestOptions) -> Result<Resolved, (String, i32)> {
     let resolved = o
         .resolve()
         .and_then(|r| o.check_tasks(comm.size()).map(|_| r))
@@ -472,48 +439,21 @@ fn preflight(
         comm.node_layout().local_size,
     );
     agree_on_first_error(comm, buffers.err()).map_err(|e| (e, EXIT_USAGE))?;
-    let progress =
-        pario_frontend::progress::build_agreed(comm, &o.progress).map_err(|e| (e, EXIT_USAGE))?;
-    Ok((resolved, progress))
-}
-
-/// Collective: whether any rank was interrupted; if so the exit status
-/// (130 for SIGINT, 143 for SIGTERM) on every rank, with the record marked
-/// interrupted and rank 0 printing why.
-fn agree_on_interrupt(
-    comm: &dyn Comm,
-    interrupt: &Interrupt,
-    console: &Console<'_>,
-    record: &mut RunRecord,
-) -> Option<i32> {
-    let (caught, text) =
-        pario_frontend::context::agree_on_interrupt(comm, interrupt, console, INTERRUPTED)?;
-    record.interrupted = true;
-    if !record.errors.contains(&text) {
-        record.errors.push(text);
-    }
-    Some(caught)
-}
-
-/// The error an interrupted run prints and records (`caught`: its exit
-/// status, 130 or 143).
-fn interrupted_text(caught: i32) -> String {
-    format!("interrupted by {}: {INTERRUPTED}", Interrupt::name(caught))
+    Ok(resolved)
 }
 
 /// What an interrupted run did, after "interrupted by SIGNAL: ".
-const INTERRUPTED: &str = "stopped at the next item; the record is kept, marked interrupted, \
-                           then what this run created is removed (unless --keep-on-error)";
+pub(crate) const INTERRUPTED: &str = "stopped at the next item; the record is kept, marked \
+     interrupted, then what this run created is removed (unless --keep-on-error)";
 
 /// Rank 0 at the end: write the requested outputs (when the tests `ran`),
-/// fail the run (exit 1) for any not written, review stragglers and keep
-/// the record (with `settings`; None when it was kept before a failed
-/// test's clean-up). Returns how many outputs failed.
+/// fail the run (exit 1) for any not written (the shared code then
+/// reviews stragglers and keeps the record). Returns how many outputs
+/// failed.
 fn finish_record(
     o: &MdtestOptions,
     record: &mut RunRecord,
     ran: bool,
-    settings: Option<&Settings>,
     console: &Console<'_>,
 ) -> u64 {
     // A requested output that was not written fails the run (exit 1).
@@ -531,11 +471,6 @@ fn finish_record(
     }
     let failed_outputs = errors.len() as u64;
     record.errors.extend(errors);
-    if let Some(settings) = settings {
-        // Stragglers: one warning line each, kept as advisories.
-        pario_frontend::advisor::review(record, &[], console);
-        keep(record, settings, console);
-    }
     failed_outputs
 }
 
@@ -586,24 +521,20 @@ fn renames(api: &str) -> bool {
 }
 
 /// What [`run_resolved`] needs besides the options and the run context.
-struct Setup<'a> {
+struct Setup<'a, 'w> {
     resolved: &'a Resolved,
-    interrupt: &'a Interrupt,
-    progress: pario_engine::progress::Progress,
-    settings: &'a Settings,
-    /// Set when rank 0 kept the record before a failed test's clean-up.
-    kept: std::cell::Cell<bool>,
+    session: &'a Session<'a, 'w>,
 }
 
 /// The run once the options are resolved: `Err((message, status))` for a
 /// failure before any test ran; otherwise the exit status, with `ran` set
 /// and the tests, errors and end time in `record`.
-fn run_resolved(
+fn run_resolved<'w>(
     run: &RunContext<'_>,
     argv: &[String],
     o: &MdtestOptions,
-    setup: &Setup<'_>,
-    out: &Out<'_, '_>,
+    setup: &Setup<'_, 'w>,
+    out: &Out<'_, 'w>,
     record: &mut RunRecord,
     ran: &mut bool,
 ) -> Result<i32, (String, i32)> {
@@ -649,7 +580,7 @@ fn run_resolved(
         random_seed,
         path,
         nodemap,
-        progress: setup.progress.clone(),
+        progress: setup.session.progress.clone(),
     };
     let status = run_tests(run, o, &ctx, setup, backend.as_ref(), out, record);
     let failed = is_failure(status);
@@ -722,7 +653,7 @@ fn print_header(
 fn run_backend(
     comm: &dyn Comm,
     o: &MdtestOptions,
-    setup: &Setup<'_>,
+    setup: &Setup<'_, '_>,
     out: &Out<'_, '_>,
 ) -> Result<Box<dyn Backend>, (String, i32)> {
     let backend = backend_for(comm, o, out)?;
@@ -733,7 +664,7 @@ fn run_backend(
         );
         out.put(&text::warning_line(&w));
     }
-    Ok(setup.interrupt.wrap(backend))
+    Ok(setup.session.interrupt().wrap(backend))
 }
 
 /// The rank shift of `-N`: multiplied by the ranks per node when several
@@ -858,13 +789,13 @@ fn start_details_file(comm: &dyn Comm, o: &MdtestOptions) -> Result<(), String> 
 
 /// One test per task count, until one fails. Returns the exit status;
 /// the tests, warnings and errors go in `record`.
-fn run_tests(
+fn run_tests<'w>(
     run: &RunContext<'_>,
     o: &MdtestOptions,
     ctx: &Context<'_>,
-    setup: &Setup<'_>,
+    setup: &Setup<'_, 'w>,
     backend: &dyn Backend,
-    out: &Out<'_, '_>,
+    out: &Out<'_, 'w>,
     record: &mut RunRecord,
 ) -> i32 {
     let comm = run.comm;
@@ -874,10 +805,9 @@ fn run_tests(
         sync: o.call_sync,
         out,
         first: KeepFirst {
+            session: setup.session,
             run,
-            settings: setup.settings,
             record: None,
-            kept: &setup.kept,
         },
     };
     let mut status = 0;

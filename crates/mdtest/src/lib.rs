@@ -115,7 +115,7 @@
 //! clean-up leaves is under the run's `-d` directory.
 
 pub mod driver;
-pub mod embed;
+pub mod front;
 pub mod help;
 pub mod mknod;
 pub mod options;

@@ -16,35 +16,95 @@ pub const RECORD_SCHEMA_VERSION: u32 = 1;
 pub const MEBIBYTE: f64 = 1048576.0;
 pub const MEGABYTE: f64 = 1_000_000.0;
 
-/// Which front end produced a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Tool {
-    Ior,
-    Mdtest,
-    MpiIoTest,
-    /// md-workbench (its recorded name is the binary's: `md-workbench`).
-    #[serde(rename = "md-workbench")]
-    MdWorkbench,
-}
+/// Which front end produced a run: its recorded name (`ior`, `mdtest`,
+/// `mpi_io_test`, `md-workbench`, or a newer front end's), serialised as
+/// that string, so the record's JSON and the database's `tool` column hold
+/// the name and nothing else.
+///
+/// The set is open: a front end names itself with [`Tool::new`] (see
+/// `pario_frontend::contract`), and the one list of front ends a build
+/// knows is `pario-registry`'s, not this type's. The four front ends this
+/// crate renders are associated constants ([`Tool::Ior`], ...), usable in
+/// patterns.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Tool(&'static str);
 
+#[allow(non_upper_case_globals)]
 impl Tool {
-    /// Every front end: the one list that `--tool` options, the database
-    /// and importers accept.
+    pub const Ior: Tool = Tool("ior");
+    pub const Mdtest: Tool = Tool("mdtest");
+    pub const MpiIoTest: Tool = Tool("mpi_io_test");
+    /// md-workbench (its recorded name is the binary's: `md-workbench`).
+    pub const MdWorkbench: Tool = Tool("md-workbench");
+
+    /// The front ends this crate knows by name (their records are read
+    /// without allocating); the list that `--tool` options accept is the
+    /// registry's (`pario_registry`).
     pub const ALL: [Tool; 4] = [Tool::Ior, Tool::Mdtest, Tool::MpiIoTest, Tool::MdWorkbench];
 
-    /// The tool recorded under `name` ([`Tool::name`]).
+    /// A front end's tool, recorded as `name`.
+    pub const fn new(name: &'static str) -> Tool {
+        Tool(name)
+    }
+
+    /// One of [`Tool::ALL`] recorded under `name`.
     pub fn from_name(name: &str) -> Option<Tool> {
         Self::ALL.into_iter().find(|t| t.name() == name)
     }
 
+    /// The tool recorded under `name`, known or not (a record of a front
+    /// end this build lacks). The name of an unknown tool is leaked to
+    /// give it a static lifetime: a few bytes per record read of such a
+    /// tool, in a process that reads a bounded set of records.
+    pub fn named(name: &str) -> Tool {
+        Tool::from_name(name).unwrap_or_else(|| Tool(Box::leak(name.to_string().into_boxed_str())))
+    }
+
     pub fn name(self) -> &'static str {
-        match self {
-            Tool::Ior => "ior",
-            Tool::Mdtest => "mdtest",
-            Tool::MpiIoTest => "mpi_io_test",
-            Tool::MdWorkbench => "md-workbench",
+        self.0
+    }
+
+    /// The order of [`Tool::ALL`] first (the order runs were listed and
+    /// grouped in when the set was closed), then by name.
+    fn rank(self) -> usize {
+        Self::ALL
+            .iter()
+            .position(|t| *t == self)
+            .unwrap_or(Self::ALL.len())
+    }
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Tool({:?})", self.0)
+    }
+}
+
+impl PartialOrd for Tool {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Tool {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.rank(), self.0).cmp(&(other.rank(), other.0))
+    }
+}
+
+impl Serialize for Tool {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Tool {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Tool, D::Error> {
+        let name = String::deserialize(d)?;
+        if name.is_empty() {
+            return Err(serde::de::Error::custom("empty tool name"));
         }
+        Ok(Tool::named(&name))
     }
 }
 
@@ -445,5 +505,27 @@ mod interrupted_tests {
         assert!(text.contains("\"interrupted\":true"), "{text}");
         let back: RunRecord = serde_json::from_str(&text).unwrap();
         assert!(back.interrupted);
+    }
+
+    /// The tool is its recorded name, byte for byte as when it was an
+    /// enum; a tool this build does not know still loads (issue 19).
+    #[test]
+    fn a_tool_is_its_recorded_name_and_the_set_is_open() {
+        for (t, json) in [
+            (Tool::Ior, "\"ior\""),
+            (Tool::Mdtest, "\"mdtest\""),
+            (Tool::MpiIoTest, "\"mpi_io_test\""),
+            (Tool::MdWorkbench, "\"md-workbench\""),
+        ] {
+            assert_eq!(serde_json::to_string(&t).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Tool>(json).unwrap(), t);
+        }
+        let pfind: Tool = serde_json::from_str("\"pfind\"").unwrap();
+        assert_eq!((pfind.name(), pfind), ("pfind", Tool::new("pfind")));
+        assert!(serde_json::from_str::<Tool>("\"\"").is_err());
+        let mut all = vec![pfind, Tool::MdWorkbench, Tool::Mdtest, Tool::Ior];
+        all.sort();
+        assert_eq!(all, [Tool::Ior, Tool::Mdtest, Tool::MdWorkbench, pfind]);
+        assert!(matches!(Tool::named("mdtest"), Tool::Mdtest));
     }
 }

@@ -109,6 +109,9 @@ pub struct MdwSpec {
     /// Set by SIGINT/SIGTERM: each rank ends the phase's loop at its next
     /// step (the phase still ends with its collectives).
     pub stop: Option<StopFlag>,
+    /// Live progress of every phase (see [`crate::progress`]): each object
+    /// operation counts, with the bytes it wrote or read.
+    pub progress: crate::progress::Progress,
 }
 
 /// What a run did: the phases (complete on rank 0) and the object index

@@ -5,6 +5,7 @@
 use super::report::{self, c_exp, PhaseOutcome, PhaseStats, WearOut};
 use super::{MdwSpec, Phase};
 use crate::latency::Histogram;
+use crate::progress::{Meter, PhaseInfo};
 use crate::{EngineError, Env};
 use pario_backends::{AlignedBuffer, BackendError, ErrorKind, OpenMode, BUFFER_ALIGN};
 use pario_comm::ReduceOp;
@@ -34,6 +35,10 @@ pub(super) struct Local {
     log: [Option<std::io::BufWriter<std::fs::File>>; 4],
     factor: f64,
     t0: f64,
+    /// The phase's counters for live progress (see [`crate::progress`]).
+    meter: Meter,
+    /// Bytes one create or read moves.
+    object_bytes: u64,
 }
 
 /// Collective: run one phase starting at object `start` (for the cleanup
@@ -58,12 +63,15 @@ pub(super) fn phase(
         log: Default::default(),
         factor,
         t0: 0.0,
+        meter: Meter::prepare(comm, &spec.progress, info(phase)),
+        object_bytes: spec.object_size,
     };
     if comm.rank() == 0 {
         local.open_logs(spec, phase, iteration, factor);
     }
     comm.barrier();
     local.t0 = env.clock.now();
+    local.meter.begin(local.t0);
     let deadline = comm.broadcast_f64(0, local.t0) + spec.stonewall_seconds as f64;
     let (mut steps, mut wear, mut excluded) = (0, None, 0.0);
     match phase {
@@ -73,15 +81,36 @@ pub(super) fn phase(
             (steps, wear, excluded) = benchmark(env, spec, &mut local, start, deadline);
         }
     }
-    local.stats.time = env.clock.now() - local.t0 - excluded;
+    let end = env.clock.now();
+    local.stats.time = end - local.t0 - excluded;
+    // Collective with live progress: every rank's last counts reach rank 0.
+    let meter = std::mem::replace(&mut local.meter, Meter::local(end, 1.0));
+    meter.finish(end);
     local.flush_logs();
     report::finish(env, phase, iteration, factor, local, steps, wear)
+}
+
+/// What a phase is for the live view: object operations, no planned
+/// total (a stonewall or a signal may end it early), no time limit shown.
+fn info(phase: Phase) -> PhaseInfo {
+    PhaseInfo {
+        phase: phase.name().to_string(),
+        bytes_unit: false,
+        total_ops: None,
+        deadline: None,
+    }
 }
 
 impl Local {
     /// Record an operation that began at `started` (clock reading).
     fn timed(&mut self, env: &Env<'_>, op: Op, started: f64) {
-        let dt = (env.clock.now() - started).max(0.0);
+        let now = env.clock.now();
+        let dt = (now - started).max(0.0);
+        let bytes = match op {
+            Op::Create | Op::Read => self.object_bytes,
+            Op::Stat | Op::Delete => 0,
+        };
+        self.meter.record(now, bytes);
         self.hists[op as usize].record(dt);
         self.stats.max_op_time = self.stats.max_op_time.max(dt);
         if let Some(w) = self.log[op as usize].as_mut() {

@@ -4,6 +4,7 @@
 use super::*;
 use crate::options::parse;
 use pario_comm::LocalComm;
+use pario_results::Tool;
 use serde_json::json;
 use std::collections::BTreeMap;
 
