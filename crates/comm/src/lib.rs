@@ -9,6 +9,8 @@
 //! tests (and thousands of simulated ranks) without `mpirun`. [`mpiio`] is the
 //! safe wrapper over MPI-IO (files, hints) that the MPI-IO backend uses.
 //! [`beacon`] carries live progress counts to rank 0 without collectives.
+//! [`messages`] posts and polls tagged point-to-point messages without
+//! waiting (work stealing).
 //! [`slurm`] reads the job, step and task layout Slurm gives a process.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
@@ -19,6 +21,7 @@
 pub mod beacon;
 pub mod clock;
 pub mod local;
+pub mod messages;
 pub mod mpi_comm;
 pub mod mpiio;
 pub mod p2p;
@@ -28,6 +31,7 @@ pub mod threads;
 pub use beacon::{Beacon, Counts, NoBeacon, Report};
 pub use clock::{Clock, ClockSync};
 pub use local::LocalComm;
+pub use messages::Messages;
 pub use p2p::PointToPoint;
 pub use threads::ThreadComm;
 
@@ -103,6 +107,11 @@ pub trait Comm {
     /// [`NoBeacon`].
     fn beacon(&self) -> Box<dyn Beacon> {
         Box::new(NoBeacon)
+    }
+    /// Non-blocking tagged messages between this communicator's ranks (see
+    /// [`messages`]); `None` for communicators without peers.
+    fn messages(&self) -> Option<&dyn Messages> {
+        None
     }
 
     /// Logical AND over all ranks.

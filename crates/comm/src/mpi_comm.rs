@@ -50,6 +50,9 @@ impl Drop for MpiWorld {
 
 /// One MPI communicator.
 pub struct MpiComm {
+    /// Non-blocking sends in flight ([`crate::messages`]); declared first
+    /// so that they complete before the communicator is freed.
+    outbox: crate::messages::Outbox,
     comm: SimpleCommunicator,
     /// The progress beacons' own duplicate, made by the first beacon (a
     /// collective) and shared by the later ones (see [`crate::beacon`]).
@@ -59,6 +62,7 @@ pub struct MpiComm {
 impl MpiComm {
     fn new(comm: SimpleCommunicator) -> MpiComm {
         MpiComm {
+            outbox: Default::default(),
             comm,
             beacons: std::cell::OnceCell::new(),
         }
@@ -67,6 +71,11 @@ impl MpiComm {
     /// The raw handle, for [`crate::mpiio`] (collective file opens).
     pub(crate) fn raw(&self) -> mpi::ffi::MPI_Comm {
         self.comm.as_raw()
+    }
+
+    /// The sends in flight, for [`crate::messages`].
+    pub(crate) fn outbox(&self) -> &crate::messages::Outbox {
+        &self.outbox
     }
 
     /// The rsmpi communicator, for [`crate::p2p`].
@@ -262,6 +271,9 @@ impl Comm for MpiComm {
         Box::new(crate::beacon::MpiBeacon::new(comm.clone()))
     }
     fn as_mpi(&self) -> Option<&MpiComm> {
+        Some(self)
+    }
+    fn messages(&self) -> Option<&dyn crate::Messages> {
         Some(self)
     }
     fn library_version(&self) -> String {

@@ -125,6 +125,8 @@ struct Group {
     size: usize,
     round: Mutex<Round>,
     wake: Condvar,
+    /// Each rank's inbox of point-to-point messages ([`crate::messages`]).
+    inboxes: crate::messages::Inboxes,
     /// Shared by every communicator of one [`ThreadComm::run`]: set when a
     /// rank panics, so the others stop waiting.
     poisoned: Arc<AtomicBool>,
@@ -149,6 +151,7 @@ impl Group {
                 last: Arc::new(Vec::new()),
             }),
             wake: Condvar::new(),
+            inboxes: crate::messages::Inboxes::new(size),
             poisoned,
         })
     }
@@ -263,6 +266,18 @@ impl ThreadComm {
     fn exchange(&self, part: Part) -> Arc<Vec<Part>> {
         self.group.exchange(self.rank as usize, part)
     }
+}
+
+impl crate::Messages for ThreadComm {
+    fn post(&self, dest: u32, tag: i32, data: Vec<u8>) -> Result<(), String> {
+        self.group.inboxes.post(self.rank, dest, tag, data)
+    }
+    fn try_take(&self, tag: i32) -> Option<(u32, Vec<u8>)> {
+        self.group
+            .inboxes
+            .take(self.rank, tag, &self.group.poisoned)
+    }
+    fn flush(&self) {}
 }
 
 /// Every rank's value, or the message of the first rank that panicked
@@ -417,6 +432,9 @@ impl Comm for ThreadComm {
     }
     fn library_version(&self) -> String {
         "threads".to_string()
+    }
+    fn messages(&self) -> Option<&dyn crate::Messages> {
+        Some(self)
     }
     fn beacon(&self) -> Box<dyn crate::Beacon> {
         // Rank 0 creates the phase's mailbox; one exchange hands it out.

@@ -13,6 +13,33 @@ fn check(cond: bool, what: &str, failures: &mut Vec<String>) {
     }
 }
 
+/// Every rank posts a small and a large (rendezvous-sized) message to the
+/// next rank before taking any, then polls for its own two: a blocking send
+/// would deadlock here, a non-blocking one must not.
+fn messages_go_round(comm: &dyn Comm) -> bool {
+    let Some(m) = comm.messages() else {
+        return false;
+    };
+    let (rank, size) = (comm.rank(), comm.size());
+    let next = (rank + 1) % size;
+    let prev = (rank + size - 1) % size;
+    let big = vec![rank as u8; 4 << 20];
+    if m.post(next, 5, vec![rank as u8]).is_err() || m.post(next, 6, big).is_err() {
+        return false;
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let (mut small, mut large) = (None, None);
+    while (small.is_none() || large.is_none()) && std::time::Instant::now() < deadline {
+        small = small.or_else(|| m.try_take(5));
+        large = large.or_else(|| m.try_take(6));
+    }
+    m.flush();
+    comm.barrier();
+    let want_large = |d: &Vec<u8>| d.len() == 4 << 20 && d.iter().all(|&b| b == prev as u8);
+    small == Some((prev, vec![prev as u8]))
+        && large.is_some_and(|(s, d)| s == prev && want_large(&d))
+}
+
 fn rank_main() -> i32 {
     let world = MpiWorld::init().expect("MPI initialises once");
     let comm = world.world();
@@ -111,6 +138,11 @@ fn rank_main() -> i32 {
             &mut f,
         );
     }
+    check(
+        messages_go_round(comm),
+        "non-blocking messages round the ring",
+        &mut f,
+    );
     let sync = ClockSync::measure(comm);
     check(sync.max_skew < 0.1, "clock skew on one machine", &mut f);
     let bad = comm.all_reduce_u64(&[f.len() as u64], ReduceOp::Sum)[0];
