@@ -68,6 +68,11 @@ impl FrontEnd for Io500 {
     fn help(&self) -> String {
         cli::help("io500")
     }
+
+    /// One line, as every io500 refusal is (no pointer to the help).
+    fn refuse(&self, console: &pario_frontend::Console<'_>, msg: &str, _hint: bool) {
+        console.error(msg);
+    }
 }
 
 /// Collective: rank 0 does `action` and prints; every rank gets its status.
