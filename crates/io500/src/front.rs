@@ -9,7 +9,7 @@ use crate::app;
 use crate::cli::{self, Action, Options};
 use crate::phases::Env;
 use crate::plan::{default_timestamp, Context};
-use pario_frontend::context::with_fixed_run_id;
+use pario_frontend::context::{with_fixed_run_id, RunContext};
 use pario_frontend::contract::{Descriptor, FrontEnd, Outcome, Request, Session};
 use pario_results::Tool;
 
@@ -47,19 +47,9 @@ impl FrontEnd for Io500 {
     }
 
     fn run(&self, session: &Session<'_, '_>, action: &Action) -> Outcome {
-        let comm = session.comm;
         let status = match app::runs_phases(action) {
             Some(o) if o.cleanup => cleanup(session, o),
-            Some(o) => {
-                let (settings, id) = with_fixed_run_id(comm, session.settings);
-                let env = Env {
-                    comm,
-                    settings: &settings,
-                    run_id: &id,
-                    console: session.console,
-                };
-                crate::run::run(&env, o)
-            }
+            Some(o) => return real_run(session, o),
             None => rank0(session, action),
         };
         Outcome::refused(status)
@@ -72,6 +62,40 @@ impl FrontEnd for Io500 {
     /// One line, as every io500 refusal is (no pointer to the help).
     fn refuse(&self, console: &pario_frontend::Console<'_>, msg: &str, _hint: bool) {
         console.error(msg);
+    }
+}
+
+/// Collective: a real run. Its own record (tool `io500`, kept under the
+/// id every phase's run is tagged with) holds result_summary.txt's lines
+/// as notes and says when the run is invalid; a run refused before any
+/// phase keeps nothing.
+fn real_run(session: &Session<'_, '_>, o: &Options) -> Outcome {
+    let comm = session.comm;
+    let (settings, id) = with_fixed_run_id(comm, session.settings);
+    let run = RunContext::start(comm, &settings, &[], None);
+    let mut record = session.record(&run, Vec::new());
+    let env = Env {
+        comm,
+        settings: &settings,
+        run_id: &id,
+        console: session.console,
+    };
+    let (status, results) = crate::run::run(&env, o);
+    if status == app::EXIT_USAGE {
+        return Outcome::refused(status);
+    }
+    record.finished = run.now();
+    if let Some(r) = results {
+        record.notes = r.render().summary.lines().map(str::to_string).collect();
+        if !r.valid() {
+            record
+                .warnings
+                .push("the IO500 run is INVALID (result.txt says why)".into());
+        }
+    }
+    Outcome {
+        status,
+        record: Some(record),
     }
 }
 

@@ -229,8 +229,9 @@ fn phase(
     }
 }
 
-/// Collective: the whole run of `o`; the exit status.
-pub fn run(env: &Env, o: &Options) -> i32 {
+/// Collective: the whole run of `o`; the exit status and, on rank 0 once
+/// phases ran, the run's results.
+pub fn run(env: &Env, o: &Options) -> (i32, Option<RunResults>) {
     let comm = env.comm;
     let root = comm.rank() == 0;
     let fail = |e: &str, code: i32| {
@@ -241,7 +242,7 @@ pub fn run(env: &Env, o: &Options) -> i32 {
     };
     let (text, cfg, stamp) = match config(comm, o) {
         Ok(c) => c,
-        Err(e) => return fail(&e, app::EXIT_USAGE),
+        Err(e) => return (fail(&e, app::EXIT_USAGE), None),
     };
     let mut ctx = Context::new(&cfg, comm.size(), o.mode(), &stamp);
     if let Some(v) = o.verbosity {
@@ -249,7 +250,7 @@ pub fn run(env: &Env, o: &Options) -> i32 {
     }
     let mut r = match start(comm, &text, &ctx) {
         Ok(r) => r,
-        Err(e) => return fail(&e, app::EXIT_USAGE),
+        Err(e) => return (fail(&e, app::EXIT_USAGE), None),
     };
     if root {
         env.console.out(&r.header_stdout());
@@ -271,16 +272,17 @@ pub fn run(env: &Env, o: &Options) -> i32 {
     }
     comm.barrier();
     if root {
-        status = finish(env, &ctx, r, status);
+        r.end = clock(app::now());
+        status = finish(env, &ctx, &r, status);
     }
-    comm.broadcast_u64(0, status as u64) as i32
+    let status = comm.broadcast_u64(0, status as u64) as i32;
+    (status, root.then_some(r))
 }
 
 /// Rank 0: the scores, the result files, the clean-up the harness does
 /// after a run (the data directory removed where the phases emptied it).
-fn finish(env: &Env, ctx: &Context, mut r: RunResults, status: i32) -> i32 {
+fn finish(env: &Env, ctx: &Context, r: &RunResults, status: i32) -> i32 {
     cleanup::after_run(ctx);
-    r.end = clock(app::now());
     let printed: String = r.header_stdout()
         + &r.phases
             .iter()

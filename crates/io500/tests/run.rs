@@ -108,9 +108,14 @@ fn check_files(root: &Path, np: u32) {
 fn check_records(root: &Path, np: u32) {
     let mut phases = Vec::new();
     let mut runs = std::collections::BTreeSet::new();
+    let mut own = Vec::new();
     for e in std::fs::read_dir(root.join("keep")).unwrap() {
         let r: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()).unwrap();
+        if r["tool"] == "io500" {
+            own.push(r);
+            continue;
+        }
         phases.push(r["tags"]["io500_phase"].as_str().unwrap().to_string());
         runs.insert(r["tags"]["io500_run"].as_str().unwrap().to_string());
         assert_eq!(r["system"]["num_tasks"], np, "np {np}");
@@ -120,6 +125,14 @@ fn check_records(root: &Path, np: u32) {
     want.sort();
     assert_eq!(phases, want, "np {np}: one kept run per phase");
     assert_eq!(runs.len(), 1, "np {np}: one io500 run id");
+    // The io500 run's own record, under the id the phases are tagged with.
+    assert_eq!(own.len(), 1, "np {np}");
+    assert_eq!(own[0]["run_id"].as_str(), runs.first().map(String::as_str));
+    let notes = own[0]["notes"].to_string();
+    assert!(
+        notes.contains("[SCORE ]") && notes.contains("[INVALID]"),
+        "{notes}"
+    );
 }
 
 #[test]
