@@ -119,7 +119,10 @@ mod tests {
             ..PhaseResult::default()
         };
         let v = violations(&record(vec![create]), &rules(), Some(2.0), false);
-        assert!(v[0].contains("took 0.40 s, less than the minimum 2 s"), "{v:?}");
+        assert!(
+            v[0].contains("took 0.40 s, less than the minimum 2 s"),
+            "{v:?}"
+        );
     }
 
     #[test]
