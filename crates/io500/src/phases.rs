@@ -229,3 +229,62 @@ pub fn find(env: &Env, ctx: &Context, phase: &str, cmd: &PhaseCommand) -> Ran {
     }
     ran
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::plan::Mode;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_q_pario_refuses_becomes_the_largest_it_takes() {
+        let rnd = words("ior -r -C -Q 2 -z -z");
+        assert_eq!(ior_words(rnd.clone(), 1), words("ior -r -C -Q 1 -z -z"));
+        assert_eq!(ior_words(rnd.clone(), 2), words("ior -r -C -Q 1 -z -z"));
+        assert_eq!(ior_words(rnd.clone(), 3), rnd);
+        let easy = words("ior -w -C -Q 1 -F");
+        assert_eq!(ior_words(easy.clone(), 1), easy);
+    }
+
+    #[test]
+    fn a_phase_runs_when_it_and_its_family_are_on() {
+        let mut cfg = Config::defaults();
+        cfg.set("ior-easy", "run", Some("FALSE"));
+        cfg.set("mdtest-hard-read", "run", Some("FALSE"));
+        let ctx = Context::new(&cfg, 2, Mode::Standard, "T");
+        assert!(!enabled(&ctx, "ior-easy-write"));
+        assert!(!enabled(&ctx, "ior-rnd4K-easy-read"));
+        assert!(enabled(&ctx, "ior-hard-write"));
+        assert!(!enabled(&ctx, "mdtest-hard-read"));
+        assert!(enabled(&ctx, "mdtest-hard-stat"));
+    }
+
+    #[test]
+    fn a_phase_run_is_tagged_with_the_io500_run_and_the_phase() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = Settings {
+            tags_env: Some("site=x".into()),
+            run_id: Some("R0".into()),
+            ..Settings::results_dir_only(dir.path().to_path_buf())
+        };
+        let comm = pario_comm::LocalComm::new();
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let console = Console::new("io500", &mut o, &mut e);
+        let env = Env {
+            comm: &comm,
+            settings: &settings,
+            run_id: "R0",
+            console: &console,
+        };
+        let s = env.phase_settings("find");
+        assert_eq!(s.run_id, None);
+        assert_eq!(
+            s.tags_env.as_deref(),
+            Some("site=x,io500_run=R0,io500_phase=find")
+        );
+    }
+}
