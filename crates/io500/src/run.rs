@@ -229,6 +229,16 @@ fn phase(
     }
 }
 
+/// Collective: whether any rank caught SIGINT or SIGTERM (the run then
+/// stops after the phase; the contract's end of the run says so and exits
+/// with 130 or 143).
+fn interrupted(env: &Env) -> bool {
+    let caught = env.settings.interrupt.exit_status().unwrap_or(0).max(0) as u64;
+    env.comm
+        .all_reduce_u64(&[caught], pario_comm::ReduceOp::Max)[0]
+        != 0
+}
+
 /// Collective: the whole run of `o`; the exit status and, on rank 0 once
 /// phases ran, the run's results.
 pub fn run(env: &Env, o: &Options) -> (i32, Option<RunResults>) {
@@ -260,6 +270,11 @@ pub fn run(env: &Env, o: &Options) -> (i32, Option<RunResults>) {
     for s in mode_phases(ctx.mode) {
         if let Err(e) = phase(env, &ctx, s, &mut state, &mut r) {
             failed.push(format!("phase {}: {e}", s.name));
+        }
+        if interrupted(env) {
+            r.run_invalid
+                .push(format!("the run was interrupted in phase {}", s.name));
+            break;
         }
     }
     let mut status = 0;

@@ -250,3 +250,51 @@ fn a_datadir_that_is_not_empty_is_refused_before_anything_is_written() {
         assert!(!tmp.path().join("keep").exists());
     }
 }
+
+#[test]
+fn a_timestamp_file_missing_before_find_fails_the_phase_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let pause = root.join("pause");
+    std::fs::create_dir(&pause).unwrap();
+    std::fs::write(pause.join("find"), "").unwrap();
+    let cfg = config(root, "");
+    let with_pause = std::fs::read_to_string(&cfg).unwrap().replace(
+        "stonewall-time = 30\n",
+        &format!("stonewall-time = 30\npause-dir = {}\n", pause.display()),
+    );
+    std::fs::write(&cfg, with_pause).unwrap();
+    let mut c = mpirun(300, 2);
+    c.arg(BIN)
+        .arg(&cfg)
+        .current_dir(root)
+        .env("PARIO_RESULTS_DIR", root.join("keep"))
+        .env("PARIO_DB", "none")
+        .env_remove("PARIO_TAGS")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().unwrap();
+    // The run waits before find while pause/find exists: take the
+    // timestamp file away, then let it go on.
+    let before_find = root.join("res/mdtest-hard-write.txt");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+    while !before_find.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::fs::remove_file(root.join("res/timestampfile")).unwrap();
+    std::fs::remove_file(pause.join("find")).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let own: Vec<String> = text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("io500: ") && !l.contains("kept as"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(own.len(), 1, "{own:?}");
+    assert!(
+        own[0].contains("phase find: timestamp file") && own[0].contains("missing before find"),
+        "{own:?}"
+    );
+    let result = std::fs::read_to_string(root.join("res/result.txt")).unwrap();
+    assert!(result.contains("ERROR INVALID The phase failed: timestamp file"));
+}
