@@ -7,7 +7,13 @@ use crate::plan::Context;
 use std::path::Path;
 
 /// The directories the phases make in the data directory.
-pub const PHASE_DIRS: [&str; 4] = ["ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"];
+pub const PHASE_DIRS: [&str; 5] = [
+    "ior-easy",
+    "ior-hard",
+    "mdtest-easy",
+    "mdtest-hard",
+    "mdworkbench",
+];
 
 fn remove_stonewall_files(ctx: &Context) {
     for d in PHASE_DIRS {

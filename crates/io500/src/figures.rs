@@ -143,6 +143,55 @@ pub fn mdtest(record: &RunRecord, phase: &str, verbosity: i32, write_bytes: u64)
     f
 }
 
+/// An md-workbench phase: the rate of its operation in kIOPS (the bench
+/// phase: its second iteration's), the longest operation, and for the
+/// bench phase the first iteration's figures and the harness's checks of
+/// two iterations within 2x of each other.
+pub fn mdworkbench(record: &RunRecord, phase: &str) -> Figures {
+    let mut f = Figures::default();
+    let op = match phase {
+        "mdworkbench-create" => Operation::MdwPrecreate,
+        "mdworkbench-bench" => Operation::MdwBenchmark,
+        _ => Operation::MdwCleanup,
+    };
+    let runs: Vec<&Measured> = record
+        .tests
+        .iter()
+        .flat_map(|t| t.phases.iter())
+        .filter(|p| p.operation == Some(op))
+        .collect();
+    let bench = op == Operation::MdwBenchmark;
+    let count = bench.then_some(runs.len() as u32);
+    f.notes.extend(
+        validity::mdworkbench(error_count(record), count)
+            .into_iter()
+            .map(Note::Invalid),
+    );
+    let max_op = |m: &Measured| m.latency_detail.as_ref().map_or(0.0, |l| l.max);
+    let scored = if bench { runs.get(1) } else { runs.first() };
+    let Some(m) = scored.filter(|_| count.is_none_or(|n| n == 2)) else {
+        return f;
+    };
+    if let (true, Some(first)) = (bench, runs.first()) {
+        if first.iops < m.iops * 0.5 || first.iops * 0.5 > m.iops {
+            f.notes.push(Note::Warning(
+                "The results of both md-workbench differs by 2x.\n".into(),
+            ));
+        }
+        f.notes.push(Note::pair("maxOpTime", cfmt::f(max_op(m), 6)));
+        f.notes.push(Note::pair(
+            "scoreIteration0",
+            cfmt::f(first.iops / 1000.0, 6),
+        ));
+        f.notes
+            .push(Note::pair("maxOpTime0", cfmt::f(max_op(first), 6)));
+    } else {
+        f.notes.push(Note::pair("maxOpTime", cfmt::f(max_op(m), 6)));
+    }
+    f.score = m.iops / 1000.0;
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

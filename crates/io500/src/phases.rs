@@ -94,8 +94,9 @@ pub fn enabled(ctx: &Context, phase: &str) -> bool {
     ctx.cfg.flag(phase, "run") != Some(false) && ctx.cfg.flag(family, "run") != Some(false)
 }
 
-/// Collective: run the benchmark of an ior or mdtest phase with `cmd`'s
-/// words (program name first, `./` dropped) and read its figures back.
+/// Collective: run the benchmark of an ior, mdtest or md-workbench phase
+/// with `cmd`'s words (program name first, `./` dropped) and read its
+/// figures back.
 pub fn benchmark(env: &Env, ctx: &Context, phase: &str, cmd: &PhaseCommand) -> Ran {
     let mut argv = cmd.argv.clone();
     if let Some(first) = argv.first_mut() {
@@ -103,18 +104,22 @@ pub fn benchmark(env: &Env, ctx: &Context, phase: &str, cmd: &PhaseCommand) -> R
     }
     let settings = env.phase_settings(phase);
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let ior = phase.starts_with("ior-");
-    if ior {
+    let kind = Kind::of(phase);
+    if kind == Kind::Ior {
         argv = ior_words(argv, u64::from(env.comm.node_layout().num_nodes));
     }
     let (status, id) = {
-        let name = if ior { "ior" } else { "mdtest" };
-        let console = Console::new(name, &mut out, &mut err);
-        if ior {
-            run_ior(env.comm, &argv, &settings, &console)
-        } else {
-            let fe: &dyn Registered = &pario_mdtest::front::FRONT_END;
-            fe.run_in(env.comm, &argv, &settings, &console)
+        let console = Console::new(kind.program(), &mut out, &mut err);
+        match kind {
+            Kind::Ior => run_ior(env.comm, &argv, &settings, &console),
+            Kind::Mdtest => {
+                let fe: &dyn Registered = &pario_mdtest::front::FRONT_END;
+                fe.run_in(env.comm, &argv, &settings, &console)
+            }
+            Kind::MdWorkbench => {
+                let fe: &dyn Registered = &pario_md_workbench::front::FRONT_END;
+                fe.run_in(env.comm, &argv, &settings, &console)
+            }
         }
     };
     if !env.root() {
@@ -128,26 +133,58 @@ pub fn benchmark(env: &Env, ctx: &Context, phase: &str, cmd: &PhaseCommand) -> R
     if status != 0 {
         ran.failed = Some(format!("{} exited with status {status}", argv[0]));
     }
-    match id
+    let record = id
         .ok_or_else(|| "no run was made".to_string())
-        .and_then(|id| read_back(&settings, &id))
-    {
-        Ok(record) if ior => {
-            ran.figures = figures::ior(&record, phase, ctx.stonewall, ctx.verbosity)
-        }
-        Ok(record) => {
-            let bytes = if phase.starts_with("mdtest-hard") {
-                3901
-            } else {
-                0
-            };
-            ran.figures = figures::mdtest(&record, phase, ctx.verbosity, bytes);
-        }
-        Err(e) => ran.figures.notes.push(Note::Invalid(format!(
-            "The figures of the phase could not be read back: {e}"
-        ))),
-    }
+        .and_then(|id| read_back(&settings, &id));
+    ran.figures = match record {
+        Ok(r) => match kind {
+            Kind::Ior => figures::ior(&r, phase, ctx.stonewall, ctx.verbosity),
+            Kind::Mdtest => {
+                let bytes = if phase.starts_with("mdtest-hard") {
+                    3901
+                } else {
+                    0
+                };
+                figures::mdtest(&r, phase, ctx.verbosity, bytes)
+            }
+            Kind::MdWorkbench => figures::mdworkbench(&r, phase),
+        },
+        Err(e) => Figures {
+            score: 0.0,
+            notes: vec![Note::Invalid(format!(
+                "The figures of the phase could not be read back: {e}"
+            ))],
+        },
+    };
     ran
+}
+
+/// The benchmark a phase runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Ior,
+    Mdtest,
+    MdWorkbench,
+}
+
+impl Kind {
+    fn of(phase: &str) -> Kind {
+        if phase.starts_with("ior-") {
+            Kind::Ior
+        } else if phase.starts_with("mdworkbench-") {
+            Kind::MdWorkbench
+        } else {
+            Kind::Mdtest
+        }
+    }
+
+    fn program(self) -> &'static str {
+        match self {
+            Kind::Ior => "ior",
+            Kind::Mdtest => "mdtest",
+            Kind::MdWorkbench => "md-workbench",
+        }
+    }
 }
 
 /// The record kept under `id` where `settings` keep runs.
@@ -190,7 +227,8 @@ pub fn agree(comm: &dyn Comm, r: Result<(), String>) -> Result<(), String> {
 pub fn find(env: &Env, ctx: &Context, phase: &str, cmd: &PhaseCommand) -> Ran {
     let mut ran = Ran::default();
     let stamp = Path::new(&ctx.resdir).join("timestampfile");
-    let present = if env.root() && !stamp.is_file() {
+    let newer = cmd.argv.iter().any(|w| w == "-newer");
+    let present = if env.root() && newer && !stamp.is_file() {
         Err(format!(
             "timestamp file {}: missing before {phase}",
             stamp.display()

@@ -298,3 +298,28 @@ fn a_timestamp_file_missing_before_find_fails_the_phase_in_one_line() {
     let result = std::fs::read_to_string(root.join("res/result.txt")).unwrap();
     assert!(result.contains("ERROR INVALID The phase failed: timestamp file"));
 }
+
+#[test]
+fn an_extended_run_adds_md_workbench_and_the_two_finds() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), "");
+    let out = io500(2, tmp.path(), &[cfg.to_str().unwrap(), "--mode=extended"]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let scorex = stdout.lines().find(|l| l.starts_with("[SCOREX]"));
+    assert!(scorex.is_some_and(|l| l.ends_with("[INVALID]")), "{stdout}");
+    let result = std::fs::read_to_string(tmp.path().join("res/result.txt")).unwrap();
+    for p in [
+        "mdworkbench-create",
+        "mdworkbench-bench",
+        "mdworkbench-delete",
+        "find-easy",
+        "find-hard",
+    ] {
+        let s: f64 = value(&result, p, "score").unwrap().parse().unwrap();
+        assert!(s > 0.0, "{p} scored {s}");
+    }
+    assert!(value(&result, "mdworkbench-bench", "scoreIteration0").is_some());
+    assert!(tmp.path().join("res/mdworkbench-bench.txt").is_file());
+    assert!(!tmp.path().join("data").exists(), "data left");
+}
