@@ -136,7 +136,8 @@ fn before_phase(env: &Env, ctx: &Context, s: &Section) {
     if let Some(dir) = ctx.pause_dir() {
         if env.comm.rank() == 0 {
             let file = Path::new(dir).join(s.name);
-            while file.exists() {
+            // SIGINT/SIGTERM end the wait (the run then stops after it).
+            while file.exists() && env.settings.interrupt.exit_status().is_none() {
                 std::thread::sleep(std::time::Duration::from_secs(1));
             }
         }

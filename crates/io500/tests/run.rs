@@ -323,3 +323,54 @@ fn an_extended_run_adds_md_workbench_and_the_two_finds() {
     assert!(tmp.path().join("res/mdworkbench-bench.txt").is_file());
     assert!(!tmp.path().join("data").exists(), "data left");
 }
+
+#[test]
+fn sigint_stops_the_run_after_the_phase_and_keeps_it_as_interrupted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let pause = root.join("pause");
+    std::fs::create_dir(&pause).unwrap();
+    std::fs::write(pause.join("find"), "").unwrap();
+    let cfg = config(root, "");
+    let with_pause = std::fs::read_to_string(&cfg).unwrap().replace(
+        "stonewall-time = 30\n",
+        &format!("stonewall-time = 30\npause-dir = {}\n", pause.display()),
+    );
+    std::fs::write(&cfg, with_pause).unwrap();
+    let keep = root.join("keep");
+    let mut child = pario_testkit::keeping_singleton(BIN, &keep)
+        .arg(&cfg)
+        .current_dir(root)
+        .spawn()
+        .unwrap();
+    let waiting = root.join("res/mdtest-hard-write.txt");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(240);
+    while !waiting.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let (code, err) = pario_testkit::signal_and_wait(
+        &mut child,
+        "-INT",
+        std::time::Duration::from_secs(120),
+        "io500 waiting before find",
+    );
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted by SIGINT"), "{err}");
+    let result = std::fs::read_to_string(root.join("res/result.txt")).unwrap();
+    assert!(
+        result.contains("the run was interrupted in phase find"),
+        "{result}"
+    );
+    assert!(
+        !result.contains("[ior-easy-read]"),
+        "no phase after find: {result}"
+    );
+    let own: Vec<serde_json::Value> = pario_testkit::kept_records(&keep)
+        .iter()
+        .map(|t| serde_json::from_str(t).unwrap())
+        .filter(|r: &serde_json::Value| r["tool"] == "io500")
+        .collect();
+    assert_eq!(own.len(), 1);
+    assert_eq!(own[0]["interrupted"], true);
+    assert_eq!(own[0]["exit_status"], 130);
+}
