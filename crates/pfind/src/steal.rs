@@ -27,9 +27,11 @@ use crate::walk::{decode, encode, Walker, LINES_CHUNK};
 use pario_comm::Messages;
 use std::time::{Duration, Instant};
 
-const TAG_REQUEST: i32 = 800;
-const TAG_ANSWER: i32 = 820;
-const TAG_TOKEN: i32 = 777;
+// The tags of requests, answers and the token are public for tests that
+// hold messages back.
+pub const TAG_REQUEST: i32 = 800;
+pub const TAG_ANSWER: i32 = 820;
+pub const TAG_TOKEN: i32 = 777;
 const TAG_STOP: i32 = 790;
 const TAG_LINES: i32 = 830;
 
@@ -56,8 +58,8 @@ pub struct Stealer<'m> {
     rank: u32,
     size: u32,
     steal_from_next: bool,
-    /// The rank our steal request is with, if any.
-    asked: Option<u32>,
+    /// When our steal request went out, if one is waiting for its answer.
+    asked: Option<Instant>,
     has_token: bool,
     /// The colour of the token we hold (true: black) and its sum.
     token_black: bool,
@@ -190,12 +192,14 @@ impl<'m> Stealer<'m> {
         if self.asked.is_none() && !self.stop {
             let victim = self.victim();
             self.m.post(victim, TAG_REQUEST, Vec::new())?;
-            self.asked = Some(victim);
+            self.asked = Some(Instant::now());
             w.counters.steal_requests_sent += 1;
         }
         if let Some((_, data)) = self.m.try_take(TAG_ANSWER) {
             let items = decode(&data)?;
-            self.asked = None;
+            if let Some(at) = self.asked.take() {
+                w.counters.steal_time_us += at.elapsed().as_micros() as u64;
+            }
             progressed = !items.is_empty();
             if progressed {
                 self.balance -= 1;
@@ -203,7 +207,6 @@ impl<'m> Stealer<'m> {
             }
             w.counters.items_stolen += items.len() as u64;
             w.take(items);
-            w.counters.steal_time_us += since.elapsed().as_micros() as u64;
         }
         if self.has_token && !w.has_work() {
             self.pass_token(w)?;

@@ -103,3 +103,122 @@ fn the_stonewall_ends_the_walk_on_every_rank() {
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
+
+/// Messages that force work to be in flight while the token goes round:
+/// until rank 0 has given work away, it waits for a steal request after
+/// every step (so it answers one with work), and a thief takes an answer
+/// with work only
+/// after the token has reached it twice more. A termination rule that
+/// ignored work in flight would stop the walk with that answer unread.
+struct Late<'a> {
+    inner: &'a dyn pario_comm::Messages,
+    rank: u32,
+    held: std::cell::RefCell<Option<(u32, Vec<u8>)>>,
+    tokens: std::cell::Cell<u32>,
+    release_at: std::cell::Cell<u32>,
+    /// Rank 0: its last look for requests found none (a step comes next).
+    looked_in_vain: std::cell::Cell<bool>,
+    gave_work: std::cell::Cell<bool>,
+}
+
+impl<'a> Late<'a> {
+    fn new(inner: &'a dyn pario_comm::Messages, rank: u32) -> Late<'a> {
+        Late {
+            inner,
+            rank,
+            held: Default::default(),
+            tokens: Default::default(),
+            release_at: Default::default(),
+            looked_in_vain: std::cell::Cell::new(false),
+            gave_work: Default::default(),
+        }
+    }
+}
+
+impl pario_comm::Messages for Late<'_> {
+    fn post(&self, dest: u32, tag: i32, data: Vec<u8>) -> Result<(), String> {
+        if tag == pario_pfind::steal::TAG_ANSWER && !data.is_empty() {
+            self.gave_work.set(true);
+        }
+        self.inner.post(dest, tag, data)
+    }
+    fn try_take(&self, tag: i32) -> Option<(u32, Vec<u8>)> {
+        use pario_pfind::steal::{TAG_ANSWER, TAG_REQUEST, TAG_TOKEN};
+        match tag {
+            TAG_TOKEN => {
+                let t = self.inner.try_take(tag);
+                self.tokens.set(self.tokens.get() + u32::from(t.is_some()));
+                t
+            }
+            TAG_REQUEST if self.rank == 0 => {
+                if !self.looked_in_vain.get() || self.gave_work.get() {
+                    let r = self.inner.try_take(tag);
+                    self.looked_in_vain.set(r.is_none());
+                    return r;
+                }
+                self.looked_in_vain.set(false);
+                loop {
+                    if let Some(r) = self.inner.try_take(tag) {
+                        return Some(r);
+                    }
+                    std::thread::yield_now();
+                }
+            }
+            TAG_ANSWER => {
+                let mut held = self.held.borrow_mut();
+                match self.inner.try_take(tag) {
+                    Some((src, d)) if !d.is_empty() => {
+                        *held = Some((src, d));
+                        self.release_at.set(self.tokens.get() + 2);
+                    }
+                    Some(empty) => return Some(empty),
+                    None => {}
+                }
+                if held.is_some() && self.tokens.get() >= self.release_at.get() {
+                    return held.take();
+                }
+                None
+            }
+            _ => self.inner.try_take(tag),
+        }
+    }
+    fn flush(&self) {
+        self.inner.flush()
+    }
+}
+
+#[test]
+fn work_in_flight_while_the_token_goes_round_is_not_lost() {
+    use pario_comm::Comm;
+    use pario_pfind::{steal::Stealer, walk};
+    let root = common::tmp();
+    common::mdtest_like(&root.join("tree"), 40, 5);
+    let want = common::gnu_find(&root.join("tree"), &[]).len() as u64;
+    let argv = [
+        root.join("tree").display().to_string(),
+        "-M".into(),
+        "1".into(),
+    ];
+    let spec = parse(&argv).unwrap();
+    let checked = check(&spec).unwrap();
+    for n in [2, 4, 7] {
+        let out = ThreadComm::run(n, |c| {
+            let late = Late::new(c.messages().unwrap(), c.rank());
+            let mut w = walk::Walker::new(walk::Tests::new(&spec, &checked));
+            if c.rank() == 0 {
+                w.start(&spec.root);
+            }
+            let mut sink = std::io::sink();
+            let mut st = Stealer::new(&late, (c.rank(), c.size()), false, &mut sink);
+            st.run(&mut w, None).unwrap();
+            let mine = if c.rank() == 0 { 0 } else { st.chunks };
+            let posted = c.all_reduce_u64(&[mine], pario_comm::ReduceOp::Sum)[0];
+            st.finish_lines(posted);
+            (w.counters.found, w.counters.items_stolen)
+        });
+        let found: u64 = out.iter().map(|f| f.0).sum();
+        assert_eq!(found, want, "{n} ranks");
+        assert!(out.iter().any(|f| f.1 > 0), "{n} ranks: work moved");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
