@@ -190,6 +190,7 @@ fn phase(
     st: &mut PlanState,
     r: &mut RunResults,
 ) -> Result<(), String> {
+    let t_pause = clock(app::now());
     before_phase(env, ctx, s);
     let t_start = clock(app::now());
     let began = Instant::now();
@@ -215,7 +216,7 @@ fn phase(
     );
     let p = PhaseResult {
         name: s.name.to_string(),
-        t_pause: t_start.clone(),
+        t_pause,
         t_start,
         t_end: clock(app::now()),
         notes,
