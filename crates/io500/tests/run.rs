@@ -14,8 +14,8 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 /// A tiny config under `root` (data in `root/data`, results in
 /// `root/res`, no timestamps) with `extra` appended. The stonewall is 30
 /// s, far above what the tiny write phases need on any machine, so they
-/// are always shorter than it. ior-rnd4K-easy-read (unscored) is off:
-/// pario's ior does not yet bound `-z -z` reads by the file's size.
+/// are always shorter than it. ior-rnd4K-easy-read (unscored) is off: it
+/// reads until the stonewall (see the test that runs it).
 fn config(root: &Path, extra: &str) -> std::path::PathBuf {
     let text = format!(
         "[global]\ndatadir = {r}/data\nresultdir = {r}/res\n\
@@ -373,4 +373,31 @@ fn sigint_stops_the_run_after_the_phase_and_keeps_it_as_interrupted() {
     assert_eq!(own.len(), 1);
     assert_eq!(own[0]["interrupted"], true);
     assert_eq!(own[0]["exit_status"], 130);
+}
+
+#[test]
+fn ior_rnd4k_easy_read_reads_within_the_easy_files() {
+    // A 1 s stonewall: the random 4 KiB reads of the ior-easy files (much
+    // smaller than -s 10000000 segments) end at the stonewall.
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = config(tmp.path(), "");
+    let one_second = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("stonewall-time = 30\n", "stonewall-time = 1\n")
+        .replace("[ior-rnd4K-easy-read]\nrun = FALSE\n", "");
+    std::fs::write(&cfg, one_second).unwrap();
+    let out = io500(2, tmp.path(), &[cfg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result = std::fs::read_to_string(tmp.path().join("res/result.txt")).unwrap();
+    let s: f64 = value(&result, "ior-rnd4K-easy-read", "score")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(s > 0.0, "ior-rnd4K-easy-read scored {s}");
+    let line = text(&out.stdout)
+        .lines()
+        .find(|l| l.contains(" ior-rnd4K-easy-read "))
+        .map(str::to_string)
+        .unwrap();
+    assert!(!line.ends_with("[INVALID]"), "{line}");
 }
