@@ -129,11 +129,13 @@ pub enum DbCommand {
     Info,
 }
 
-/// `--tool`'s parser: the names of every front end, from the one list
-/// [`Tool::ALL`] (so a tool that `pario runs` lists is one it accepts).
+/// `--tool`'s parser: the tools of every registered front end, from the
+/// one list [`pario_registry::FRONT_ENDS`] (so a tool that `pario runs`
+/// lists is one it accepts).
 fn tool_parser() -> impl TypedValueParser<Value = Tool> {
-    PossibleValuesParser::new(Tool::ALL.map(Tool::name))
-        .try_map(|s| Tool::from_name(&s).ok_or_else(|| format!("unknown tool '{s}'")))
+    let tools = pario_registry::tools(pario_registry::FRONT_ENDS);
+    PossibleValuesParser::new(tools.iter().map(|t| t.name()))
+        .try_map(|s| pario_registry::tool(&s).ok_or_else(|| format!("unknown tool '{s}'")))
 }
 
 /// Which runs: every given filter must match.

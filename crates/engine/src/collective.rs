@@ -119,8 +119,8 @@ fn name_ranks(ranks: &[usize]) -> String {
 /// rank whose report could not be encoded or decoded; the other ranks get
 /// `Ok(None)` and learn nothing (use [`gather_reports_agreed`], or share
 /// the error in a broadcast the caller already makes).
-pub fn gather_reports<T: Serialize + DeserializeOwned>(
-    comm: &dyn Comm,
+pub fn gather_reports<T: Serialize + DeserializeOwned, C: Comm + ?Sized>(
+    comm: &C,
     report: &T,
 ) -> Result<Option<Vec<T>>, String> {
     // An empty payload marks a report this rank could not encode.
@@ -164,8 +164,8 @@ pub fn gather_reports<T: Serialize + DeserializeOwned>(
 /// Collective: [`gather_reports`], with a lost report made an error on
 /// every rank (one extra broadcast). Rank 0 gets `Ok(Some(reports))`, the
 /// others `Ok(None)`; on a lost report every rank gets the same `Err`.
-pub fn gather_reports_agreed<T: Serialize + DeserializeOwned>(
-    comm: &dyn Comm,
+pub fn gather_reports_agreed<T: Serialize + DeserializeOwned, C: Comm + ?Sized>(
+    comm: &C,
     report: &T,
 ) -> Result<Option<Vec<T>>, String> {
     let gathered = gather_reports(comm, report);

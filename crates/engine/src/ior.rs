@@ -777,12 +777,7 @@ fn remove_files(
     let mut paths = Vec::new();
     if run.spec.verbose >= 3 {
         let text = mine.map(|p| p.display().to_string()).unwrap_or_default();
-        if let Some(all) = env.comm.gather_bytes(0, text.as_bytes()) {
-            paths = all
-                .iter()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .collect();
-        }
+        paths = collective::gather_text(env.comm, &text).unwrap_or_default();
     }
     let phase = PhaseResult {
         operation: Some(Operation::Remove),

@@ -1,5 +1,12 @@
 //! Events the engine pushes while it runs, so front ends can print each row
 //! as soon as its phase ends. Only rank 0's observer is called.
+//!
+//! This is the one engine-to-front-end contract of every engine: ior and
+//! mdtest send [`Event::Phase`] (with every rank's timers in
+//! `PhaseResult::ranks`), md-workbench [`Event::WorkbenchPhase`] and MPI-IO
+//! Test [`Event::MpiIoPhase`], each with every rank's own figures as rank 0
+//! gathered them. A phase whose rank reports did not all decode is never
+//! sent: the engine returns the error (naming the rank) instead.
 
 use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult};
 
@@ -47,6 +54,17 @@ pub enum Event<'a> {
         test: &'a TestResult,
         phase: &'a PhaseResult,
     },
+    /// An md-workbench phase ended: the figures of all ranks together and
+    /// of every rank (`outcome.ranks`, rank order).
+    WorkbenchPhase {
+        outcome: &'a crate::md_workbench::PhaseOutcome,
+    },
+    /// An MPI-IO Test phase (`write` or read) ended: every rank's report,
+    /// rank order.
+    MpiIoPhase {
+        write: bool,
+        all: &'a crate::mpi_io_test::PhaseAll,
+    },
     /// Verification found errors (first mismatches, already formatted).
     VerifyErrors {
         operation: Operation,
@@ -75,6 +93,16 @@ pub struct NullObserver;
 
 impl Observer for NullObserver {
     fn event(&mut self, _event: Event<'_>) {}
+}
+
+/// An observer made of a function, for front ends that only need some
+/// events (the others are ignored by the function's own `match`).
+pub struct FnObserver<F: FnMut(Event<'_>)>(pub F);
+
+impl<F: FnMut(Event<'_>)> Observer for FnObserver<F> {
+    fn event(&mut self, event: Event<'_>) {
+        (self.0)(event)
+    }
 }
 
 /// Collects events as text, for tests.

@@ -89,10 +89,9 @@ pub fn scheduler(slurm: Option<pario_comm::slurm::SlurmEnv>) -> Option<Scheduler
 
 /// Collective: gather host names and build the system facts of the run.
 pub fn collect(comm: &dyn Comm, layout: &NodeLayout, fs: Option<&FsInfo>, skew: f64) -> SystemInfo {
-    let gathered = comm.gather_bytes(0, layout.host.as_bytes());
+    let gathered = crate::collective::gather_text(comm, &layout.host);
     let mut hosts: Vec<String> = Vec::new();
     for h in gathered.unwrap_or_default() {
-        let h = String::from_utf8_lossy(&h).into_owned();
         if !hosts.contains(&h) {
             hosts.push(h);
         }

@@ -6,6 +6,7 @@ use pario_backends::posix::PosixBackend;
 use pario_backends::Backend;
 use pario_comm::{Clock, ThreadComm};
 use pario_engine::md_workbench::{run_md_workbench, MdwRun, MdwSpec, Phase};
+use pario_engine::observer::{NullObserver, RecordingObserver};
 use pario_engine::Env;
 use pario_plan::reorder::Topology;
 use pario_signature::{PacketType, Pattern};
@@ -46,7 +47,7 @@ fn run_on(n: u32, spec: &MdwSpec, start: u64) -> Vec<MdwRun> {
             topology: Topology::single(),
             host: "h".into(),
         };
-        run_md_workbench(&env, spec, start, &mut |_| {}).expect("runs")
+        run_md_workbench(&env, spec, start, &mut NullObserver).expect("runs")
     })
 }
 
@@ -178,4 +179,80 @@ fn read_only_iterations_read_the_same_window_and_leave_it() {
         assert!(g.latency[0].is_none() && g.latency[3].is_none());
     }
     assert_eq!(runs[0].phases[3].global.error_count(), 0);
+}
+
+/// A rank whose phase reports reach rank 0 cut in half (lost in transit):
+/// every other call goes to the in-process communicator unchanged.
+struct Garbling<'a> {
+    inner: &'a ThreadComm,
+    victim: u32,
+}
+
+impl pario_comm::Comm for Garbling<'_> {
+    fn rank(&self) -> u32 {
+        self.inner.rank()
+    }
+    fn size(&self) -> u32 {
+        self.inner.size()
+    }
+    fn barrier(&self) {
+        self.inner.barrier()
+    }
+    fn broadcast_bytes(&self, root: u32, data: &mut Vec<u8>) {
+        self.inner.broadcast_bytes(root, data)
+    }
+    fn all_reduce_f64(&self, values: &[f64], op: pario_comm::ReduceOp) -> Vec<f64> {
+        self.inner.all_reduce_f64(values, op)
+    }
+    fn all_reduce_u64(&self, values: &[u64], op: pario_comm::ReduceOp) -> Vec<u64> {
+        self.inner.all_reduce_u64(values, op)
+    }
+    fn gather_bytes(&self, root: u32, data: &[u8]) -> Option<Vec<Vec<u8>>> {
+        // Phase reports are JSON objects; gathered texts start with '#'.
+        if self.rank() == self.victim && data.first() == Some(&b'{') {
+            return self.inner.gather_bytes(root, &data[..data.len() / 2]);
+        }
+        self.inner.gather_bytes(root, data)
+    }
+    fn split(&self, color: Option<u32>) -> Option<Box<dyn pario_comm::Comm>> {
+        self.inner.split(color)
+    }
+    fn node_layout(&self) -> pario_comm::NodeLayout {
+        self.inner.node_layout()
+    }
+    fn abort(&self, code: i32) -> ! {
+        self.inner.abort(code)
+    }
+    fn library_version(&self) -> String {
+        "garbling".into()
+    }
+}
+
+#[test]
+fn a_lost_rank_report_is_an_error_naming_the_rank_on_every_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("mdw").display().to_string();
+    let s = spec(&prefix);
+    let backend = PosixBackend::default();
+    let errors = ThreadComm::run(3, |c| {
+        let comm = Garbling {
+            inner: c,
+            victim: 1,
+        };
+        let env = Env {
+            comm: &comm,
+            clock: Clock::local(),
+            backend: &backend as &dyn Backend,
+            topology: Topology::single(),
+            host: "h".into(),
+        };
+        let mut seen = RecordingObserver::default();
+        let r = run_md_workbench(&env, &s, 0, &mut seen);
+        (r.map(|_| ()).map_err(|e| e.message), seen.lines.len())
+    });
+    for (r, phases) in errors {
+        let e = r.unwrap_err();
+        assert!(e.starts_with("rank 1: its report was lost"), "{e}");
+        assert_eq!(phases, 0, "no phase of made-up figures reaches the sink");
+    }
 }

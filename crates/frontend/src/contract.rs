@@ -146,6 +146,13 @@ pub trait FrontEnd: Sync {
         ProgressOptions::default()
     }
 
+    /// Rank 0, before the record is kept: review it, printing and keeping
+    /// the advisories ([`crate::advisor`]: stragglers; a front end that
+    /// knows more about its tests gives the advisor their facts).
+    fn review(&self, _spec: &Self::Spec, record: &mut RunRecord, console: &Console<'_>) {
+        crate::advisor::review(record, &[], console);
+    }
+
     /// Rank 0: say why the command line is refused. `hint`: for a
     /// program's own command line (not a suite step's), point to the help.
     fn refuse(&self, console: &Console<'_>, msg: &str, hint: bool) {
@@ -170,7 +177,10 @@ pub struct Session<'s, 'w> {
     /// Live progress and the time series' interval, agreed by every rank.
     pub progress: Progress,
     descriptor: &'s Descriptor,
+    /// The front end's [`FrontEnd::review`] of this spec.
+    review: &'s dyn Fn(&mut RunRecord),
     kept: Cell<bool>,
+    reviewed: Cell<bool>,
     concluded: Cell<bool>,
 }
 
@@ -238,9 +248,25 @@ impl<'s> Session<'s, '_> {
                 record.errors.push(text);
             }
         }
-        crate::advisor::review(&mut record, &[], self.console);
-        keep(&record, self.settings, self.console);
+        (self.review)(&mut record);
+        self.keep_now(&record);
+    }
+
+    /// Rank 0: keep `record` as it is now (the front end marked it), once:
+    /// the end of the run does not keep it again.
+    pub fn keep_now(&self, record: &RunRecord) {
+        keep(record, self.settings, self.console);
         self.kept.set(true);
+    }
+
+    /// Rank 0: the front end's review of the run's record
+    /// ([`FrontEnd::review`]), once; [`Session::conclude_with`] does it
+    /// unless the front end did (before writing outputs that show the
+    /// advisories).
+    pub fn review(&self, record: &mut RunRecord) {
+        if !self.reviewed.replace(true) {
+            (self.review)(record);
+        }
     }
 
     /// True once the record was kept ([`Session::keep_early`]).
@@ -275,11 +301,20 @@ impl<'s> Session<'s, '_> {
         record.exit_status = status;
         let status = finish(record, status);
         if self.is_root() && !self.kept.get() {
-            crate::advisor::review(record, &[], self.console);
-            keep(record, self.settings, self.console);
-            self.kept.set(true);
+            self.review(record);
+            self.keep_now(record);
         }
         status
+    }
+
+    /// Collective: whether any rank caught SIGINT or SIGTERM, agreed
+    /// (rank 0 prints "interrupted by SIGNAL: ..."), for a run that ends
+    /// with nothing to keep; a run with a record calls
+    /// [`Session::conclude`] instead.
+    pub fn agree_on_interrupt(&self) -> Option<(i32, String)> {
+        self.concluded.set(true);
+        let what = self.descriptor.interrupted;
+        agree_on_interrupt(self.comm, self.interrupt(), self.console, what)
     }
 
     /// [`Session::conclude_with`] with nothing to finish.
@@ -385,6 +420,7 @@ pub fn run_parsed<F: FrontEnd>(
             return EXIT_USAGE;
         }
     };
+    let review = |record: &mut RunRecord| fe.review(spec, record, console);
     let session = Session {
         comm,
         argv,
@@ -392,7 +428,9 @@ pub fn run_parsed<F: FrontEnd>(
         console,
         progress,
         descriptor: fe.descriptor(),
+        review: &review,
         kept: Cell::new(false),
+        reviewed: Cell::new(false),
         concluded: Cell::new(false),
     };
     let outcome = fe.run(&session, spec);

@@ -56,15 +56,16 @@ impl Env<'_, '_> {
     }
 }
 
-/// How ior runs inside io500: the one place to switch to
-/// `pario_ior::FRONT_END` once ior is on the front-end contract.
+/// How ior runs inside io500: its front end on the contract, like the
+/// other benchmarks.
 fn run_ior(
     comm: &dyn Comm,
     argv: &[String],
     settings: &Settings,
     console: &Console<'_>,
 ) -> (i32, Option<String>) {
-    pario_ior::embed::run_in(comm, argv, settings, console)
+    let fe: &dyn Registered = &pario_ior::front::FRONT_END;
+    fe.run_in(comm, argv, settings, console)
 }
 
 /// ior's words for a run on `nodes` nodes: pario's ior refuses a `-Q`

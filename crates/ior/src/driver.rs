@@ -44,7 +44,8 @@ use pario_engine::naming::FileNaming;
 use pario_engine::{Env, Event, NullObserver, Observer};
 use pario_frontend::backend::{create_agreed, fs_usage, parent_dir};
 use pario_frontend::context::topology;
-use pario_frontend::{keep, subset, Console, RunContext, Settings};
+use pario_frontend::contract::{Outcome, Session};
+use pario_frontend::{subset, Console, RunContext, Settings};
 use pario_plan::reorder::Reorder;
 use pario_plan::{Layout, Ordering};
 use pario_results::record_io;
@@ -70,22 +71,10 @@ pub const EXIT_FAILED: i32 = 1;
 /// Exit status for input refused before anything is opened.
 pub const EXIT_USAGE: i32 = 2;
 
-/// Run every test of `inv` on `comm`, with the process's stdout, stderr
-/// and environment. Returns the exit status.
-pub fn run(comm: &dyn Comm, argv: &[String], inv: &Invocation) -> i32 {
-    let (mut out, mut err) = (std::io::stdout(), std::io::stderr());
-    let console = Console::new("ior", &mut out, &mut err);
-    // From here on Ctrl-C and SIGTERM stop the run cleanly (see
-    // pario_engine::interrupt).
-    let settings = Settings {
-        interrupt: Interrupt::register(),
-        ..Settings::from_env()
-    };
-    run_with(comm, argv, inv, &settings, &console)
-}
-
-/// Run every test of `inv` on `comm`. Returns the exit status. Only rank 0
-/// writes to the console's stdout; errors go to its stderr from rank 0.
+/// Run every test of `inv` on `comm` with options already parsed
+/// (tests): the shared run of [`pario_frontend::contract`]. Returns the
+/// exit status. Only rank 0 writes to the console's stdout; errors go to
+/// its stderr from rank 0.
 pub fn run_with(
     comm: &dyn Comm,
     argv: &[String],
@@ -93,19 +82,21 @@ pub fn run_with(
     settings: &Settings,
     console: &Console<'_>,
 ) -> i32 {
-    let rank = comm.rank();
-    let interrupt = &settings.interrupt;
-    let progress = match agree_to_start(comm, inv) {
-        Ok(p) => p,
-        Err((e, status)) => {
-            if rank == 0 {
-                console.error(&e);
-            }
-            return status;
-        }
-    };
-    let run = RunContext::start(comm, settings, &inv.tags, first_test_fs(inv).as_ref());
-    let mut record = run.record(Tool::Ior, IOR_VERSION, argv, inv.warnings.clone());
+    let fe = &crate::front::FRONT_END;
+    pario_frontend::contract::run_parsed(fe, comm, argv, settings, console, inv, &inv.progress)
+}
+
+/// Collective: every test of `inv` on `session` (see [`crate::front`]).
+/// The shared code agrees on an interruption and keeps the record, unless
+/// it was kept before a failed test's clean-up.
+pub fn run_session(session: &Session<'_, '_>, inv: &Invocation) -> Outcome {
+    let (comm, console) = (session.comm, session.console);
+    if let Err((e, status)) = agree_to_start(comm, inv) {
+        return Outcome::refused(session.fail(&e, status));
+    }
+    let run = session.start(&inv.tags, first_test_fs(inv).as_ref());
+    // Not session.record: the tags' warnings come after the options' ones.
+    let mut record = run.record(Tool::Ior, IOR_VERSION, session.argv, inv.warnings.clone());
     record.deck = inv
         .deck
         .as_ref()
@@ -113,7 +104,7 @@ pub fn run_with(
 
     // Where the text goes: stdout, unless a machine-readable summary goes there.
     let machine_to_stdout = machine_summary_to_stdout(inv);
-    if rank == 0 {
+    if comm.rank() == 0 {
         run_header(&run, &record, inv, machine_to_stdout, console);
     }
 
@@ -122,40 +113,31 @@ pub fn run_with(
         console,
         quiet: machine_to_stdout,
         options_text: inv.command_line_text("ior"),
-        interrupt,
-        progress,
-        settings,
-        kept: std::cell::Cell::new(false),
+        session,
     };
     let status = run_tests(&ctx, inv, &mut record);
-    let status = agree_on_interrupt(comm, interrupt, &mut record, console, status);
     record.finished = run.now();
-    record.exit_status = status;
-    // Kept already (before a failed test's clean-up): not again.
-    let keep_in = (!ctx.kept.get()).then_some(settings);
-    finish_run(comm, inv, keep_in, console, &mut record)
+    let status = session.conclude_with(&mut record, status, |record, status| {
+        finish_run(session, inv, record, status)
+    });
+    Outcome::refused(status)
 }
 
 /// The checks every rank agrees on before the run starts: the tests fit
-/// the machine (exit 2), the progress options (exit 2), and the
-/// `summaryFile` directory (exit 1). Returns the agreed progress, or the
+/// the machine (exit 2) and the `summaryFile` directory (exit 1). (The
+/// progress options are the shared code's, agreed before.) Returns the
 /// error with its exit status.
-fn agree_to_start(
-    comm: &dyn Comm,
-    inv: &Invocation,
-) -> Result<pario_engine::progress::Progress, (String, i32)> {
+fn agree_to_start(comm: &dyn Comm, inv: &Invocation) -> Result<(), (String, i32)> {
     let layout = comm.node_layout();
     agree_on_first_error(comm, check_before_run(comm, &layout, inv).err())
         .map_err(|e| (e, EXIT_USAGE))?;
-    let progress =
-        pario_frontend::progress::build_agreed(comm, &inv.progress).map_err(|e| (e, EXIT_USAGE))?;
     let summary = if comm.rank() == 0 {
         check_summary_file(inv).err()
     } else {
         None
     };
     agree_on_first_error(comm, summary).map_err(|e| (e, EXIT_FAILED))?;
-    Ok(progress)
+    Ok(())
 }
 
 /// The file system holding the first test's directory, for the record; none
@@ -178,54 +160,33 @@ fn machine_summary_to_stdout(inv: &Invocation) -> bool {
         .is_some_and(|t| t.summary_format != SummaryFormat::Default && t.summary_file.is_none())
 }
 
-/// Interrupted on any rank: the run ends with 130 (SIGINT) or 143
-/// (SIGTERM) on every rank, its record marked. Returns the exit status:
-/// that one, or `status` when no rank was interrupted.
-fn agree_on_interrupt(
-    comm: &dyn Comm,
-    interrupt: &Interrupt,
+/// What an interrupted run did, after "interrupted by SIGNAL: ".
+pub(crate) const INTERRUPTED: &str = "stopped at the next transfer; the summary holds the phases \
+     that finished; the record is kept, marked interrupted";
+
+/// After the tests, with the interruption agreed: rank 0 reviews the
+/// record and writes the summaries (the shared code then keeps the run,
+/// unless it was kept before a failed test's clean-up). A requested output
+/// that could not be written fails the run (exit 1, as IOR), after the
+/// record keeps what was measured. Returns the exit status, the same on
+/// every rank.
+fn finish_run(
+    session: &Session<'_, '_>,
+    inv: &Invocation,
     record: &mut RunRecord,
-    console: &Console<'_>,
     status: i32,
 ) -> i32 {
-    let what = "stopped at the next transfer; the summary holds the phases that finished; \
-                the record is kept, marked interrupted";
-    let Some((caught, text)) =
-        pario_frontend::context::agree_on_interrupt(comm, interrupt, console, what)
-    else {
-        return status;
-    };
-    record.interrupted = true;
-    record.errors.push(text);
-    caught
-}
-
-/// After the tests: rank 0 reviews the record, writes the summaries and
-/// keeps the run (in `settings`; None when it was kept before a failed
-/// test's clean-up). A requested output that could not be written fails the
-/// run (exit 1, as IOR), after the record keeps what was measured. Returns
-/// the exit status, the same on every rank.
-fn finish_run(
-    comm: &dyn Comm,
-    inv: &Invocation,
-    settings: Option<&Settings>,
-    console: &Console<'_>,
-    record: &mut RunRecord,
-) -> i32 {
-    let status = record.exit_status;
+    let (comm, console) = (session.comm, session.console);
     let mut failed_outputs = 0;
     if comm.rank() == 0 {
         // Stragglers and figures that are probably not the storage's.
-        insight::review(record, inv, console);
+        session.review(record);
         let errors = finish_output(record, inv, machine_summary_to_stdout(inv), console);
         if !errors.is_empty() && status == 0 {
             record.exit_status = EXIT_FAILED;
         }
         failed_outputs = errors.len() as u64;
         record.errors.extend(errors);
-        if let Some(settings) = settings {
-            keep(record, settings, console);
-        }
     }
     if comm.broadcast_u64(0, failed_outputs) > 0 && status == 0 {
         return EXIT_FAILED;
@@ -312,7 +273,7 @@ fn run_tests(ctx: &RunCtx<'_, '_>, inv: &Invocation, record: &mut RunRecord) -> 
                 }
                 // summaryAlways, or an interrupted run: the summaries
                 // include what the failed test did.
-                if params.summary_always || ctx.interrupt.exit_status().is_some() {
+                if params.summary_always || ctx.session.interrupt().exit_status().is_some() {
                     record.tests.extend(outcome.test);
                 }
                 record.errors.push(msg);

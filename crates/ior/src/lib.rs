@@ -8,7 +8,6 @@
 //! - [`help`]: the `-h` text.
 
 pub mod deck;
-pub mod embed;
 pub mod help;
 pub mod options;
 pub mod size;
@@ -20,5 +19,7 @@ pub use options::{
 };
 pub use size::{parse_size, parse_size_or_percent, MemorySize, SizeError};
 
-/// Running parsed tests: options → engine specs → output (used by `main`).
+/// Running parsed tests: options → engine specs → output.
 pub mod driver;
+/// `ior` on the shared front-end contract (used by `main` and `pario suite`).
+pub mod front;

@@ -3,17 +3,19 @@
 //! the run record and the exit status.
 
 use crate::options::Options;
-use crate::output::{self, LineCtx};
+use crate::output;
 use crate::record;
 use pario_backends::Backend;
 use pario_comm::Comm;
 use pario_engine::collective::{agree_on_first_error, broadcast_text, gather_text};
-use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome, PhaseStats};
+use pario_engine::md_workbench::{run_md_workbench, MdwSpec, Phase, PhaseOutcome};
+use pario_engine::observer::{Event, FnObserver};
 use pario_engine::Env;
 use pario_frontend::backend::create_agreed;
 use pario_frontend::context::topology;
 use pario_frontend::contract::{Outcome, Session};
 use pario_frontend::{Console, RunContext, Settings};
+use pario_results::render::md_workbench_text::{self, TextOptions};
 use pario_signature::Pattern;
 use std::path::Path;
 
@@ -65,7 +67,7 @@ pub fn run_session(session: &Session<'_, '_>, o: &Options) -> Outcome {
         topology: topology(&run.layout, comm.size(), None, None),
         host: run.layout.host.clone(),
     };
-    let ctx = LineCtx::of(o);
+    let ctx = output::text_options(o);
     let mut early = Early {
         o,
         spec: &spec,
@@ -75,10 +77,12 @@ pub fn run_session(session: &Session<'_, '_>, o: &Options) -> Outcome {
         active: root && o.run_cleanup,
         phases: Vec::new(),
     };
-    let mut sink = |p: &PhaseOutcome| {
-        print_phase(o, &ctx, p, &out);
-        early.see(p, &rec);
-    };
+    let mut sink = FnObserver(|e: Event<'_>| {
+        if let Event::WorkbenchPhase { outcome: p } = e {
+            print_phase(o, &ctx, p, &out);
+            early.see(p, &rec);
+        }
+    });
     let result = run_md_workbench(&env, &spec, start, &mut sink);
     let status = match result {
         Ok(r) => {
@@ -414,42 +418,11 @@ fn header(o: &Options, size: u32, run: &RunContext<'_>, out: &dyn Fn(&str)) {
     }
 }
 
-/// Rank 0: a phase's lines as it ends.
-fn print_phase(o: &Options, ctx: &LineCtx, p: &PhaseOutcome, out: &dyn Fn(&str)) {
-    let name = p.phase.map(|ph| ph.name()).unwrap_or("unknown");
-    if o.verbose >= 1 {
-        for (rank, r) in p.ranks.iter().enumerate() {
-            if r.stonewall_iterations > 0 {
-                out(&format!(
-                    "{rank}: stonewall runtime {:.6}s ({}s)",
-                    r.stonewall_runtime, o.stonewall_seconds
-                ));
-            }
-        }
-    }
-    if let Some(w) = p.wear_out.filter(|_| o.wear_out) {
-        out(&format!(
-            "stonewall wear out {:.6}s ({} iter)",
-            w.runtime, w.iterations
-        ));
-    }
-    let ctx = LineCtx {
-        waiting_factor: p.waiting_factor,
-        ..*ctx
-    };
-    let line = |s: &PhaseStats, times: Option<&[f64]>| {
-        if o.detailed {
-            output::detailed_line(name, s, o.object_size)
-        } else {
-            output::phase_line(name, s, times, &ctx)
-        }
-    };
-    let times: Vec<f64> = p.ranks.iter().map(|r| r.time).collect();
-    out(&line(&p.global, Some(&times)));
-    if o.process_reports {
-        for (rank, r) in p.ranks.iter().enumerate() {
-            out(&format!("{rank}: {}", line(r, None)));
-        }
+/// Rank 0: a phase's lines as it ends, rendered from the figures the
+/// record keeps of it.
+fn print_phase(o: &Options, text: &TextOptions, p: &PhaseOutcome, out: &dyn Fn(&str)) {
+    for line in md_workbench_text::phase_lines(&record::figures(o, p), text) {
+        out(&line);
     }
 }
 

@@ -3,8 +3,9 @@
 //! ior's and mdtest's.
 
 use crate::options::Options;
-use crate::output::{rate_ops, throughput};
 use pario_engine::md_workbench::{MdwSpec, Phase, PhaseOutcome};
+use pario_results::render::md_workbench_text::{rate_ops, throughput};
+use pario_results::workbench::{Spread, WorkbenchFigures};
 use pario_results::{Operation, PhaseResult, RankTimes, Stonewall, TestResult, MEBIBYTE};
 use pario_store::{md_workbench_workload, MdWorkbenchKey};
 use serde_json::json;
@@ -55,7 +56,10 @@ pub fn test_result(
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))
-    .collect();
+    .collect::<std::collections::BTreeMap<_, _>>();
+    let mut parameters = parameters;
+    let figures: Vec<WorkbenchFigures> = phases.iter().map(|p| figures(o, p)).collect();
+    parameters.insert("workbench".into(), json!(figures));
     TestResult {
         test_id: 0,
         parameters,
@@ -63,6 +67,27 @@ pub fn test_result(
         phases: phases.iter().map(|p| phase(o, p, hosts)).collect(),
         verification_errors: phases.iter().map(|p| p.global.verify_errors).sum(),
         ..TestResult::default()
+    }
+}
+
+/// What the text shows of phase `p` (rank 0), as the record keeps it
+/// (test parameter `workbench`) and `md_workbench_text` renders it: the
+/// spread of the ranks' times is computed here, and every rank's own
+/// figures are kept when the text shows them (`-V`, `--process-reports`).
+pub fn figures(o: &Options, p: &PhaseOutcome) -> WorkbenchFigures {
+    let times: Vec<f64> = p.ranks.iter().map(|r| r.time).collect();
+    let per_rank = o.verbose >= 1 || o.process_reports;
+    WorkbenchFigures {
+        phase: p.phase.map(|ph| ph.name()).unwrap_or("unknown").into(),
+        waiting_factor: p.waiting_factor,
+        global: p.global.clone(),
+        spread: Spread::of(&times),
+        ranks: if per_rank {
+            p.ranks.clone()
+        } else {
+            Vec::new()
+        },
+        wear_out: p.wear_out,
     }
 }
 

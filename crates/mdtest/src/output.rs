@@ -2,7 +2,7 @@
 //! (mdtest 4.1's CSV layout) and pario's `--summary-format=csv`, both pure
 //! functions of the results model.
 
-use pario_results::render::mdtest_text::c_exp;
+use pario_results::render::cfmt;
 use pario_results::{Operation, PhaseResult, RunRecord, TestResult};
 
 /// mdtest 4.1's eleven result slots, in its order; `None` is "Directory
@@ -45,7 +45,11 @@ fn pair(items: u64, time: f64) -> String {
     if items == 0 || time <= 0.0 {
         ",,".to_string()
     } else {
-        format!(",{},{}", c_exp(items as f64 / time, 10), c_exp(time, 10))
+        format!(
+            ",{},{}",
+            cfmt::e(items as f64 / time, 10),
+            cfmt::e(time, 10)
+        )
     }
 }
 

@@ -14,9 +14,17 @@ use crate::{EXIT_BAD_INPUT, EXIT_FAILED, EXIT_VERIFY};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_engine::mpi_io_test::{run_phase, ErrOut, PhaseAll, Rank};
-use pario_frontend::{Console, RunContext, Settings};
+use pario_engine::observer::{Event, FnObserver};
+use pario_frontend::contract::{self, Session};
+use pario_frontend::{Console, RunContext};
 use std::io::Write;
 use std::path::PathBuf;
+
+mod files;
+mod streams;
+
+use files::*;
+use streams::*;
 
 /// Everything the run produced, for the record.
 #[derive(Default)]
@@ -28,50 +36,76 @@ pub struct Outcome {
     pub began: f64,
     /// Interval of the phases' time series (`--series-interval`).
     pub series_interval: f64,
-    /// Why the run was interrupted (SIGINT/SIGTERM on some rank), as rank
-    /// 0 printed it; the record is marked interrupted.
-    pub interrupted: Option<String>,
 }
 
-/// `--warmup` has nothing to apply to here.
-fn warmup_refused() -> String {
-    "--warmup: MPI-IO Test phases have no time limit to warm up in (an ior option, with -D)".into()
+/// A parsed command line (see [`crate::front`]): the words after the
+/// program name without pario's progress options (the record's command
+/// line), the options (`-setup` expanded) and the `-targets` names.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub args: Vec<String>,
+    pub opts: options::Options,
+    pub targets: Option<Vec<String>>,
 }
 
-/// Run `argv` (program name first) on `world` with the environment's
-/// `settings`; returns the exit status.
-pub fn main_with(
-    world: &MpiComm,
-    argv: &[String],
-    settings: &Settings,
-    console: &Console<'_>,
-) -> i32 {
-    let r = world.rank();
-    if r == 0 {
-        console.out(&format!(
-            "MPI-IO TEST v{}: {}\n\n",
-            crate::BANNER_VERSION,
-            local_asctime()
+/// Options, `-setup`, `-help` and the `-targets` file, before the rank
+/// count is known. `Ok(None)`: a help request.
+pub fn parse(args: &[String]) -> Result<Option<Spec>, BadInput> {
+    let expanded = options::expand_setup(args, read_input)?;
+    let opts = options::parse(&expanded)?;
+    if opts.help {
+        return Ok(None);
+    }
+    if expanded.len() < 2 {
+        return Err(BadInput(
+            "[RANK 0] ERROR: Too few command-line args (at least -type and -size are needed; -help lists the options).".into(),
         ));
     }
-    let (argv, progress) = match take_progress(world, argv) {
-        Ok(p) => p,
-        Err(e) => {
-            if r == 0 {
-                console.err(&format!("[RANK 0] ERROR: {e}\n"));
-            }
-            return EXIT_BAD_INPUT;
-        }
+    let targets = match &opts.targets {
+        Some(p) => Some(config::read_targets(p)?),
+        None => None,
     };
+    Ok(Some(Spec {
+        args: args.to_vec(),
+        opts,
+        targets,
+    }))
+}
+
+/// The banner rank 0 prints first, whatever follows.
+pub fn banner() -> String {
+    format!(
+        "MPI-IO TEST v{}: {}\n\n",
+        crate::BANNER_VERSION,
+        local_asctime()
+    )
+}
+
+/// Collective: run `spec` on `session` (an MPI communicator: MPI-IO is
+/// called on it); the shared code has taken the progress options, and
+/// agrees on an interruption and keeps the record in [`Session::conclude`].
+pub fn run_session(session: &Session<'_, '_>, spec: &Spec) -> contract::Outcome {
+    let (console, settings) = (session.console, session.settings);
+    let Some(world) = session.comm.as_mpi() else {
+        return contract::Outcome::refused(
+            session.fail("MPI-IO Test runs on MPI only", EXIT_FAILED),
+        );
+    };
+    let r = world.rank();
+    if r == 0 {
+        console.out(&banner());
+    }
+    let mut argv = vec![session.argv.first().cloned().unwrap_or_default()];
+    argv.extend(spec.args.iter().cloned());
     let argv = &argv[..];
-    let cfg = match configure(world, argv, console) {
-        Ok(Some(cfg)) => cfg,
-        Ok(None) => return 0,
+    let targets = spec.targets.clone();
+    let cfg = match config::validate(&spec.opts, world.size(), page_size(), targets) {
+        Ok(cfg) => cfg,
         Err(e) => {
             if r == 0 {
                 console.err(&format!("{e}\n"));
             }
-            return EXIT_BAD_INPUT;
+            return contract::Outcome::refused(EXIT_BAD_INPUT);
         }
     };
     let ctx = RunContext::start(world, settings, &[], None);
@@ -83,7 +117,7 @@ pub fn main_with(
             if r == 0 {
                 console.err(&format!("{e}\n"));
             }
-            return EXIT_BAD_INPUT;
+            return contract::Outcome::refused(EXIT_BAD_INPUT);
         }
     };
     let spec = cfg.spec();
@@ -93,7 +127,7 @@ pub fn main_with(
         r,
         host,
         err: &err,
-        progress,
+        progress: session.progress.clone(),
         stop: settings.interrupt.stop_flag(),
     };
     let (mut outcome, files) = execute(&x, &cfg, &hosts, &mut *results, console);
@@ -101,41 +135,49 @@ pub fn main_with(
     outcome.series_interval = x.progress.interval;
     let _ = results.flush();
     drop(results);
-    if let Some((status, text)) = pario_frontend::context::agree_on_interrupt(
-        world,
-        &settings.interrupt,
-        console,
-        INTERRUPTED,
-    ) {
-        outcome.exit = status;
-        outcome.interrupted = Some(text);
-    }
     // The record first: a launcher may kill the ranks soon after a signal.
-    if r == 0 && outcome.exit != EXIT_BAD_INPUT {
-        keep_outcome(&ctx, settings, console, argv, &cfg, &hosts, &outcome);
-    }
+    outcome.exit = conclude(session, &ctx, argv, &cfg, &hosts, &outcome);
     if let (Some(files), true) = (files, cfg.opts.deletefile && cfg.file_io()) {
         files.delete(&x, &outcome);
     }
-    outcome.exit
+    contract::Outcome::refused(outcome.exit)
 }
 
 /// What rank 0 says after SIGINT or SIGTERM.
-const INTERRUPTED: &str = "stopped at the next object on every rank; the phase it stopped is \
+pub(crate) const INTERRUPTED: &str =
+    "stopped at the next object on every rank; the phase it stopped is \
      not reported; files are removed as -deletefile asks; the record is kept, marked interrupted";
 
-/// pario's progress options, taken out of `argv` and agreed on by every
-/// rank (`--warmup` is refused): the other arguments and the progress.
-fn take_progress(
-    world: &MpiComm,
+/// Collective: the agreement on an interruption, then (rank 0, unless the
+/// input was refused) the record kept and, when configured in the
+/// environment (`MYSQL_HOST`, `MYSQL_FILE`), the original's MySQL results.
+/// Returns the exit status.
+fn conclude(
+    session: &Session<'_, '_>,
+    ctx: &RunContext<'_>,
     argv: &[String],
-) -> Result<(Vec<String>, pario_engine::progress::Progress), String> {
-    let (rest, p) = pario_frontend::progress::take_options(argv)?;
-    if p.warmup > 0.0 {
-        return Err(warmup_refused());
+    cfg: &Config,
+    hosts: &[String],
+    outcome: &Outcome,
+) -> i32 {
+    if outcome.exit == EXIT_BAD_INPUT {
+        // Nothing ran: nothing to keep; an interruption still decides.
+        let caught = session.agree_on_interrupt();
+        return caught.map_or(outcome.exit, |(status, _)| status);
     }
-    let progress = pario_frontend::progress::build_agreed(world, &p)?;
-    Ok((rest, progress))
+    let mut record = match session.comm.rank() {
+        0 => crate::record::build(ctx, argv, cfg, hosts, outcome),
+        _ => pario_results::RunRecord::default(),
+    };
+    let status = session.conclude(&mut record, outcome.exit);
+    if session.comm.rank() == 0 {
+        if let Some(mut sink) = crate::mysql::Sink::from_env() {
+            let id = identity(outcome, hosts);
+            let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
+            crate::mysql::report(&mut sink, cfg, argv, &id, w, rd, status);
+        }
+    }
+    status
 }
 
 /// This rank's host name as the output shows it: `node<i>` when the node
@@ -146,52 +188,6 @@ fn host_name(layout: &pario_comm::NodeLayout) -> String {
     } else {
         layout.host.clone()
     }
-}
-
-/// Rank 0: keeps the run record (JSON file, database) and, when configured
-/// in the environment (`MYSQL_HOST`, `MYSQL_FILE`), writes the original's
-/// MySQL results.
-fn keep_outcome(
-    ctx: &RunContext<'_>,
-    settings: &Settings,
-    console: &Console<'_>,
-    argv: &[String],
-    cfg: &Config,
-    hosts: &[String],
-    outcome: &Outcome,
-) {
-    crate::record::keep(ctx, settings, console, argv, cfg, hosts, outcome);
-    if let Some(mut sink) = crate::mysql::Sink::from_env() {
-        let id = identity(outcome, hosts);
-        let (w, rd) = (outcome.write.as_ref(), outcome.read.as_ref());
-        crate::mysql::report(&mut sink, cfg, argv, &id, w, rd, outcome.exit);
-    }
-}
-
-/// Options, `-setup`, `-help`, validation. `Ok(None)`: help was printed.
-fn configure<C: Comm + ?Sized>(
-    world: &C,
-    argv: &[String],
-    console: &Console<'_>,
-) -> Result<Option<Config>, BadInput> {
-    let args = options::expand_setup(&argv[1.min(argv.len())..], read_input)?;
-    let opts = options::parse(&args)?;
-    if opts.help {
-        if world.rank() == 0 {
-            console.out(crate::help::USAGE);
-        }
-        return Ok(None);
-    }
-    if args.len() < 2 {
-        return Err(BadInput(
-            "[RANK 0] ERROR: Too few command-line args (at least -type and -size are needed; -help lists the options).".into(),
-        ));
-    }
-    let targets = match &opts.targets {
-        Some(p) => Some(config::read_targets(p)?),
-        None => None,
-    };
-    config::validate(&opts, world.size(), page_size(), targets).map(Some)
 }
 
 /// A `-setup` file's text: only a regular file is read (a FIFO without a
@@ -209,63 +205,6 @@ pub fn page_size() -> u64 {
     } else {
         4096
     }
-}
-
-type Streams<'a> = (Box<dyn Write + 'a>, ErrOut);
-
-/// The console's stdout as a `Write`, for the timing results when there
-/// is no `-output` file.
-struct ConsoleOut<'a, 'w>(&'a Console<'w>);
-
-impl Write for ConsoleOut<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.out(&String::from_utf8_lossy(buf));
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// `-output` (rank 0, truncated) and `-errout` (created by rank 0, then
-/// appended to by every rank). Agreed: an error on rank 0 stops all.
-fn open_streams<'a, C: Comm + ?Sized>(
-    world: &C,
-    cfg: &Config,
-    console: &'a Console<'_>,
-) -> Result<Streams<'a>, String> {
-    let r = world.rank();
-    let mut problem = None;
-    let mut results: Box<dyn Write + 'a> = Box::new(std::io::sink());
-    if r == 0 {
-        match &cfg.opts.output {
-            Some(p) => match std::fs::File::create(p) {
-                Ok(f) => results = Box::new(std::io::BufWriter::new(f)),
-                Err(e) => {
-                    problem = Some(format!(
-                        "[RANK 0] ERROR: Unable to open output information file {p}: {e}."
-                    ))
-                }
-            },
-            None => results = Box::new(ConsoleOut(console)),
-        }
-        if let (Some(p), None) = (&cfg.opts.errout, &problem) {
-            if let Err(e) = std::fs::File::create(p) {
-                problem = Some(format!(
-                    "[RANK 0] ERROR: Unable to open output error log file {p}: {e}."
-                ));
-            }
-        }
-    }
-    if world.any_true(problem.is_some()) {
-        return Err(problem.unwrap_or_default());
-    }
-    let err = match &cfg.opts.errout {
-        Some(p) => ErrOut(std::fs::OpenOptions::new().append(true).open(p).ok()),
-        None => ErrOut(None),
-    };
-    Ok((results, err))
 }
 
 /// Roles, headers, phases. Returns the outcome and, once the files were
@@ -366,7 +305,8 @@ fn exit_status<C: Comm + ?Sized>(world: &C, o: &Outcome, write_failed: bool) -> 
 
 /// One phase on every rank (the engine's), its report on rank 0. Returns
 /// the gathered outcome (complete on rank 0; on other ranks only its
-/// failure flag).
+/// failure flag); a rank report that did not reach rank 0 fails the phase
+/// (one error line on rank 0, no figures).
 fn phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     cfg: &Config,
@@ -380,148 +320,20 @@ fn phase<C: Comm + PointToPoint + ?Sized>(
         let _ = out.flush();
     }
     let comm = files.comm(x.world, cfg.ty);
-    let all = run_phase(x, agg, comm, files.path.as_deref(), write);
-    if x.r == 0 {
-        run::print_phase(out, cfg, write, &all);
-    }
-    all
-}
-
-/// Which file this rank opens and on which communicator.
-struct FileSet {
-    path: Option<PathBuf>,
-    /// Name shown in headers (rank 0's).
-    shown: String,
-    /// Sub-communicator for type 5 groups and type 4 aggregators.
-    group: Option<Box<dyn Comm>>,
-    /// True when this rank deletes `path` at the end.
-    deleter: bool,
-    /// Something was at `path` before the run.
-    existed: bool,
-}
-
-impl FileSet {
-    fn new<C: Comm + PointToPoint + ?Sized>(
-        x: &Rank<C>,
-        cfg: &Config,
-        agg: Option<&pario_plan::mpi_io_test::Aggregation>,
-    ) -> Result<FileSet, String> {
-        let own = run::own_target(cfg, x.r, &x.host);
-        if x.world.any_true(own.is_err()) {
-            return Err(own.err().unwrap_or_else(|| {
-                "[RANK 0] ERROR: Problem expanding a file name on another rank.".into()
-            }));
+    let mut printer = FnObserver(|e: Event<'_>| {
+        if let Event::MpiIoPhase { write, all } = e {
+            run::print_phase(out, cfg, write, all);
         }
-        let own = own.unwrap_or_default();
-        let is_io = agg.is_none_or(|a| a.io_rank(x.r).is_some());
-        let (group, name, deleter) = match cfg.ty {
-            TestType::NToN => (None, own, true),
-            TestType::NToOne => (None, run::common_name(x.world, &own), x.r == 0),
-            TestType::AggToM => (x.world.split(None), own, is_io),
-            TestType::AggToOne => {
-                let g = x.world.split(is_io.then_some(0));
-                let name = run::common_name(x.world, &own);
-                (g, name, x.r == 0)
+    });
+    match run_phase(x, agg, comm, files.path.as_deref(), write, &mut printer) {
+        Ok(all) => all,
+        Err(e) => {
+            if x.r == 0 {
+                x.err.line(&format!("[RANK 0] ERROR: {e}"));
             }
-            TestType::NToMFiles => {
-                let g = x
-                    .world
-                    .split(Some(x.r % cfg.m))
-                    .expect("every rank has a group");
-                let name = run::common_name(&*g, &own);
-                let leader = g.rank() == 0;
-                (Some(g), name, leader)
-            }
-        };
-        let shown = run::common_name(x.world, &name);
-        if cfg.ty == TestType::AggToM {
-            if let (Some(t), Some(a)) = (&cfg.targets, agg) {
-                let need = a.io_ranks.last().map_or(0, |&r| r + 1);
-                if (t.len() as u32) < need {
-                    return Err(format!(
-                        "[RANK 0] ERROR: -targets {}: {} names, but the I/O processes need {need}.",
-                        cfg.opts.targets.as_deref().unwrap_or(""),
-                        t.len()
-                    ));
-                }
-            }
-        }
-        let path = (is_io && cfg.file_io()).then(|| PathBuf::from(&name));
-        let problem = path.as_deref().and_then(|p| refusal(p, cfg, x.r));
-        pario_engine::collective::agree_on_first_error(x.world, problem)?;
-        let existed = path
-            .as_deref()
-            .is_some_and(|p| std::fs::symlink_metadata(p).is_ok());
-        Ok(FileSet {
-            path,
-            shown,
-            group,
-            deleter: deleter && is_io,
-            existed,
-        })
-    }
-
-    /// The file's communicator: None (this rank alone) for types 1 and 3,
-    /// the world for type 2, the group for types 4 and 5.
-    fn comm<'a, C: Comm + ?Sized>(&'a self, world: &'a C, ty: TestType) -> Option<&'a MpiComm> {
-        match ty {
-            TestType::NToN | TestType::AggToM => None,
-            TestType::NToOne => world.as_mpi(),
-            _ => self.group.as_ref().and_then(|g| g.as_mpi()),
+            PhaseAll::lost(e)
         }
     }
-
-    /// `-deletefile`, on the deleting ranks: only what the run made or
-    /// used. A regular file (never a device node, FIFO, socket or symbolic
-    /// link, whatever happened since the check), and one that was there
-    /// before the run only when every phase went well (not when its open
-    /// failed or the run was stopped).
-    fn delete<C: Comm + PointToPoint + ?Sized>(&self, x: &Rank<C>, o: &Outcome) {
-        let failed = [&o.write, &o.read]
-            .into_iter()
-            .flatten()
-            .any(PhaseAll::failed);
-        let failed = x.world.any_true(failed);
-        x.world.barrier();
-        if let (true, Some(p)) = (self.deleter, &self.path) {
-            let regular = std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
-            if !regular || (self.existed && failed) {
-                return;
-            }
-            if pario_comm::mpiio::delete(p, &x.spec.hints()).is_err() {
-                x.err.line(&format!(
-                    "[RANK {}] WARNING: Unable to remove file {}.",
-                    x.r,
-                    p.display()
-                ));
-            }
-        }
-    }
-}
-
-/// Why this rank must not open `p`, refused before anything is opened (as
-/// ior refuses its targets): a device node, FIFO or socket, which the
-/// original wrote to and then deleted, or a symbolic link, which would
-/// write test data into a file outside the run's names.
-fn refusal(p: &std::path::Path, cfg: &Config, r: u32) -> Option<String> {
-    let m = std::fs::symlink_metadata(p).ok()?;
-    let why = if m.file_type().is_symlink() {
-        match pario_results::special::special_file(p) {
-            Some(kind) => format!("is a symbolic link to a {kind}"),
-            None => "is a symbolic link: the file it names is not the run's to write or remove"
-                .to_string(),
-        }
-    } else {
-        let kind = pario_results::special::special_kind(&m.file_type())?;
-        format!("is a {kind}, not a regular file")
-    };
-    let option = match &cfg.opts.targets {
-        Some(list) => format!("-targets {list}: {}", p.display()),
-        None => format!("-target {}", p.display()),
-    };
-    Some(format!(
-        "[RANK {r}] ERROR: {option}: {why}: refusing to open or remove it."
-    ))
 }
 
 /// The original's warning when `-ahead` buffers outnumber the buffer fills

@@ -2,6 +2,9 @@
 //! as `mpi_io_test.x`): the original's command line, data, file layouts and
 //! output lines, on pario's MPI layer and results store.
 //!
+//! * [`front`] is the front end on the shared contract
+//!   (`pario_frontend::contract`: MPI start, progress options, interrupts,
+//!   keeping, the suite's entry points),
 //! * [`options`] parses the command line (and `-setup` files),
 //! * [`config`] validates it against the rank count,
 //! * [`target`] expands `%r %h %p` in file names,
@@ -27,7 +30,7 @@ pub mod config;
 #[cfg(feature = "mpi")]
 pub mod driver;
 #[cfg(feature = "mpi")]
-pub mod embed;
+pub mod front;
 pub mod help;
 pub mod import;
 #[cfg(feature = "mpi")]

@@ -30,7 +30,7 @@ impl Val {
     fn sql(&self) -> String {
         match self {
             Val::Int(i) => format!("'{i}'"),
-            Val::Float(f) => format!("'{}'", crate::output::c_e(*f)),
+            Val::Float(f) => format!("'{}'", pario_results::render::cfmt::e(*f, 6)),
             Val::Str(s) => format!("'{}'", escape(s)),
         }
     }
@@ -251,7 +251,7 @@ pub fn phase_cols(op: &str, all: &PhaseAll) -> Cols {
     ];
     let mut c = Vec::new();
     for (name, f) in names {
-        let s = crate::output::stat(all.ranks.iter().map(|r| f(&r.t)));
+        let s = pario_results::summary::RankStat::of(all.ranks.iter().map(|r| f(&r.t)));
         c.push((format!("{op}_{name}_min"), Val::Float(s.min)));
         c.push((format!("{op}_{name}_max"), Val::Float(s.max)));
         c.push((format!("{op}_{name}"), Val::Float(s.sum / n)));

@@ -13,11 +13,14 @@
 
 use crate::config::Config;
 use crate::driver::Outcome;
-use crate::output::{stat, Timers};
+use crate::output::Timers;
 use pario_engine::mpi_io_test::PhaseAll;
-use pario_frontend::{Console, RunContext, Settings};
+use pario_frontend::RunContext;
+use pario_results::render::mpi_io_test_text::TIMERS;
+use pario_results::summary::RankStat;
 use pario_results::{Operation, PhaseResult, RankTimes, RunRecord, TestResult, Tool};
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 
 /// Build the record (rank 0; `all_hosts` in rank order).
 pub fn build(
@@ -33,7 +36,7 @@ pub fn build(
         workload: crate::workload::workload(cfg),
         ..TestResult::default()
     };
-    let mut timers = serde_json::Map::new();
+    test.parameters.insert("timers".into(), json!({}));
     for (all, op) in [(&o.write, Operation::Write), (&o.read, Operation::Read)] {
         if let Some(all) = all.as_ref().filter(|a| a.ranks.len() == all_hosts.len()) {
             let mut p = phase(cfg, all, op, all_hosts);
@@ -42,11 +45,9 @@ pub fn build(
             }
             test.phases.push(p);
             test.verification_errors += all.bad_objects();
-            timers.insert(op.ior_name().into(), timer_stats(all));
+            keep_figures(&mut test.parameters, cfg, all, op);
         }
     }
-    test.parameters
-        .insert("timers".into(), Value::Object(timers));
     if let Some(w) = o
         .write
         .as_ref()
@@ -66,47 +67,41 @@ pub fn build(
         .flatten()
         .flat_map(|a| a.ranks.iter().flat_map(|r| r.errors.iter().cloned()))
         .collect();
-    if let Some(text) = &o.interrupted {
-        record.interrupted = true;
-        record.errors.push(text.clone());
-    }
     record.tests = vec![test];
     record.finished = ctx.now();
     record.exit_status = o.exit;
     record
 }
 
-/// Build and keep the record (rank 0), with its straggler advisories; a
-/// failure to keep is one warning line on the console.
-pub fn keep(
-    ctx: &RunContext<'_>,
-    settings: &Settings,
-    console: &Console<'_>,
-    argv: &[String],
+/// Keep in the test's `parameters` what the text of phase `op` shows
+/// (`pario_results::render::mpi_io_test_text` renders it from there):
+/// every timer's min [rank], sum, max [rank] over the ranks under
+/// `timers.<op>` and, with `-verbose`, every rank's timers under
+/// `timers_by_rank.<op>`. `parameters` holds the options already.
+pub fn keep_figures(
+    parameters: &mut BTreeMap<String, Value>,
     cfg: &Config,
-    all_hosts: &[String],
-    o: &Outcome,
+    all: &PhaseAll,
+    op: Operation,
 ) {
-    let mut record = build(ctx, argv, cfg, all_hosts, o);
-    // Stragglers: one warning line each, kept as advisories.
-    pario_frontend::advisor::review(&mut record, &[], console);
-    pario_frontend::keep(&record, settings, console);
-}
-
-/// min [rank], avg, max [rank] of every timer, as the text shows them.
-fn timer_stats(all: &PhaseAll) -> Value {
-    let names = [
-        "total", "op", "open", "prealloc", "opwait", "barrier", "sync", "close", "send", "recv",
-    ];
     let mut m = serde_json::Map::new();
-    for (i, name) in names.iter().enumerate() {
-        let s = stat(all.ranks.iter().map(|r| r.t.to_vec()[i]));
+    for (i, name) in TIMERS.iter().enumerate() {
+        let s = RankStat::of(all.ranks.iter().map(|r| r.t.to_vec()[i]));
         m.insert(
             (*name).into(),
             json!({"min": s.min, "min_rank": s.min_rank, "sum": s.sum, "max": s.max, "max_rank": s.max_rank}),
         );
     }
-    Value::Object(m)
+    let key = op.ior_name();
+    let timers = parameters.entry("timers".into()).or_insert(json!({}));
+    timers[key] = Value::Object(m);
+    if cfg.opts.verbose {
+        let ranks: Vec<Vec<f64>> = all.ranks.iter().map(|r| r.t.to_vec()).collect();
+        let by_rank = parameters
+            .entry("timers_by_rank".into())
+            .or_insert(json!({}));
+        by_rank[key] = json!(ranks);
+    }
 }
 
 fn phase(cfg: &Config, all: &PhaseAll, op: Operation, hosts: &[String]) -> PhaseResult {

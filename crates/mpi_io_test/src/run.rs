@@ -6,26 +6,13 @@
 //! [`Spec`]: pario_plan::mpi_io_test::Spec
 
 use crate::config::{Config, TestType};
-use crate::output::{self, PhaseReport};
+use crate::output;
 use pario_comm::Comm;
 use pario_engine::mpi_io_test::PhaseAll;
 use pario_plan::mpi_io_test::{block_aggregators, host_aggregators, Aggregation};
+use pario_results::render::mpi_io_test_text;
+use pario_results::{Operation, TestResult};
 use std::io::Write;
-
-/// A gathered phase as the original's text report.
-pub fn report(all: &PhaseAll, cfg: &Config, write: bool) -> PhaseReport {
-    let np = cfg.np();
-    PhaseReport {
-        op: if write { "Write" } else { "Read" },
-        np,
-        mib_total: (f64::from(np) * cfg.k as f64 * cfg.s as f64) / 1_048_576.0,
-        ranks: all.ranks.iter().map(|o| o.t).collect(),
-        barrier: write && cfg.opts.barrier,
-        sync: write && cfg.opts.sync,
-        aggregated: cfg.ty.aggregated(),
-        verbose: cfg.opts.verbose,
-    }
-}
 
 /// The processor name of every rank, on every rank (collective).
 pub fn all_hosts<C: Comm + ?Sized>(world: &C, host: &str) -> Vec<String> {
@@ -100,12 +87,24 @@ pub fn common_name<C: Comm + ?Sized>(comm: &C, name: &str) -> String {
 
 /// Render and print a phase's report on rank 0 (nothing when the phase
 /// failed on some rank: its times would not mean anything; the errors are
-/// on the ranks' error streams).
+/// on the ranks' error streams): its figures as the record keeps them
+/// ([`crate::record::keep_figures`]), rendered from there.
 pub fn print_phase(out: &mut dyn Write, cfg: &Config, write: bool, all: &PhaseAll) {
     if all.failed() {
         return;
     }
-    let _ = out.write_all(report(all, cfg, write).render().as_bytes());
+    let op = if write {
+        Operation::Write
+    } else {
+        Operation::Read
+    };
+    let mut test = TestResult {
+        parameters: crate::workload::parameters(cfg),
+        ..TestResult::default()
+    };
+    crate::record::keep_figures(&mut test.parameters, cfg, all, op);
+    let summary = mpi_io_test_text::phase_summary(&test, op).unwrap_or_default();
+    let _ = out.write_all(summary.as_bytes());
     if write && (!cfg.opts.hints.is_empty() || cfg.opts.dio) {
         if let Some(h) = all.hints() {
             let _ = out.write_all(output::hint_block(&h).as_bytes());

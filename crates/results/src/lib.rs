@@ -13,5 +13,6 @@ pub mod secrets;
 pub mod special;
 pub mod stragglers;
 pub mod summary;
+pub mod workbench;
 
 pub use model::*;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 /// Reads a float that JSON may hold as `null`: serde_json writes NaN and
 /// ±infinity as `null`, so a record holding one (a zero-time phase, say)
 /// must read back, as NaN, instead of failing and losing the run.
-fn finite_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+pub(crate) fn finite_or_nan<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
@@ -489,7 +489,7 @@ impl PhaseResult {
 
 #[cfg(test)]
 mod interrupted_tests {
-    use super::RunRecord;
+    use super::{RunRecord, Tool};
 
     #[test]
     fn records_without_the_interrupted_field_read_as_not_interrupted() {

@@ -114,6 +114,43 @@ impl OpSummary {
     }
 }
 
+/// Minimum and maximum with the rank that had them (ties: the lowest
+/// rank, like MPI_MINLOC/MPI_MAXLOC), and the sum, of one value per rank
+/// in rank order (MPI-IO Test's "min [rank] avg max [rank]" lines).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RankStat {
+    pub min: f64,
+    pub min_rank: usize,
+    pub sum: f64,
+    pub max: f64,
+    pub max_rank: usize,
+}
+
+impl RankStat {
+    /// Over `values`, rank 0 first (no values: min +inf, max -inf).
+    pub fn of(values: impl IntoIterator<Item = f64>) -> RankStat {
+        let mut st = RankStat {
+            min: f64::INFINITY,
+            min_rank: 0,
+            sum: 0.0,
+            max: f64::NEG_INFINITY,
+            max_rank: 0,
+        };
+        for (r, v) in values.into_iter().enumerate() {
+            st.sum += v;
+            if v < st.min {
+                st.min = v;
+                st.min_rank = r;
+            }
+            if v > st.max {
+                st.max = v;
+                st.max_rank = r;
+            }
+        }
+        st
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

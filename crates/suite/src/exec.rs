@@ -1,7 +1,8 @@
 //! Running a suite inside one MPI job: MPI is initialised once (through
 //! `pario_comm`), every step's command line is checked before anything
 //! runs, then each repetition of each step runs in-process through its
-//! front end's `embed::run_in` on the job's communicator, kept as its own
+//! registered front end's `run_in` (`pario_frontend::contract`) on the
+//! job's communicator, kept as its own
 //! run tagged `suite=`, `suite_run=`, `step=`, `rep=` (plus the user's
 //! tags). A suite run has an id; `--resume ID` finds the steps of that id
 //! already kept (exit status 0) and does not run them again; a kept step
@@ -13,12 +14,12 @@
 //! is done already, a step's status) is made once and broadcast, so all
 //! ranks make the same collective calls.
 
-use crate::model::{StepTool, Suite, SuiteError};
+use crate::model::{Registry, StepTool, Suite, SuiteError};
 use crate::plan::{self, Plan, PlannedStep, Ranks};
 use crate::render::{self, Format};
 use crate::table::{self, StepRun};
 use crate::{rules, EXIT_BAD_INPUT, EXIT_INVALID, EXIT_OK};
-use pario_comm::mpi_comm::{MpiComm, MpiWorld};
+use pario_comm::mpi_comm::MpiWorld;
 use pario_comm::{Comm, ReduceOp};
 use pario_engine::interrupt::Interrupt;
 use pario_frontend::{Console, Settings};
@@ -59,27 +60,34 @@ pub struct RunOptions {
 
 /// The front ends' own checks of a step's command line.
 pub fn check(tool: StepTool, args: &[String], ranks: Ranks) -> Result<(), String> {
-    match tool {
-        StepTool::Ior => pario_ior::embed::check(args),
-        StepTool::Mdtest => pario_mdtest::embed::check(args, ranks.ranks),
-        StepTool::MpiIoTest => pario_mpi_io_test::embed::check(args, ranks.ranks),
-    }
+    tool.0.check(args, ranks.ranks)
 }
 
-/// Load and resolve a suite for `ranks` (no MPI, no storage).
-pub fn prepare(opts: &RunOptions, ranks: Ranks) -> Result<(Suite, Plan), SuiteError> {
-    let suite = crate::load(&opts.target)?;
+/// Load and resolve a suite for `ranks` (no MPI, no storage), its steps
+/// naming the front ends of `registry`.
+pub fn prepare(
+    opts: &RunOptions,
+    ranks: Ranks,
+    registry: Registry,
+) -> Result<(Suite, Plan), SuiteError> {
+    let suite = crate::shipped::load_with(&opts.target, registry)?;
     let plan = plan::plan(&suite, &opts.sets, ranks, &check)?;
     Ok((suite, plan))
 }
 
-/// Run the suite as `opts` says; the exit status (the same on every rank).
+/// Run the suite as `opts` says on pario's front ends
+/// ([`pario_registry::FRONT_ENDS`]); the exit status (the same on every
+/// rank).
 pub fn run(opts: &RunOptions) -> i32 {
     let Some(world) = MpiWorld::init() else {
         say("pario suite: MPI could not be initialised");
         return EXIT_INVALID;
     };
-    let code = run_on(world.world(), opts);
+    let settings = Settings {
+        interrupt: Interrupt::register(),
+        ..Settings::from_env()
+    };
+    let code = run_on(world.world(), opts, pario_registry::FRONT_ENDS, settings);
     drop(world);
     code
 }
@@ -98,14 +106,23 @@ pub fn refuse(msg: &str) -> i32 {
     EXIT_BAD_INPUT
 }
 
-fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
+/// Collective: run the suite as `opts` says on `world`, its steps naming
+/// the front ends of `registry` (a test adds its own), with the
+/// environment's `settings` (SIGINT/SIGTERM registered by the caller);
+/// the exit status, the same on every rank.
+pub fn run_on(
+    world: &dyn Comm,
+    opts: &RunOptions,
+    registry: Registry,
+    mut settings: Settings,
+) -> i32 {
     let rank0 = world.rank() == 0;
     let layout = world.node_layout();
     let ranks = Ranks {
         ranks: world.size(),
         per_node: layout.tasks_per_node.max(1),
     };
-    let Some((suite, plan)) = prepare_agreed(world, opts, ranks) else {
+    let Some((suite, plan)) = prepare_agreed(world, opts, ranks, registry) else {
         return EXIT_BAD_INPUT;
     };
     if opts.dry_run {
@@ -117,10 +134,6 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
     if let Err(code) = dirs_exist(world, &suite, &plan) {
         return code;
     }
-    let mut settings = Settings {
-        interrupt: Interrupt::register(),
-        ..Settings::from_env()
-    };
     if let Some(dir) = &opts.results_dir {
         settings.keep.results_dir = Ok(dir.clone());
     }
@@ -180,7 +193,7 @@ fn run_on(world: &MpiComm, opts: &RunOptions) -> i32 {
 /// Every rank checks the suite's `kind = "dir"` parameters (a directory
 /// may be node-local); all go on only if all found them. Rank 0 names the
 /// parameter and path.
-fn dirs_exist(world: &MpiComm, suite: &Suite, plan: &Plan) -> Result<(), i32> {
+fn dirs_exist(world: &dyn Comm, suite: &Suite, plan: &Plan) -> Result<(), i32> {
     let missing = plan::missing_dir(suite, plan);
     let any = world.all_reduce_u64(&[u64::from(missing.is_some())], ReduceOp::Max)[0];
     if any == 0 {
@@ -198,9 +211,14 @@ fn dirs_exist(world: &MpiComm, suite: &Suite, plan: &Plan) -> Result<(), i32> {
 
 /// [`prepare`] on every rank (each reads the file): `None` unless every
 /// rank could; rank 0 says why.
-fn prepare_agreed(world: &MpiComm, opts: &RunOptions, ranks: Ranks) -> Option<(Suite, Plan)> {
+fn prepare_agreed(
+    world: &dyn Comm,
+    opts: &RunOptions,
+    ranks: Ranks,
+    registry: Registry,
+) -> Option<(Suite, Plan)> {
     let rank0 = world.rank() == 0;
-    let prepared = prepare(opts, ranks);
+    let prepared = prepare(opts, ranks, registry);
     // Every rank read the file itself: all go on only if all could.
     let failed = world.all_reduce_u64(&[u64::from(prepared.is_err())], ReduceOp::Max)[0];
     match prepared {
@@ -224,7 +242,7 @@ fn prepare_agreed(world: &MpiComm, opts: &RunOptions, ranks: Ranks) -> Option<(S
 }
 
 /// A new suite run id (rank 0's, broadcast).
-fn new_id(world: &MpiComm) -> String {
+fn new_id(world: &dyn Comm) -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -236,7 +254,7 @@ type Found = (BTreeMap<(String, u32), String>, BTreeMap<String, RunRecord>);
 
 /// Rank 0's lookup broadcast: the done (step, rep) and their ids, or the error.
 fn agree(
-    world: &MpiComm,
+    world: &dyn Comm,
     found: Result<BTreeMap<(String, u32), RunRecord>, String>,
 ) -> Result<Found, String> {
     let ids: Result<Vec<(String, u32, String)>, String> = found
@@ -269,7 +287,7 @@ fn agree(
 
 /// One suite run in progress.
 struct Job<'a> {
-    world: &'a MpiComm,
+    world: &'a dyn Comm,
     suite: &'a Suite,
     opts: &'a RunOptions,
     settings: &'a Settings,
@@ -371,16 +389,8 @@ impl Job<'_> {
         } else {
             &mut err2
         };
-        let console = Console::new(program(p.tool), out, &mut err);
-        let (status, id) = match p.tool {
-            StepTool::Ior => pario_ior::embed::run_in(self.world, &p.argv, &settings, &console),
-            StepTool::Mdtest => {
-                pario_mdtest::embed::run_in(self.world, &p.argv, &settings, &console)
-            }
-            StepTool::MpiIoTest => {
-                pario_mpi_io_test::embed::run_in(self.world, &p.argv, &settings, &console)
-            }
-        };
+        let console = Console::new(p.tool.name(), out, &mut err);
+        let (status, id) = p.tool.0.run_in(self.world, &p.argv, &settings, &console);
         let status = self
             .world
             .all_reduce_u64(&[status.max(0) as u64], ReduceOp::Max)[0] as i32;
@@ -474,14 +484,6 @@ impl Job<'_> {
         } else {
             EXIT_INVALID
         }
-    }
-}
-
-fn program(tool: StepTool) -> &'static str {
-    match tool {
-        StepTool::Ior => "ior",
-        StepTool::Mdtest => "mdtest",
-        StepTool::MpiIoTest => "mpi_io_test",
     }
 }
 

@@ -1,13 +1,15 @@
 //! `pario suite`: a protocol (the regression, procurement and acceptance
-//! workflows, the IO500) as one TOML file of named `ior`, `mdtest` and
-//! `mpi_io_test` steps, run inside one MPI job, each step kept as its own
+//! workflows, the IO500) as one TOML file of named steps of the registered
+//! front ends (`ior`, `mdtest`, `md-workbench`, `mpi_io_test`:
+//! `pario_registry`), run inside one MPI job, each step kept as its own
 //! run, resumable, and summed up in the suite's own table.
 //!
 //! - [`model`]: the file (TOML + serde, with lines for every refusal);
 //! - [`plan`]: parameters, order (`after`), command lines checked by their
 //!   front ends before anything runs;
-//! - [`exec`]: the run on MPI (steps in-process through the front ends'
-//!   `embed` entry points), tags, resume;
+//! - [`exec`]: the run on MPI (steps in-process through the registered
+//!   front ends' shared entry points, `pario_frontend::contract`), tags,
+//!   resume;
 //! - [`rules`]: run rules deciding validity;
 //! - [`table`], [`render`]: the table, the score, text/Markdown/CSV/JSON;
 //! - [`shipped`]: the suites pario ships (`suites/*.toml`).

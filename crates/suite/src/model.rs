@@ -17,6 +17,7 @@
 //! figure = [{ op = "write", row = "write", unit = "MiB/s" }]
 //! ```
 
+use pario_frontend::contract::Registered;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -39,35 +40,38 @@ impl fmt::Display for SuiteError {
     }
 }
 
-/// The front end a step runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StepTool {
-    Ior,
-    Mdtest,
-    MpiIoTest,
-}
+/// The front end a step runs: one of a registry's
+/// ([`pario_registry::FRONT_ENDS`], or a test's own list), found by its
+/// name or an alias (`mpi_io_test.x`).
+#[derive(Clone, Copy)]
+pub struct StepTool(pub &'static dyn Registered);
 
 impl StepTool {
-    /// The tools a step may name.
-    pub const NAMES: [&'static str; 3] = ["ior", "mdtest", "mpi_io_test"];
-
-    pub fn parse(s: &str) -> Option<StepTool> {
-        match s {
-            "ior" => Some(StepTool::Ior),
-            "mdtest" => Some(StepTool::Mdtest),
-            "mpi_io_test" | "mpi_io_test.x" => Some(StepTool::MpiIoTest),
-            _ => None,
-        }
+    /// The front end `s` names in `registry`.
+    pub fn parse(s: &str, registry: Registry) -> Option<StepTool> {
+        pario_registry::find(registry, s).map(StepTool)
     }
 
+    /// Its name (the program name of the step's command line).
     pub fn name(self) -> &'static str {
-        match self {
-            StepTool::Ior => "ior",
-            StepTool::Mdtest => "mdtest",
-            StepTool::MpiIoTest => "mpi_io_test",
-        }
+        self.0.descriptor().name
     }
 }
+
+impl fmt::Debug for StepTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StepTool({})", self.name())
+    }
+}
+
+impl PartialEq for StepTool {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+/// The front ends a suite's steps may name.
+pub type Registry = &'static [&'static dyn Registered];
 
 /// A value written as a number or as text with `${param}` in it
 /// (repetitions, minimum times), resolved with the parameters.
@@ -244,8 +248,14 @@ impl Lines<'_> {
     }
 }
 
-/// Parse `text` read from `file` (the name errors give).
+/// Parse `text` read from `file` (the name errors give), its steps naming
+/// pario's front ends ([`pario_registry::FRONT_ENDS`]).
 pub fn parse(file: &str, text: &str) -> Result<Suite, SuiteError> {
+    parse_with(file, text, pario_registry::FRONT_ENDS)
+}
+
+/// [`parse`], its steps naming the front ends of `registry`.
+pub fn parse_with(file: &str, text: &str, registry: Registry) -> Result<Suite, SuiteError> {
     let lines = Lines(text);
     let err = |line: Option<usize>, reason: String| SuiteError {
         file: file.to_string(),
@@ -288,7 +298,7 @@ pub fn parse(file: &str, text: &str) -> Result<Suite, SuiteError> {
     };
     let mut steps = Vec::new();
     for s in &raw.steps {
-        steps.push(step(s, &lines).map_err(|(l, r)| err(Some(l), r))?);
+        steps.push(step(s, &lines, registry).map_err(|(l, r)| err(Some(l), r))?);
     }
     if steps.is_empty() {
         return Err(err(None, "the suite has no [[step]]".into()));
@@ -410,7 +420,11 @@ fn setting(
     }
 }
 
-fn step(s: &Spanned<RawStep>, lines: &Lines<'_>) -> Result<Step, (usize, String)> {
+fn step(
+    s: &Spanned<RawStep>,
+    lines: &Lines<'_>,
+    registry: Registry,
+) -> Result<Step, (usize, String)> {
     let r = s.get_ref();
     let line = lines.at(r.name.span().start);
     let name = r.name.get_ref().clone();
@@ -424,13 +438,13 @@ fn step(s: &Spanned<RawStep>, lines: &Lines<'_>) -> Result<Step, (usize, String)
             format!("step name {name:?}: letters, digits, '-' and '_'"),
         ));
     }
-    let tool = StepTool::parse(r.tool.get_ref()).ok_or_else(|| {
+    let tool = StepTool::parse(r.tool.get_ref(), registry).ok_or_else(|| {
         (
             lines.at(r.tool.span().start),
             format!(
                 "step {name}: unknown tool {:?} (one of: {})",
                 r.tool.get_ref(),
-                StepTool::NAMES.join(", ")
+                pario_registry::names(registry).join(", ")
             ),
         )
     })?;

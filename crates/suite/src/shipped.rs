@@ -50,8 +50,13 @@ pub fn source(target: &str) -> Result<(String, String), SuiteError> {
 
 /// Read and parse a suite by name or path.
 pub fn load(target: &str) -> Result<Suite, SuiteError> {
+    load_with(target, pario_registry::FRONT_ENDS)
+}
+
+/// [`load`], its steps naming the front ends of `registry`.
+pub fn load_with(target: &str, registry: model::Registry) -> Result<Suite, SuiteError> {
     let (file, text) = source(target)?;
-    model::parse(&file, &text)
+    model::parse_with(&file, &text, registry)
 }
 
 /// `pario suite list`: name and description of every shipped suite.

@@ -24,6 +24,7 @@
 //!   write phase's file; we put the operation in the name instead:
 //!   `<prefix>-<write|read>-<iteration>-<rank, 5 digits>.csv`.
 
+use pario_results::render::cfmt;
 use pario_results::{Operation, PhaseResult};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -75,31 +76,6 @@ pub fn status_text(count: u64) -> String {
     format!("{count}\n")
 }
 
-/// `value` as C's `printf("%.<precision>e")` prints it: mantissa with
-/// `precision` decimals, `e`, sign, and at least two exponent digits.
-pub fn c_exp(value: f64, precision: usize) -> String {
-    if !value.is_finite() {
-        return if value.is_nan() {
-            "nan".into()
-        } else if value > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    let s = format!("{value:.precision$e}");
-    match s.split_once('e') {
-        Some((mantissa, exp)) => {
-            let (sign, digits) = match exp.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exp),
-            };
-            format!("{mantissa}e{sign}{digits:0>2}")
-        }
-        None => s,
-    }
-}
-
 /// The header line IOR 4.1 writes at the top of the per-rank CSV, before
 /// the first rows (see [`rank_csv_rows`]).
 pub const RANK_CSV_HEADER: &str =
@@ -121,10 +97,10 @@ pub fn rank_csv_rows(phase: &PhaseResult) -> String {
         out += &format!(
             "{name},{},{},{},{},{}\n",
             t.rank,
-            c_exp(total, 10),
-            c_exp(access, 10),
-            c_exp(per_rank_bytes / total, 10),
-            c_exp(per_rank_bytes / access, 10),
+            cfmt::e(total, 10),
+            cfmt::e(access, 10),
+            cfmt::e(per_rank_bytes / total, 10),
+            cfmt::e(per_rank_bytes / access, 10),
         );
     }
     out
@@ -147,9 +123,9 @@ pub fn per_op_text(transfer_size: u64, ops: &[(f64, f64)]) -> String {
     for &(start, dur) in ops {
         text += &format!(
             "{},{},{}\n",
-            c_exp(start, 8),
-            c_exp(dur, 8),
-            c_exp(transfer_size as f64 / dur, 6)
+            cfmt::e(start, 8),
+            cfmt::e(dur, 8),
+            cfmt::e(transfer_size as f64 / dur, 6)
         );
     }
     text
@@ -159,15 +135,6 @@ pub fn per_op_text(transfer_size: u64, ops: &[(f64, f64)]) -> String {
 mod tests {
     use super::*;
     use pario_results::RankTimes;
-
-    #[test]
-    fn c_style_exponents() {
-        assert_eq!(c_exp(0.0012345678901, 10), "1.2345678901e-03");
-        assert_eq!(c_exp(123456.0, 2), "1.23e+05");
-        assert_eq!(c_exp(0.0, 3), "0.000e+00");
-        assert_eq!(c_exp(-2.5e-120, 1), "-2.5e-120");
-        assert_eq!(c_exp(f64::INFINITY, 3), "inf");
-    }
 
     #[test]
     fn rank_rows_follow_ior() {

@@ -45,9 +45,10 @@
 mod ops;
 mod report;
 
-pub use report::{c_exp, Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
+pub use report::{Counts, PhaseOutcome, PhaseStats, Quantiles, WearOut};
 
 use crate::ior::StopFlag;
+use crate::observer::{Event, Observer};
 use crate::{EngineError, Env};
 use pario_comm::ReduceOp;
 use pario_signature::Pattern;
@@ -126,12 +127,13 @@ pub struct MdwRun {
 }
 
 /// Run `spec` on every rank of `env.comm`, starting at object `start`.
-/// `sink` sees each phase on rank 0 as it ends (for streaming output).
+/// `observer` gets each phase on rank 0 as it ends
+/// ([`Event::WorkbenchPhase`], for streaming output).
 pub fn run_md_workbench(
     env: &Env<'_>,
     spec: &MdwSpec,
     start: u64,
-    sink: &mut dyn FnMut(&PhaseOutcome),
+    observer: &mut dyn Observer,
 ) -> Result<MdwRun, EngineError> {
     check(env, spec)?;
     let mut run = MdwRun {
@@ -140,7 +142,7 @@ pub fn run_md_workbench(
     };
     let mut keep = |o: PhaseOutcome, run: &mut MdwRun| {
         if env.comm.rank() == 0 {
-            sink(&o);
+            observer.event(Event::WorkbenchPhase { outcome: &o });
             run.phases.push(o);
         }
     };

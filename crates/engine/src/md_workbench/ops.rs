@@ -2,7 +2,7 @@
 //! timed object operations, waiting (`-t`) and rank 0's latency files
 //! (`-L`).
 
-use super::report::{self, c_exp, PhaseOutcome, PhaseStats, WearOut};
+use super::report::{self, PhaseOutcome, PhaseStats, WearOut};
 use super::{MdwSpec, Phase};
 use crate::latency::Histogram;
 use crate::progress::{Meter, PhaseInfo};
@@ -114,7 +114,12 @@ impl Local {
         self.hists[op as usize].record(dt);
         self.stats.max_op_time = self.stats.max_op_time.max(dt);
         if let Some(w) = self.log[op as usize].as_mut() {
-            let _ = writeln!(w, "{:.7},{}", started - self.t0, c_exp(dt, 4));
+            let _ = writeln!(
+                w,
+                "{:.7},{}",
+                started - self.t0,
+                pario_results::render::cfmt::e(dt, 4)
+            );
         }
         if self.factor > 1e-9 {
             wait(dt * self.factor);

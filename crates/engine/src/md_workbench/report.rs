@@ -8,97 +8,20 @@ use crate::{collective, EngineError, Env};
 use pario_results::LatencySummary;
 use serde::{Deserialize, Serialize};
 
-/// Successful and failed operations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counts {
-    pub suc: u64,
-    pub err: u64,
-}
+pub use pario_results::workbench::{Counts, PhaseStats, Quantiles, WearOut};
 
-impl Counts {
-    fn add(&mut self, o: Counts) {
-        self.suc += o.suc;
-        self.err += o.err;
-    }
-}
-
-/// The seven figures md-workbench prints per operation kind (seconds).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Quantiles {
-    pub min: f64,
-    pub q1: f64,
-    pub median: f64,
-    pub q3: f64,
-    pub q90: f64,
-    pub q99: f64,
-    pub max: f64,
-}
-
-impl Quantiles {
-    fn of(h: &Histogram) -> Option<Quantiles> {
-        let (lo, hi) = h.min_max();
-        Some(Quantiles {
-            min: lo as f64 * 1e-9,
-            q1: h.quantile(0.25)?,
-            median: h.quantile(0.5)?,
-            q3: h.quantile(0.75)?,
-            q90: h.quantile(0.90)?,
-            q99: h.quantile(0.99)?,
-            max: hi as f64 * 1e-9,
-        })
-    }
-}
-
-/// One phase's figures: of one rank, or of all (sums; the longest time).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PhaseStats {
-    /// Seconds (all ranks: the longest rank's).
-    pub time: f64,
-    pub dset_create: Counts,
-    pub dset_delete: Counts,
-    pub obj_create: Counts,
-    pub obj_read: Counts,
-    pub obj_stat: Counts,
-    pub obj_delete: Counts,
-    /// The longest single operation.
-    pub max_op_time: f64,
-    /// Steps done when the stonewall stopped this rank (0: not stopped).
-    pub stonewall_iterations: u64,
-    /// Seconds into the phase when the stonewall stopped this rank.
-    pub stonewall_runtime: f64,
-    /// Bytes written and read.
-    pub bytes: u64,
-    /// Objects whose data differed from what was written (`-X`).
-    pub verify_errors: u64,
-    /// Create, read, stat, delete.
-    pub latency: [Option<Quantiles>; 4],
-    /// The first error messages (per rank; all ranks: "rank N: ...").
-    pub errors: Vec<String>,
-}
-
-impl PhaseStats {
-    /// Every failed operation.
-    pub fn error_count(&self) -> u64 {
-        [
-            self.dset_create,
-            self.dset_delete,
-            self.obj_create,
-            self.obj_read,
-            self.obj_stat,
-            self.obj_delete,
-        ]
-        .iter()
-        .map(|c| c.err)
-        .sum()
-    }
-}
-
-/// When the stonewall fired: rank 0's time at the wall and the step count
-/// the ranks agreed on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct WearOut {
-    pub runtime: f64,
-    pub iterations: u64,
+/// A histogram's seven figures (None when it is empty).
+fn quantiles_of(h: &Histogram) -> Option<Quantiles> {
+    let (lo, hi) = h.min_max();
+    Some(Quantiles {
+        min: lo as f64 * 1e-9,
+        q1: h.quantile(0.25)?,
+        median: h.quantile(0.5)?,
+        q3: h.quantile(0.75)?,
+        q90: h.quantile(0.90)?,
+        q99: h.quantile(0.99)?,
+        max: hi as f64 * 1e-9,
+    })
 }
 
 /// One phase as rank 0 sees it at its end.
@@ -165,7 +88,7 @@ pub(super) fn finish(
 ) -> Result<PhaseOutcome, EngineError> {
     env.comm.barrier();
     for (q, h) in local.stats.latency.iter_mut().zip(&local.hists) {
-        *q = Quantiles::of(h);
+        *q = quantiles_of(h);
     }
     let report = RankReport {
         stats: local.stats,
@@ -216,7 +139,7 @@ fn merge(out: &mut PhaseOutcome, all: Vec<RankReport>) {
     }
     for k in 0..4 {
         let h = Histogram::from_reduced(&sums[k], bounds[k].0, bounds[k].1);
-        g.latency[k] = Quantiles::of(&h);
+        g.latency[k] = quantiles_of(&h);
     }
     out.latency = Histogram::from_reduced(&every, every_lo, every_hi).summary();
     if let Some(w) = &out.wear_out {
@@ -225,32 +148,9 @@ fn merge(out: &mut PhaseOutcome, all: Vec<RankReport>) {
     out.ranks = all.into_iter().map(|r| r.stats).collect();
 }
 
-/// C's `%.Ne`: "1.2345e-05" (Rust writes "1.2345e-5").
-pub fn c_exp(x: f64, digits: usize) -> String {
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "nan".into()
-        } else {
-            "inf".into()
-        };
-    }
-    let s = format!("{x:.digits$e}");
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mant}e{sign}{:02}", exp.abs())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn c_style_exponents() {
-        assert_eq!(c_exp(1.812e-5, 4), "1.8120e-05");
-        assert_eq!(c_exp(0.0, 4), "0.0000e+00");
-        assert_eq!(c_exp(123.0, 2), "1.23e+02");
-    }
 
     #[test]
     fn sparse_histograms_merge_like_dense_ones() {
@@ -265,7 +165,7 @@ mod tests {
         Sparse::of(&b).add_to(&mut sums, &mut lo, &mut hi);
         let m = Histogram::from_reduced(&sums, lo, hi);
         assert_eq!(m.count(), 198);
-        let q = Quantiles::of(&m).unwrap();
+        let q = quantiles_of(&m).unwrap();
         assert!((q.min - 1e-6).abs() < 1e-9 && (q.max - 297e-6).abs() < 1e-9);
         assert!(q.q1 <= q.median && q.median <= q.q3 && q.q3 <= q.q90);
     }

@@ -9,7 +9,8 @@
 //!
 //! The front end decides the files (names, communicators) and the
 //! aggregation plan (`pario_plan::mpi_io_test`), calls [`run_phase`] on
-//! every rank and renders the gathered [`PhaseAll`] on rank 0. After every
+//! every rank and renders the gathered [`PhaseAll`] that rank 0's observer
+//! gets ([`Event::MpiIoPhase`]). After every
 //! step that can fail on some ranks only (open, transfers, close), all
 //! ranks agree on the outcome with one reduction, so a failure ends the
 //! phase on every rank instead of leaving the others in a collective.
@@ -18,9 +19,11 @@ pub mod aggregate;
 pub mod data;
 pub mod direct;
 
+use crate::observer::{Event, Observer};
 use pario_comm::mpi_comm::MpiComm;
 use pario_comm::{Comm, PointToPoint};
 use pario_plan::mpi_io_test::{Aggregation, Spec, Timers};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
@@ -91,7 +94,8 @@ impl<C: Comm + PointToPoint + ?Sized> Rank<'_, C> {
 }
 
 /// One rank's outcome of one phase.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(into = "Wire", try_from = "Wire")]
 pub struct PhaseOut {
     pub t: Timers,
     /// Run-time failures (I/O, messages).
@@ -143,39 +147,60 @@ impl Pipeline {
     }
 }
 
-impl PhaseOut {
-    fn to_bytes(&self) -> Vec<u8> {
-        let p = self.pipeline.map(|p| {
-            vec![
+/// A [`PhaseOut`] as it travels to rank 0: every field required, so a
+/// report that lost a field does not decode (and is an error naming its
+/// rank) instead of becoming zeros.
+#[derive(Serialize, Deserialize)]
+struct Wire {
+    t: Vec<f64>,
+    e: Vec<String>,
+    v: u64,
+    h: Option<Vec<(String, String)>>,
+    p: Option<[f64; 4]>,
+    s: Option<crate::progress::RankSeries>,
+}
+
+impl From<PhaseOut> for Wire {
+    fn from(o: PhaseOut) -> Wire {
+        let p = o.pipeline.map(|p| {
+            [
                 f64::from(p.buffers),
                 p.recv_wait,
                 p.write_blocked,
                 p.transfer,
             ]
         });
-        json!({"t": self.t.to_vec(), "e": self.errors, "v": self.bad_objects, "h": self.hints, "p": p, "s": self.series})
-            .to_string()
-            .into_bytes()
-    }
-    fn from_bytes(b: &[u8]) -> PhaseOut {
-        let v: Value = serde_json::from_slice(b).unwrap_or(Value::Null);
-        let t: Vec<f64> = serde_json::from_value(v["t"].clone()).unwrap_or_default();
-        PhaseOut {
-            t: Timers::from_slice(&t),
-            errors: serde_json::from_value(v["e"].clone()).unwrap_or_default(),
-            bad_objects: v["v"].as_u64().unwrap_or(0),
-            hints: serde_json::from_value(v["h"].clone()).unwrap_or(None),
-            pipeline: serde_json::from_value::<Option<[f64; 4]>>(v["p"].clone())
-                .ok()
-                .flatten()
-                .map(|p| Pipeline {
-                    buffers: p[0] as u32,
-                    recv_wait: p[1],
-                    write_blocked: p[2],
-                    transfer: p[3],
-                }),
-            series: serde_json::from_value(v["s"].clone()).unwrap_or(None),
+        Wire {
+            t: o.t.to_vec(),
+            e: o.errors,
+            v: o.bad_objects,
+            h: o.hints,
+            p,
+            s: o.series,
         }
+    }
+}
+
+impl TryFrom<Wire> for PhaseOut {
+    type Error = String;
+    fn try_from(w: Wire) -> Result<PhaseOut, String> {
+        let timers = Timers::default().to_vec().len();
+        if w.t.len() != timers {
+            return Err(format!("{} timers, not {timers}", w.t.len()));
+        }
+        Ok(PhaseOut {
+            t: Timers::from_slice(&w.t),
+            errors: w.e,
+            bad_objects: w.v,
+            hints: w.h,
+            pipeline: w.p.map(|p| Pipeline {
+                buffers: p[0] as u32,
+                recv_wait: p[1],
+                write_blocked: p[2],
+                transfer: p[3],
+            }),
+            series: w.s,
+        })
     }
 }
 
@@ -186,6 +211,16 @@ pub struct PhaseAll {
 }
 
 impl PhaseAll {
+    /// A phase whose reports did not all reach rank 0 (`error` names the
+    /// ranks): failed, with no rank's figures (the record keeps none).
+    pub fn lost(error: String) -> PhaseAll {
+        PhaseAll {
+            ranks: vec![PhaseOut {
+                errors: vec![error],
+                ..PhaseOut::default()
+            }],
+        }
+    }
     pub fn failed(&self) -> bool {
         self.ranks.iter().any(|o| !o.errors.is_empty())
     }
@@ -207,11 +242,12 @@ impl PhaseAll {
     }
 }
 
-/// Gather a phase's outcome at rank 0 (collective).
-pub fn gather<C: Comm + ?Sized>(world: &C, out: &PhaseOut) -> Option<PhaseAll> {
-    world.gather_bytes(0, &out.to_bytes()).map(|all| PhaseAll {
-        ranks: all.iter().map(|b| PhaseOut::from_bytes(b)).collect(),
-    })
+/// Gather a phase's outcome at rank 0 (collective): `Ok(Some)` on rank 0,
+/// `Ok(None)` elsewhere; a report that does not decode is the same error
+/// on every rank, naming the rank (never a report of zeros).
+pub fn gather<C: Comm + ?Sized>(world: &C, out: &PhaseOut) -> Result<Option<PhaseAll>, String> {
+    let all = crate::collective::gather_reports_agreed(world, out)?;
+    Ok(all.map(|ranks| PhaseAll { ranks }))
 }
 
 /// One phase on every rank (collective): the data movement of the test
@@ -219,14 +255,18 @@ pub fn gather<C: Comm + ?Sized>(world: &C, out: &PhaseOut) -> Option<PhaseAll> {
 /// the aggregation plan (types 3/4), `comm` the file's communicator (None:
 /// this rank alone), `path` the file this rank opens (None: none). Returns
 /// the gathered outcome, complete on rank 0; on other ranks one entry
-/// holding only the phase's failure and verification flags.
+/// holding only the phase's failure and verification flags. Rank 0's
+/// `observer` gets the gathered phase ([`Event::MpiIoPhase`]). A rank's
+/// report that does not reach rank 0 intact is an error on every rank
+/// (and no event).
 pub fn run_phase<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     agg: Option<&Aggregation>,
     comm: Option<&MpiComm>,
     path: Option<&Path>,
     write: bool,
-) -> PhaseAll {
+    observer: &mut dyn Observer,
+) -> Result<PhaseAll, String> {
     if write {
         x.world.barrier();
     }
@@ -239,8 +279,11 @@ pub fn run_phase<C: Comm + PointToPoint + ?Sized>(
     x.world.barrier();
     let failed = x.world.any_true(!mine.errors.is_empty());
     let bad = x.world.any_true(mine.bad_objects > 0);
-    match gather(x.world, &mine) {
-        Some(all) => all,
+    Ok(match gather(x.world, &mine)? {
+        Some(all) => {
+            observer.event(Event::MpiIoPhase { write, all: &all });
+            all
+        }
         None => {
             let mut o = PhaseOut::default();
             if failed {
@@ -249,5 +292,72 @@ pub fn run_phase<C: Comm + PointToPoint + ?Sized>(
             o.bad_objects = u64::from(bad);
             PhaseAll { ranks: vec![o] }
         }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pario_comm::ThreadComm;
+
+    fn report(r: u32) -> PhaseOut {
+        let mut o = PhaseOut::default();
+        o.t.total = f64::from(r) + 0.5;
+        o.t.recv = 2.0;
+        o.errors = vec![format!("e{r}")];
+        o.bad_objects = u64::from(r);
+        o.hints = (r == 0).then(|| vec![("striping_unit".into(), "1048576".into())]);
+        o.pipeline = (r == 1).then_some(Pipeline {
+            buffers: 2,
+            recv_wait: 0.25,
+            write_blocked: 0.5,
+            transfer: 1.0,
+        });
+        o
+    }
+
+    #[test]
+    fn reports_reach_rank_0_whole_and_in_rank_order() {
+        let out = ThreadComm::run(3, |c| gather(c, &report(c.rank())));
+        let all = out[0].as_ref().unwrap().as_ref().unwrap();
+        for (r, o) in all.ranks.iter().enumerate() {
+            let want = report(r as u32);
+            assert_eq!(o.t, want.t);
+            assert_eq!(o.errors, want.errors);
+            assert_eq!(o.bad_objects, want.bad_objects);
+            assert_eq!(o.hints, want.hints);
+            assert_eq!(o.pipeline, want.pipeline);
+        }
+        assert!(out[1..].iter().all(|o| matches!(o, Ok(None))));
+    }
+
+    /// A rank whose report cannot travel (JSON has no NaN: its timer
+    /// arrives as null) used to become a rank of zeros on rank 0.
+    #[test]
+    fn a_lost_report_is_an_error_naming_the_rank_on_every_rank() {
+        let out = ThreadComm::run(3, |c| {
+            let mut o = report(c.rank());
+            if c.rank() == 2 {
+                o.t.op = f64::NAN;
+            }
+            gather(c, &o).map(|a| a.map(|a| a.ranks.len()))
+        });
+        for o in &out {
+            let e = o.as_ref().unwrap_err();
+            assert!(e.starts_with("rank 2: its report was lost"), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_report_missing_a_field_or_a_timer_does_not_decode() {
+        let whole = serde_json::to_value(report(1)).unwrap();
+        assert!(serde_json::from_value::<PhaseOut>(whole.clone()).is_ok());
+        let mut no_errors = whole.clone();
+        no_errors.as_object_mut().unwrap().remove("e");
+        assert!(serde_json::from_value::<PhaseOut>(no_errors).is_err());
+        let mut short = whole;
+        short["t"] = json!([1.0, 2.0]);
+        let e = serde_json::from_value::<PhaseOut>(short).unwrap_err();
+        assert!(e.to_string().contains("2 timers, not 10"), "{e}");
     }
 }

@@ -19,28 +19,28 @@ pub(super) struct TextObserver<'r, 'w> {
     /// The test being run (from `TestStart`), for the -vvv timer lines.
     pub(super) test_id: u32,
     /// Keeps the record before a failed test's files are removed.
-    pub(super) first: KeepFirst<'r>,
+    pub(super) first: KeepFirst<'r, 'w>,
 }
 
 /// Rank 0 keeps the record of a failed or interrupted test before the
 /// engine removes the test's files: a launcher kills the ranks soon after
 /// forwarding SIGTERM (Open MPI after one second, Slurm after `KillWait`),
 /// and the record must not depend on the clean-up finishing.
-pub(super) struct KeepFirst<'r> {
+pub(super) struct KeepFirst<'r, 'w> {
     pub(super) run: &'r RunContext<'r>,
-    pub(super) settings: &'r Settings,
-    /// Set once kept, so that the end of the run does not keep it again.
-    pub(super) kept: &'r std::cell::Cell<bool>,
+    /// Keeps the record once ([`Session::keep_now`]): the end of the run
+    /// does not keep it again.
+    pub(super) session: &'r Session<'r, 'w>,
 }
 
-impl KeepFirst<'_> {
+impl KeepFirst<'_, '_> {
     /// Keep `earlier` (the record of the tests before) with `test` as far
     /// as it went and its `error`, marked interrupted after a signal.
-    fn keep_now(&self, earlier: &RunRecord, test: &TestResult, error: &str, console: &Console<'_>) {
+    fn keep_now(&self, earlier: &RunRecord, test: &TestResult, error: &str) {
         let mut record = earlier.clone();
         record.exit_status = EXIT_FAILED;
         let mut error = error.to_string();
-        let caught = self.settings.interrupt.exit_status();
+        let caught = self.session.interrupt().exit_status();
         if caught.is_some() {
             // As at the end of an interrupted run: the cut test's finished
             // phases (the cut one, which the engine keeps last, left out).
@@ -62,8 +62,7 @@ impl KeepFirst<'_> {
             ));
         }
         record.finished = self.run.now();
-        keep(&record, self.settings, console);
-        self.kept.set(true);
+        self.session.keep_now(&record);
     }
 }
 
@@ -233,9 +232,9 @@ impl Observer for TextObserver<'_, '_> {
                     self.line(text);
                 }
             }
-            Event::BeforeCleanup { test, error } => {
-                self.first.keep_now(self.run, test, error, self.console)
-            }
+            Event::BeforeCleanup { test, error } => self.first.keep_now(self.run, test, error),
+            // Other engines' phases.
+            Event::WorkbenchPhase { .. } | Event::MpiIoPhase { .. } => {}
         }
     }
 }

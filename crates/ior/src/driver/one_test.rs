@@ -11,14 +11,9 @@ pub(super) struct RunCtx<'a, 'w> {
     pub(super) quiet: bool,
     /// The command line as IOR's "options" parameter shows it.
     pub(super) options_text: String,
-    /// Set by SIGINT/SIGTERM.
-    pub(super) interrupt: &'a Interrupt,
-    /// Time series, live progress and warm-up of every phase.
-    pub(super) progress: pario_engine::progress::Progress,
-    /// Where runs are kept.
-    pub(super) settings: &'a Settings,
-    /// Set when rank 0 kept the record before a failed test's clean-up.
-    pub(super) kept: std::cell::Cell<bool>,
+    /// The shared run: interrupt state (SIGINT/SIGTERM), time series,
+    /// live progress and warm-up of every phase, keeping the record.
+    pub(super) session: &'a Session<'a, 'w>,
 }
 
 /// How one test went, as every rank sees it (`test` complete on rank 0).
@@ -62,14 +57,14 @@ pub(super) fn run_one(
         Ok(s) => s,
         Err(e) => return OneOutcome::failed(e, Vec::new()),
     };
-    if ctx.progress.warmup > 0.0 {
-        let w = serde_json::json!(ctx.progress.warmup);
+    if ctx.session.progress.warmup > 0.0 {
+        let w = serde_json::json!(ctx.session.progress.warmup);
         spec.parameters.insert("warmup".into(), w);
     }
     let mut extras = build_extras(params);
-    extras.progress = ctx.progress.clone();
+    extras.progress = ctx.session.progress.clone();
     // Every rank has the flag (the engine asks all or none).
-    extras.stop = Some(ctx.interrupt.stop_flag());
+    extras.stop = Some(ctx.session.interrupt().stop_flag());
     let warnings = match preflight(comm, params, advised, ctx.console) {
         Ok(w) => w,
         Err((e, w)) => return OneOutcome::failed(e, w),
@@ -155,7 +150,7 @@ pub(super) fn run_on_ranks(
             ctx.console.warning(w);
         }
     }
-    let backend = ctx.interrupt.wrap(created.backend);
+    let backend = ctx.session.interrupt().wrap(created.backend);
     let spec = spec_on_backend(spec, params, backend.as_ref(), per_node);
     if sub.rank() == 0 {
         test_start_lines(ctx, params, &notes, hog.as_ref());
@@ -252,8 +247,7 @@ pub(super) fn run_observed(
         test_id: 0,
         first: KeepFirst {
             run: ctx.run,
-            settings: ctx.settings,
-            kept: &ctx.kept,
+            session: ctx.session,
         },
     };
     let out = run_ior_test_with(env, spec, extras, &mut obs);

@@ -294,30 +294,6 @@ pub fn summary(test: &TestResult) -> String {
     s
 }
 
-/// C's "%e": "1.234568e+05".
-pub fn c_exp(value: f64, precision: usize) -> String {
-    if !value.is_finite() {
-        return if value.is_nan() {
-            "nan".into()
-        } else if value > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        };
-    }
-    let s = format!("{value:.precision$e}");
-    match s.split_once('e') {
-        Some((mantissa, exp)) => {
-            let (sign, digits) = match exp.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exp),
-            };
-            format!("{mantissa}e{sign}{digits:0>2}")
-        }
-        None => s,
-    }
-}
-
 /// A rank's own figure for the per-process listing: its rate (items over
 /// its busy time) or its busy time in seconds.
 fn rank_value(phase: Option<&PhaseResult>, rank: usize, time: bool) -> f64 {
@@ -359,7 +335,7 @@ pub fn per_process(test: &TestResult, time: bool) -> String {
             s.push_str(op.mdtest_name());
             for k in 0..ranks {
                 s.push(if k == 0 { ' ' } else { ',' });
-                s.push_str(&c_exp(rank_value(phase, k, time), 6));
+                s.push_str(&super::cfmt::e(rank_value(phase, k, time), 6));
             }
             s.push('\n');
         }
@@ -627,14 +603,6 @@ mod tests {
         assert_eq!(stamp.len(), "11/20/2026 22:51:40".len());
         assert_eq!(&stamp[2..3], "/");
         assert_eq!(verbose_line(0, 0, "x"), "V-0: Rank   0 Line     0 x\n");
-    }
-
-    #[test]
-    fn c_style_exponents() {
-        assert_eq!(c_exp(123456.789, 6), "1.234568e+05");
-        assert_eq!(c_exp(0.0, 6), "0.000000e+00");
-        assert_eq!(c_exp(1.5e-7, 10), "1.5000000000e-07");
-        assert_eq!(c_exp(2.0e123, 2), "2.00e+123");
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //! * [`ior_json`]: the JSON summary document (always valid JSON).
 //! * [`ior_csv`]: the CSV summary file.
 //! * [`format`](mod@format): shared number, size and date formatting.
+//! * [`cfmt`]: C's `%e` and `%f` conversions, for every tool's output.
+//! * [`mpi_io_test_text`]: MPI-IO Test's phase summary lines.
+//! * [`md_workbench_text`]: md-workbench's phase lines.
 //!
 //! # What the engine must fill
 //!
@@ -65,12 +68,15 @@
 //! * JSON numbers keep full precision (IOR rounds to four decimals) and
 //!   non-finite numbers become `null`; the document is always valid JSON.
 
+pub mod cfmt;
 pub mod format;
 pub mod ior_csv;
 pub mod ior_json;
 pub mod ior_text;
 pub mod latency;
+pub mod md_workbench_text;
 pub mod mdtest_text;
+pub mod mpi_io_test_text;
 
 use crate::model::{Operation, SystemInfo, TestResult};
 use serde_json::Value;
