@@ -18,13 +18,15 @@ pub const EXIT_USAGE: i32 = 2;
 /// The version written to result.txt (and hashed into the score hash).
 pub const VERSION: &str = concat!("pario-io500-", env!("CARGO_PKG_VERSION"));
 
-fn now() -> f64 {
+/// Now, in epoch seconds.
+pub fn now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64())
 }
 
-fn load(file: &str) -> Result<(String, Config), String> {
+/// The config file's text and its parsed config.
+pub fn load(file: &str) -> Result<(String, Config), String> {
     let bytes =
         read_regular(std::path::Path::new(file)).map_err(|e| format!("config file {file}: {e}"))?;
     let text =
@@ -33,7 +35,9 @@ fn load(file: &str) -> Result<(String, Config), String> {
     Ok((text, cfg))
 }
 
-fn external_scripts(ctx: &Context) -> Result<(), String> {
+/// Refuses a find phase's external script that is missing or not
+/// executable.
+pub fn external_scripts(ctx: &Context) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     for phase in ["find", "find-easy", "find-hard"] {
         let runs = ctx.cfg.flag(phase, "run") == Some(true);
@@ -90,15 +94,22 @@ fn with_config(o: &Options) -> Result<(String, i32), String> {
     if o.list {
         return Ok((crate::table::render_list(false), EXIT_FAILED));
     }
-    Err("running the phases is not implemented yet (--dry-run, --verify, --config-hash and --list are)".into())
+    Err("a real run is collective: run it through the io500 front end".into())
 }
 
 /// Runs `args` (after the program name) for `ranks` ranks: the text to
 /// print and the exit status, or a one-line error (printed to stderr by
 /// the caller) and its status.
 pub fn run(args: &[String], ranks: u32) -> Result<(String, i32), (String, i32)> {
+    act(cli::parse(args).map_err(|e| (e, EXIT_USAGE))?, ranks)
+}
+
+/// What rank 0 does for `action` (anything but a real run and
+/// `--cleanup`): the text to print and the exit status, or a one-line
+/// error and its status.
+pub fn act(action: Action, ranks: u32) -> Result<(String, i32), (String, i32)> {
     let usage = |e: String| (e, EXIT_USAGE);
-    match cli::parse(args).map_err(usage)? {
+    match action {
         Action::Help => Ok((cli::help("io500"), EXIT_OK)),
         Action::List { mandatory } => Ok((crate::table::render_list(mandatory), EXIT_OK)),
         Action::WithConfig(o) if o.dry_run && o.verify.is_none() && !o.config_hash && !o.help => {
@@ -114,5 +125,18 @@ pub fn run(args: &[String], ranks: u32) -> Result<(String, i32), (String, i32)> 
             };
             with_config(&o).map_err(|e| (e, failed))
         }
+    }
+}
+
+/// Whether `action` is a real run (or `--cleanup`): the phases, not rank
+/// 0 alone.
+pub fn runs_phases(action: &Action) -> Option<&Options> {
+    match action {
+        Action::WithConfig(o)
+            if !o.dry_run && o.verify.is_none() && !o.config_hash && !o.help && !o.list =>
+        {
+            Some(o)
+        }
+        _ => None,
     }
 }

@@ -125,7 +125,7 @@ pub fn dry_run(ctx: &Context, version: &str, clock: &str) -> Result<RunResults, 
 
 /// Writes `text` to `path`, which must be absent or a regular file (no
 /// symbolic link, directory or special file is followed or replaced).
-fn write(path: &Path, text: &str) -> Result<(), String> {
+pub fn write(path: &Path, text: &str) -> Result<(), String> {
     let fail = |e: std::io::Error| format!("{}: {e}", path.display());
     pario_results::special::replaceable(path).map_err(fail)?;
     std::fs::write(path, text).map_err(fail)

@@ -3,21 +3,29 @@
 //! lines ([`plan`], [`commands`]), the validity rules ([`validity`]), the
 //! scores and hashes ([`score`], [`hash`]), the result files
 //! ([`output`]), `--dry-run` ([`dry_run`]) and `--verify` ([`verify`]).
-//! Running the phases (ior, mdtest and pfind in-process) builds on these.
+//! A real run ([`run`], [`phases`], [`figures`], [`find_phase`]) runs ior,
+//! mdtest and pfind in-process on the engine; [`front`] puts `io500` on
+//! pario's front-end contract.
 //!
 //! The harness is IO500/io500 at commit 02091cf; docs/io500.md says what
 //! differs.
 
 pub mod app;
 pub mod cfmt;
+pub mod cleanup;
 pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod dry_run;
+pub mod figures;
+pub mod find_phase;
+pub mod front;
 pub mod hash;
 pub mod ini;
 pub mod output;
+pub mod phases;
 pub mod plan;
+pub mod run;
 pub mod score;
 pub mod table;
 pub mod validity;

@@ -226,6 +226,21 @@ impl RunResults {
         self.phases.iter().all(PhaseResult::valid)
     }
 
+    /// What rank 0 prints before the first phase.
+    pub fn header_stdout(&self) -> String {
+        let mut out = Rendered::default();
+        header(&mut out, self);
+        out.stdout
+    }
+
+    /// What rank 0 prints when phase `p` ends (its invalid marks and its
+    /// `[RESULT]` line).
+    pub fn phase_stdout(&self, p: &PhaseResult) -> String {
+        let mut out = Rendered::default();
+        phase(&mut out, self, p);
+        out.stdout
+    }
+
     /// result.txt, result_summary.txt and the console text.
     pub fn render(&self) -> Rendered {
         let mut out = Rendered::default();

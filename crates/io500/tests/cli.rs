@@ -217,7 +217,8 @@ fn bad_input_is_one_line_and_a_non_zero_exit() {
             &["/nonexistent.ini", "--dry-run"],
             "config file /nonexistent.ini:",
         ),
-        (&[minimal], "running the phases is not implemented yet"),
+        // A real run whose data directory's parent does not exist.
+        (&[minimal], "/data is not a directory"),
     ];
     for np in [Some(1), Some(2)] {
         for (args, want) in cases {

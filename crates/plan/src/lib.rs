@@ -305,6 +305,22 @@ impl RankPlan {
         })
     }
 
+    /// `-z -z` reads of a file that holds `bytes` (its actual size): the
+    /// random offsets are drawn among the transfers that lie in it, as IOR
+    /// 4 draws them within the file's size, not within the layout's (the
+    /// IO500's ior-rnd4K-easy-read reads `-s 10000000` segments' worth of
+    /// a file much smaller). At least one slot; other orderings unchanged.
+    pub fn within_file_of(mut self, bytes: u64) -> RankPlan {
+        if let Kind::Repeats { key, slots } = self.kind {
+            let present = bytes / self.layout.transfer_size;
+            self.kind = Kind::Repeats {
+                key,
+                slots: slots.min(present).max(1),
+            };
+        }
+        self
+    }
+
     /// The layout this plan was built for.
     pub fn layout(&self) -> &Layout {
         &self.layout
@@ -651,6 +667,22 @@ pub fn writer_of(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn random_reads_with_repeats_stay_within_the_file() {
+        let l = layout(2, 4096, 4096, 10_000_000, true);
+        let z = Ordering::RandomWithRepeats { seed: 7 };
+        let plan = RankPlan::new(&l, &z, 1).unwrap();
+        assert!((0..1000).any(|i| plan.get(i).offset >= 1 << 22));
+        let small = plan.within_file_of(1 << 22);
+        assert_eq!(small.len(), plan.len());
+        assert!((0..10_000).all(|i| small.get(i).offset < 1 << 22));
+        assert!((0..10_000).any(|i| small.get(i).offset >= 1 << 21));
+        let empty = RankPlan::new(&l, &z, 0).unwrap().within_file_of(0);
+        assert!((0..100).all(|i| empty.get(i).offset == 0));
+        let seq = RankPlan::new(&l, &Ordering::Sequential, 0).unwrap();
+        assert_eq!(seq.within_file_of(4096), seq);
+    }
 
     fn layout(n: u32, b: u64, t: u64, s: u64, fpp: bool) -> Layout {
         Layout {

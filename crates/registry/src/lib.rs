@@ -14,6 +14,7 @@ pub static FRONT_ENDS: &[&dyn Registered] = &[
     &pario_mdtest::front::FRONT_END,
     &pario_md_workbench::front::FRONT_END,
     &pario_mpi_io_test::front::FRONT_END,
+    &pario_io500::front::FRONT_END,
 ];
 
 /// The front end a suite step's `tool` (its name or an alias) means, in
@@ -48,7 +49,7 @@ mod tests {
     fn every_front_end_is_listed_once_with_its_tool_and_aliases() {
         assert_eq!(
             names(FRONT_ENDS),
-            ["ior", "mdtest", "md-workbench", "mpi_io_test"]
+            ["ior", "mdtest", "md-workbench", "mpi_io_test", "io500"]
         );
         for t in Tool::ALL {
             assert_eq!(tool(t.name()), Some(t), "{t:?}");

@@ -11,7 +11,8 @@ pub const CACHE_ADVISORY: &str = "page-cache-read";
 pub const MEMORY_FS_ADVISORY: &str = "memory-file-system";
 
 /// Every rule `record` breaks (empty: valid). `min_write` is the step's
-/// resolved minimum write time; `cached_ok` the suite's
+/// resolved minimum write time (held against ior's write phases and
+/// mdtest's file creation, as the IO500 holds both to the stonewall); `cached_ok` the suite's
 /// `allow_cached_reads` (a run served from memory is then what is wanted).
 pub fn violations(
     record: &RunRecord,
@@ -32,7 +33,8 @@ pub fn violations(
     for t in &record.tests {
         for p in &t.phases {
             let op = p.operation;
-            if let (Some(min), Some(Operation::Write)) = (min_write, op) {
+            let writes = matches!(op, Some(Operation::Write | Operation::FileCreate));
+            if let (Some(min), true) = (min_write, writes) {
                 let took = p
                     .stonewall
                     .as_ref()
@@ -107,6 +109,20 @@ mod tests {
             }],
             ..RunRecord::default()
         }
+    }
+
+    #[test]
+    fn an_mdtest_create_phase_shorter_than_the_minimum_is_not_valid() {
+        let create = PhaseResult {
+            operation: Some(Operation::FileCreate),
+            total_time: 0.4,
+            ..PhaseResult::default()
+        };
+        let v = violations(&record(vec![create]), &rules(), Some(2.0), false);
+        assert!(
+            v[0].contains("took 0.40 s, less than the minimum 2 s"),
+            "{v:?}"
+        );
     }
 
     #[test]

@@ -63,6 +63,21 @@ pub(super) fn plan_phase(
     };
     let plan = RankPlan::new(&spec.layout, &spec.ordering, data_rank)
         .map_err(|e| EngineError::from(e.to_string()))?;
+    let file_index = if spec.layout.file_per_proc {
+        data_rank
+    } else {
+        0
+    };
+    let plan = match (access, &spec.ordering) {
+        // `-z -z` reads draw their offsets within the file as it is.
+        (Access::Read | Access::CheckRead, pario_plan::Ordering::RandomWithRepeats { .. }) => {
+            match env.backend.stat(&spec.naming.path_for(file_index, rep)) {
+                Ok(st) => plan.within_file_of(st.size),
+                Err(_) => plan,
+            }
+        }
+        _ => plan,
+    };
     let planned = plan.len();
     let cap = extras.wear_out_iterations;
     let known = match access {
@@ -73,11 +88,6 @@ pub(super) fn plan_phase(
         (Access::Write, _) if cap > 0 => cap.min(planned),
         (_, Some(k)) => k.min(planned),
         _ => planned,
-    };
-    let file_index = if spec.layout.file_per_proc {
-        data_rank
-    } else {
-        0
     };
     let timed = access.operation().is_measured();
     let write = access == Access::Write;
