@@ -6,10 +6,10 @@
 //! A phase's lines come with the notes the harness writes around them
 //! (warnings, `filesPerProc`, `nproc`), in the harness's order.
 
-use crate::cfmt;
 use crate::hash::phase_seed;
 use crate::output::Note;
 use crate::plan::Context;
+use pario_results::render::cfmt;
 
 /// A phase's command and the notes written before and after its `exe` line.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -238,5 +238,5 @@ mod tests;
 /// C's `%f` of md-workbench's waiting time (a float in the harness).
 fn waiting_time(ctx: &Context) -> String {
     let t = ctx.cfg.float("mdworkbench", "waitingTime").unwrap_or(1e38);
-    cfmt::f(f64::from(t), 6)
+    cfmt::f_signed_nan(f64::from(t), 6)
 }

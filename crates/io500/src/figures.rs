@@ -3,9 +3,9 @@
 //! record (the one result path every front end shares), as functions of
 //! the record alone.
 
-use crate::cfmt;
 use crate::output::Note;
 use crate::validity;
+use pario_results::render::cfmt;
 use pario_results::{Operation, PhaseResult as Measured, RunRecord};
 
 const GIB: f64 = (1u64 << 30) as f64;
@@ -80,8 +80,10 @@ pub fn ior(record: &RunRecord, phase: &str, stonewall: i32, verbosity: i32) -> F
             .as_ref()
             .filter(|s| s.time > 0.0)
             .map_or(0.0, |s| s.bytes_at_wall as f64 / s.time / GIB);
-        f.notes
-            .push(Note::pair("throughput-stonewall", cfmt::f(at_wall, 2)));
+        f.notes.push(Note::pair(
+            "throughput-stonewall",
+            cfmt::f_signed_nan(at_wall, 2),
+        ));
     }
     f.score = if m.total_time > 0.0 {
         m.bytes as f64 / m.total_time / GIB
@@ -120,7 +122,8 @@ pub fn mdtest(record: &RunRecord, phase: &str, verbosity: i32, write_bytes: u64)
         return f;
     };
     if verbosity > 1 {
-        f.notes.push(Note::pair("time", cfmt::f(m.total_time, 6)));
+        f.notes
+            .push(Note::pair("time", cfmt::f_signed_nan(m.total_time, 6)));
     }
     if error_count(record) > 0 {
         f.notes.push(Note::Invalid(format!(
@@ -137,7 +140,8 @@ pub fn mdtest(record: &RunRecord, phase: &str, verbosity: i32, write_bytes: u64)
         } else {
             0.0
         };
-        f.notes.push(Note::pair("rate-stonewall", cfmt::f(rate, 6)));
+        f.notes
+            .push(Note::pair("rate-stonewall", cfmt::f_signed_nan(rate, 6)));
     }
     f.score = m.iops / 1000.0;
     f
@@ -178,15 +182,19 @@ pub fn mdworkbench(record: &RunRecord, phase: &str) -> Figures {
                 "The results of both md-workbench differs by 2x.\n".into(),
             ));
         }
-        f.notes.push(Note::pair("maxOpTime", cfmt::f(max_op(m), 6)));
+        f.notes
+            .push(Note::pair("maxOpTime", cfmt::f_signed_nan(max_op(m), 6)));
         f.notes.push(Note::pair(
             "scoreIteration0",
-            cfmt::f(first.iops / 1000.0, 6),
+            cfmt::f_signed_nan(first.iops / 1000.0, 6),
         ));
-        f.notes
-            .push(Note::pair("maxOpTime0", cfmt::f(max_op(first), 6)));
+        f.notes.push(Note::pair(
+            "maxOpTime0",
+            cfmt::f_signed_nan(max_op(first), 6),
+        ));
     } else {
-        f.notes.push(Note::pair("maxOpTime", cfmt::f(max_op(m), 6)));
+        f.notes
+            .push(Note::pair("maxOpTime", cfmt::f_signed_nan(max_op(m), 6)));
     }
     f.score = m.iops / 1000.0;
     f

@@ -4,7 +4,7 @@
 //! pairs are hashed separately and combined with XOR, so the order of the
 //! pairs does not matter (and two equal pairs cancel out).
 
-use crate::cfmt;
+use pario_results::render::cfmt;
 
 /// Adds the bytes of `s` to `hash`.
 pub fn update(hash: u32, s: &str) -> u32 {
@@ -20,7 +20,7 @@ pub fn key_val(hash: u32, key: &str, value: &str) -> u32 {
 
 /// [`key_val`] for a number, written as C's `%f` writes it.
 pub fn key_val_f64(hash: u32, key: &str, value: f64) -> u32 {
-    key_val(hash, key, &cfmt::f(value, 6))
+    key_val(hash, key, &cfmt::f_signed_nan(value, 6))
 }
 
 /// The seed a phase family passes as `-G`: a hash of the family name and

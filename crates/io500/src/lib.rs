@@ -11,7 +11,6 @@
 //! differs.
 
 pub mod app;
-pub mod cfmt;
 pub mod cleanup;
 pub mod cli;
 pub mod commands;

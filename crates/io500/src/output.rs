@@ -3,11 +3,11 @@
 //! `[SCORE ]` lines. The scores and hashes are computed here from the
 //! phases' scores; everything else is given.
 
-use crate::cfmt;
 use crate::hash;
 use crate::plan::Mode;
 use crate::score::{extended_hash, score_hash, scores, Scores};
 use crate::table::{section_index, Section, SECTIONS};
+use pario_results::render::cfmt;
 
 /// A line a phase (or the checks before the phases) adds to result.txt,
 /// and, for warnings and invalid marks, to the console.
@@ -125,8 +125,8 @@ pub fn result_line(s: &Section, score: f64, runtime: f64, valid: bool) -> String
     format!(
         "{tag} {:>20} {:>15} {unit} : time {} seconds{}\n",
         s.name,
-        cfmt::f(score, 6),
-        cfmt::f(runtime, 3),
+        cfmt::f_signed_nan(score, 6),
+        cfmt::f_signed_nan(runtime, 3),
         if valid { "" } else { " [INVALID]" }
     )
 }
@@ -136,9 +136,9 @@ pub fn score_line(s: &Scores, extended: bool, valid: bool) -> String {
     format!(
         "[{}] Bandwidth {} GiB/s : IOPS {} kiops : TOTAL {}{}\n",
         if extended { "SCOREX" } else { "SCORE " },
-        cfmt::f(s.bw, 6),
-        cfmt::f(s.md, 6),
-        cfmt::f(s.total, 6),
+        cfmt::f_signed_nan(s.bw, 6),
+        cfmt::f_signed_nan(s.md, 6),
+        cfmt::f_signed_nan(s.total, 6),
         if valid { "" } else { " [INVALID]" }
     )
 }
@@ -184,21 +184,24 @@ fn phase(out: &mut Rendered, r: &RunResults, p: &PhaseResult) {
     }
     let Some(s) = p.section() else { return };
     if !s.is_dummy() {
-        out.pair("score", &cfmt::f(p.score, 6));
+        out.pair("score", &cfmt::f_signed_nan(p.score, 6));
     }
     out.both(&result_line(s, p.score, p.runtime, p.valid()));
     if r.verbosity > 0 {
-        out.pair("t_delta", &cfmt::f(p.runtime, 4));
+        out.pair("t_delta", &cfmt::f_signed_nan(p.runtime, 4));
         out.pair("t_end", &p.t_end);
     }
 }
 
 fn score_section(out: &mut Rendered, name: &str, s: &Scores, hash: u32, valid: bool) {
     out.result_txt.push_str(&format!("\n[{name}]\n"));
-    out.pair("MD", &cfmt::f(s.md, 6));
-    out.pair("BW", &cfmt::f(s.bw, 6));
+    out.pair("MD", &cfmt::f_signed_nan(s.md, 6));
+    out.pair("BW", &cfmt::f_signed_nan(s.bw, 6));
     let mark = if valid { "" } else { " [INVALID]" };
-    out.pair("SCORE", &format!("{}{mark}", cfmt::f(s.total, 6)));
+    out.pair(
+        "SCORE",
+        &format!("{}{mark}", cfmt::f_signed_nan(s.total, 6)),
+    );
     out.pair("hash", &hash::hex(hash));
 }
 

@@ -10,9 +10,9 @@
 //! themselves; a short stonewall invalidates it through
 //! [`after_phase`]'s minimum runtime of the write phases instead.
 
-use crate::cfmt;
 use crate::plan::Context;
 use crate::table::Section;
+use pario_results::render::cfmt;
 
 /// Run-level reasons: a dry run, a pause directory.
 pub fn run_level(dry_run: bool, pause_dir: Option<&str>) -> Vec<String> {
@@ -50,7 +50,7 @@ pub fn after_phase(phase: &Section, runtime: f64, score: f64, ctx: &Context) -> 
         if phase.verify_stonewall && runtime < f64::from(ctx.stonewall) {
             v.push(format!(
                 "Runtime of phase ({}) is below stonewall time. This shouldn't happen!",
-                cfmt::f(runtime, 6)
+                cfmt::f_signed_nan(runtime, 6)
             ));
         } else if score == 0.0 && !phase.is_dummy() {
             v.push("Resulting score shouldn't be 0.0".to_string());
@@ -75,8 +75,8 @@ pub fn ior_write_time(time: f64, stonewall: i32, stonewall_hit: f64) -> Option<S
     (time < f64::from(stonewall)).then(|| {
         format!(
             "Write phase needed {}s instead of stonewall {stonewall}s. Stonewall was hit at {}s",
-            cfmt::f(time, 6),
-            cfmt::f(stonewall_hit, 1)
+            cfmt::f_signed_nan(time, 6),
+            cfmt::f_signed_nan(stonewall_hit, 1)
         )
     })
 }

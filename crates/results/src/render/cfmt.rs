@@ -38,6 +38,17 @@ pub fn f(x: f64, precision: usize) -> String {
     }
 }
 
+/// [`f`], with a NaN spelled by its own sign bit as glibc does (`-nan`
+/// when set): for figures computed here that a C program would print (the
+/// IO500 harness's scores and times), whatever made the NaN.
+pub fn f_signed_nan(x: f64, precision: usize) -> String {
+    if x.is_nan() && x.is_sign_negative() {
+        "-nan".into()
+    } else {
+        f(x, precision)
+    }
+}
+
 /// [`f`], with any NaN spelled `-nan` (see the module notes).
 pub fn f_neg_nan(x: f64, precision: usize) -> String {
     if x.is_nan() {
@@ -124,5 +135,19 @@ mod tests {
         assert_eq!(f(1734.188, 2), "1734.19");
         assert_eq!(f(0.5, 0), "0");
         assert_eq!(f_neg_nan(2.25, 3), "2.250");
+    }
+
+    #[test]
+    fn f_signed_nan_follows_the_sign_bit_as_glibc_does() {
+        assert_eq!(f_signed_nan(0.0, 6), "0.000000");
+        assert_eq!(f_signed_nan(-0.0, 6), "-0.000000");
+        assert_eq!(f_signed_nan(1.0 / 3.0, 6), "0.333333");
+        assert_eq!(f_signed_nan(2.5, 0), "2");
+        assert_eq!(f_signed_nan(0.0005, 3), "0.001");
+        assert_eq!(f_signed_nan(f64::NAN, 6), "nan");
+        assert_eq!(f_signed_nan(-f64::NAN, 6), "-nan");
+        assert_eq!(f_signed_nan(f64::INFINITY, 6), "inf");
+        assert_eq!(f_signed_nan(f64::NEG_INFINITY, 6), "-inf");
+        assert_eq!(f_signed_nan(123456789.125, 4), "123456789.1250");
     }
 }
