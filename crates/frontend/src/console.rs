@@ -34,11 +34,16 @@ impl<'w> Console<'w> {
 
     /// Text on stdout as it is (nothing for an empty string).
     pub fn out(&self, s: &str) {
-        if s.is_empty() {
+        self.out_bytes(s.as_bytes());
+    }
+
+    /// [`Console::out`] for bytes that need not be UTF-8 (file names).
+    pub fn out_bytes(&self, b: &[u8]) {
+        if b.is_empty() {
             return;
         }
         let mut o = self.out.borrow_mut();
-        let _ = o.write_all(s.as_bytes());
+        let _ = o.write_all(b);
         let _ = o.flush();
     }
 

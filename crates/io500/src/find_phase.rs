@@ -11,7 +11,7 @@ use pario_pfind::PfindResult;
 use pario_results::Tool;
 
 /// The tool pfind's records name.
-pub const PFIND: Tool = Tool::new("pfind");
+pub const PFIND: Tool = pario_pfind::front::PFIND;
 
 /// Collective on `comm` (the ranks that search): parse `argv` (program
 /// name first), check, walk, keep the record. Rank 0's result is complete.
@@ -32,28 +32,7 @@ pub fn run(
     let mut record = run.record(PFIND, env!("CARGO_PKG_VERSION"), &argv, Vec::new());
     let result = pario_pfind::run(comm, &spec, &checked, &mut std::io::sink());
     record.finished = run.now();
-    match &result {
-        Ok(r) => {
-            record.notes.push(format!(
-                "found {} of {} files scanned ({} directory entries read) in {:.6} s: {:.3} files/s",
-                r.totals.found,
-                r.totals.total,
-                r.totals.checked,
-                r.runtime,
-                r.rate()
-            ));
-            if r.totals.errors > 0 {
-                record
-                    .errors
-                    .push(format!("{} entries could not be read", r.totals.errors));
-                record.exit_status = pario_pfind::EXIT_ERRORS;
-            }
-        }
-        Err(e) => {
-            record.errors.push(e.clone());
-            record.exit_status = pario_pfind::EXIT_ERRORS;
-        }
-    }
+    pario_pfind::front::describe(&mut record, &result);
     if comm.rank() == 0 {
         keep(&record, &settings, env.console);
     }

@@ -8,8 +8,10 @@
 //! `-newer` file; [`run`] walks the tree on every rank of a communicator,
 //! dividing it by work stealing ([`steal`]), and returns a [`PfindResult`]
 //! with per-rank counters; [`render`] makes pfind's text lines and the
-//! IO500 harness's `find.csv` from that result.
+//! IO500 harness's `find.csv` from that result. [`front`] puts the four
+//! on the front-end contract (the `pfind` program, the registry).
 
+pub mod front;
 pub mod glob;
 pub mod render;
 pub mod spec;
@@ -171,6 +173,19 @@ pub fn run(
     checked: &Checked,
     matches: &mut dyn std::io::Write,
 ) -> Result<PfindResult, String> {
+    run_until(comm, s, checked, matches, &|| false)
+}
+
+/// [`run`], with each rank dropping the rest of its work as soon as
+/// `interrupted` is true (as the stonewall does): the walk then ends as
+/// usual, with the counts of what was read before.
+pub fn run_until(
+    comm: &dyn Comm,
+    s: &PfindSpec,
+    checked: &Checked,
+    matches: &mut dyn std::io::Write,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<PfindResult, String> {
     // A communicator of our own, so that no other traffic meets ours.
     let own = comm
         .split(Some(0))
@@ -183,14 +198,15 @@ pub fn run(
     own.barrier();
     let start = Instant::now();
     let deadline = s.stonewall.map(|d| start + d);
+    let cut = || interrupted() || deadline.is_some_and(|d| Instant::now() >= d);
     let mut w = walk::Walker::new(walk::Tests::new(s, checked));
     if own.rank() == 0 {
         w.start(&s.root);
     }
     let walked = match messages {
-        Some(m) if own.size() > 1 => shared(own, m, &mut w, (s, deadline), matches),
+        Some(m) if own.size() > 1 => shared(own, m, &mut w, (s, &cut), matches),
         _ => {
-            alone(&mut w, deadline, matches);
+            alone(&mut w, &cut, matches);
             Ok(())
         }
     };
@@ -214,11 +230,11 @@ fn shared(
     own: &dyn Comm,
     m: &dyn pario_comm::Messages,
     w: &mut walk::Walker,
-    (s, deadline): (&PfindSpec, Option<Instant>),
+    (s, cut): (&PfindSpec, &dyn Fn() -> bool),
     out: &mut dyn std::io::Write,
 ) -> Result<(), String> {
     let mut st = steal::Stealer::new(m, (own.rank(), own.size()), s.steal_from_next, out);
-    let walked = st.run(w, deadline);
+    let walked = st.run(w, cut);
     // Collective even after a failure, so that no rank waits alone.
     let mine = if own.rank() == 0 { 0 } else { st.chunks };
     let posted = own.all_reduce_u64(&[mine], ReduceOp::Sum)[0];
@@ -227,9 +243,9 @@ fn shared(
 }
 
 /// A one-rank walk: no one to steal from.
-fn alone(w: &mut walk::Walker, deadline: Option<Instant>, out: &mut dyn std::io::Write) {
+fn alone(w: &mut walk::Walker, cut: &dyn Fn() -> bool, out: &mut dyn std::io::Write) {
     while w.has_work() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        if cut() {
             w.stop();
         } else {
             w.step();

@@ -104,12 +104,12 @@ impl<'m> Stealer<'m> {
         }
     }
 
-    /// Walk with `w` until rank 0 has seen every rank idle; `deadline` is
-    /// the stonewall.
-    pub fn run(&mut self, w: &mut Walker, deadline: Option<Instant>) -> Result<(), String> {
+    /// Walk with `w` until rank 0 has seen every rank idle; `cut` says when
+    /// to drop the rest of this rank's work (the stonewall, an interrupt).
+    pub fn run(&mut self, w: &mut Walker, cut: &dyn Fn() -> bool) -> Result<(), String> {
         while !self.stop {
             if w.has_work() {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
+                if cut() {
                     w.stop();
                 } else {
                     w.step();

@@ -6,28 +6,26 @@
 
 mod common;
 
+use pario_testkit::{Job, Run};
 use std::path::Path;
-use std::process::Output;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pfind");
 
-fn pfind(np: u32, args: &[&str]) -> Output {
-    let mut c = pario_testkit::mpirun(120, np);
-    c.arg(BIN).args(args);
-    c.output().expect("mpirun starts")
+/// pfind on `np` ranks, its record kept in the job's private directory.
+fn pfind(np: u32, args: &[&str]) -> Run {
+    Job::new(BIN).ranks(np).limit(120).args(args).run()
 }
 
 fn text(o: &[u8]) -> String {
     String::from_utf8_lossy(o).into_owned()
 }
 
-/// The numbers of pfind's `MATCHED found/total` line.
-fn matched(o: &Output) -> (usize, usize) {
-    let out = text(&o.stdout);
+/// The numbers of pfind's `MATCHED found/total` line in `out`.
+fn matched(out: &str, err: &str) -> (usize, usize) {
     let line = out
         .lines()
         .find_map(|l| l.strip_prefix("MATCHED "))
-        .unwrap_or_else(|| panic!("no MATCHED line in {out:?} / {}", text(&o.stderr)));
+        .unwrap_or_else(|| panic!("no MATCHED line in {out:?} / {err}"));
     let (f, t) = line.split_once('/').expect("found/total");
     (f.parse().unwrap(), t.parse().unwrap())
 }
@@ -57,15 +55,16 @@ fn counts_and_paths_equal_gnu_find_on_1_2_and_4_ranks() {
         ]
         .concat();
         let o = pfind(np, &args);
-        assert!(o.status.success(), "{np} ranks: {}", text(&o.stderr));
-        let (found, total) = matched(&o);
+        assert!(o.ok(), "{np} ranks: {}", o.stderr);
+        let (found, total) = matched(&o.stdout, &o.stderr);
         assert_eq!(found, want.len(), "{np} ranks, the IO500's query");
         assert!(
             total > files,
             "scanned files include links: {total} vs {files}"
         );
         let o = pfind(np, &[data.as_str(), "-name", "*1*", "-N"]);
-        let mut got: Vec<String> = text(&o.stdout)
+        let mut got: Vec<String> = o
+            .stdout
             .lines()
             .filter(|l| !l.starts_with("[DONE]") && !l.starts_with("MATCHED "))
             .map(str::to_string)
@@ -87,7 +86,7 @@ fn counts_and_paths_equal_gnu_find_on_1_2_and_4_ranks() {
             got.len(),
             all.len()
         );
-        assert_eq!(matched(&o).0, all.len());
+        assert_eq!(matched(&o.stdout, &o.stderr).0, all.len());
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -109,15 +108,15 @@ fn bad_input_gets_one_line_and_a_non_zero_exit() {
     ];
     for (args, want) in cases {
         let o = pfind(2, &args);
-        let err = text(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        let err = &o.stderr;
+        assert_eq!(o.status, Some(2), "{args:?}: {err}");
         let first = err.lines().next().unwrap_or("");
         assert!(
             first.starts_with("pfind: ") && first.contains(want),
             "{args:?}: {err}"
         );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
-        assert!(o.stdout.is_empty(), "{args:?}: {}", text(&o.stdout));
+        assert!(o.stdout.is_empty(), "{args:?}: {}", o.stdout);
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -150,6 +149,10 @@ fn an_unreadable_directory_is_an_error_line_and_the_rest_is_counted() {
         return;
     };
     let want = text(&find.stdout).lines().count();
+    // The record goes where nobody may write it, never the user's store.
+    let runs = root.join("runs");
+    std::fs::create_dir(&runs).unwrap();
+    std::fs::set_permissions(&runs, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     let mut c = pario_testkit::mpirun(120, 2);
     if root_user {
         let words = pario_testkit::launcher();
@@ -159,6 +162,7 @@ fn an_unreadable_directory_is_an_error_line_and_the_rest_is_counted() {
             .args(["-np", "2"])
             .env("HOME", "/tmp");
     }
+    c.env("PARIO_RESULTS_DIR", &runs).env("PARIO_DB", "none");
     let o = c.arg(BIN).args([data.as_str(), "-C"]).output().unwrap();
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
@@ -169,7 +173,31 @@ fn an_unreadable_directory_is_an_error_line_and_the_rest_is_counted() {
         )),
         "{err}"
     );
-    assert_eq!(matched(&o).0, want);
+    assert_eq!(matched(&text(&o.stdout), &err).0, want);
     std::fs::set_permissions(&locked, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// pfind is a front end on the contract: a run on 2 ranks is kept as a
+/// record of tool `pfind` with its counts, and ends with the line naming
+/// the record, like every front end.
+#[test]
+fn a_run_is_kept_as_a_pfind_record() {
+    let (root, data, _) = tree();
+    let runs = root.join("runs");
+    let o = Job::new(BIN)
+        .ranks(2)
+        .limit(120)
+        .results(&runs, "none")
+        .args([data.as_str(), "-name", "*1*", "-C"])
+        .run();
+    assert!(o.ok(), "{}", o.stderr);
+    let (found, _) = matched(&o.stdout, &o.stderr);
+    assert!(o.stderr.contains("pfind: kept as "), "{}", o.stderr);
+    let kept: Vec<_> = std::fs::read_dir(&runs).unwrap().flatten().collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let record = std::fs::read_to_string(kept[0].path()).unwrap();
+    assert!(record.contains("\"tool\": \"pfind\""), "{record}");
+    assert!(record.contains(&format!("found {found} of ")), "{record}");
     std::fs::remove_dir_all(&root).unwrap();
 }

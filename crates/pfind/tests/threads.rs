@@ -6,7 +6,7 @@
 mod common;
 
 use pario_comm::ThreadComm;
-use pario_pfind::{check, parse, run, PfindResult};
+use pario_pfind::{check, parse, run, run_until, PfindResult};
 use std::path::Path;
 
 /// pfind on `n` ranks: its result and every rank's matched lines, sorted.
@@ -100,6 +100,29 @@ fn the_stonewall_ends_the_walk_on_every_rank() {
             r.totals.checked, 0,
             "{n} ranks: nothing read after the stonewall"
         );
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// An interruption (SIGINT/SIGTERM seen on a rank, as the front end's
+/// `run_until` is told) ends the walk like the stonewall, on every rank
+/// count, without a hang; an interruption that never comes changes nothing.
+#[test]
+fn an_interruption_ends_the_walk_on_every_rank() {
+    let root = common::tmp();
+    common::mdtest_like(&root.join("tree"), 12, 30);
+    let spec = parse(&[root.join("tree").display().to_string()]).unwrap();
+    let checked = check(&spec).unwrap();
+    for n in [1, 2, 4, 7] {
+        let cut = ThreadComm::run(n, |c| {
+            run_until(c, &spec, &checked, &mut std::io::sink(), &|| true).unwrap()
+        });
+        assert_eq!(cut[0].totals.checked, 0, "{n} ranks: nothing read once cut");
+        let whole = ThreadComm::run(n, |c| {
+            run_until(c, &spec, &checked, &mut std::io::sink(), &|| false).unwrap()
+        });
+        assert!(whole[0].totals.checked > 0, "{n} ranks");
+        assert!(!whole[0].stonewalled, "{n} ranks");
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -210,7 +233,7 @@ fn work_in_flight_while_the_token_goes_round_is_not_lost() {
             }
             let mut sink = std::io::sink();
             let mut st = Stealer::new(&late, (c.rank(), c.size()), false, &mut sink);
-            st.run(&mut w, None).unwrap();
+            st.run(&mut w, &|| false).unwrap();
             let mine = if c.rank() == 0 { 0 } else { st.chunks };
             let posted = c.all_reduce_u64(&[mine], pario_comm::ReduceOp::Sum)[0];
             st.finish_lines(posted);

@@ -1,7 +1,9 @@
 //! The front ends this build of pario has: one line each in
 //! [`FRONT_ENDS`]. Everything that lists front ends takes the list from
-//! here: `pario suite` (a step's `tool`), `pario runs --tool`, the tools
-//! `pario import` and the workload key accept. Adding a front end is its
+//! here: `pario suite` (a step's `tool`) and `pario runs --tool`. (Not
+//! `pario import`, whose list is of the text formats the cli crate has
+//! parsers for, nor the workload key, which each tool's results build.)
+//! Adding a front end is its
 //! own crate (a type implementing `pario_frontend::contract::FrontEnd`)
 //! plus one line below (see docs/CONTRIBUTING.md, "Adding a front end").
 
@@ -15,6 +17,7 @@ pub static FRONT_ENDS: &[&dyn Registered] = &[
     &pario_md_workbench::front::FRONT_END,
     &pario_mpi_io_test::front::FRONT_END,
     &pario_io500::front::FRONT_END,
+    &pario_pfind::front::FRONT_END,
 ];
 
 /// The front end a suite step's `tool` (its name or an alias) means, in
@@ -49,7 +52,14 @@ mod tests {
     fn every_front_end_is_listed_once_with_its_tool_and_aliases() {
         assert_eq!(
             names(FRONT_ENDS),
-            ["ior", "mdtest", "md-workbench", "mpi_io_test", "io500"]
+            [
+                "ior",
+                "mdtest",
+                "md-workbench",
+                "mpi_io_test",
+                "io500",
+                "pfind"
+            ]
         );
         for t in Tool::ALL {
             assert_eq!(tool(t.name()), Some(t), "{t:?}");

@@ -196,7 +196,7 @@ fn md_workbench_is_a_suite_step_and_unknown_tools_name_the_registry() {
     let e = pario_suite::parse("s.toml", &bad).unwrap_err();
     assert!(
         e.reason
-            .contains("(one of: ior, mdtest, md-workbench, mpi_io_test, io500)"),
+            .contains("(one of: ior, mdtest, md-workbench, mpi_io_test, io500, pfind)"),
         "{e}"
     );
     let e = pario_suite::model::parse_with("s.toml", &bad, REGISTRY).unwrap_err();
