@@ -247,10 +247,13 @@ enum Kind {
     GlobalShuffle {
         perm: Permutation,
     },
-    /// `-z -z`: counter-based random slots over the whole file.
+    /// `-z -z`: counter-based random slots over the whole file; a draw at
+    /// or past `present` (the slots the file holds, for reads of a smaller
+    /// file) is drawn again among those.
     Repeats {
         key: u64,
         slots: u64,
+        present: u64,
     },
 }
 
@@ -293,6 +296,7 @@ impl RankPlan {
                 Kind::Repeats {
                     key: rng::derive(seed ^ TAG_REPEATS, u64::from(data_rank), 0),
                     slots: layout.transfers_per_file(),
+                    present: layout.transfers_per_file(),
                 }
             }
         };
@@ -306,16 +310,22 @@ impl RankPlan {
     }
 
     /// `-z -z` reads of a file that holds `bytes` (its actual size): the
-    /// random offsets are drawn among the transfers that lie in it, as IOR
-    /// 4 draws them within the file's size, not within the layout's (the
-    /// IO500's ior-rnd4K-easy-read reads `-s 10000000` segments' worth of
-    /// a file much smaller). At least one slot; other orderings unchanged.
+    /// random offsets lie among the transfers in it, as IOR 4 draws them
+    /// within the file's size, not within the layout's (the IO500's
+    /// ior-rnd4K-easy-read reads `-s 10000000` segments' worth of a file
+    /// much smaller). A draw that already lies in the file is kept, so a
+    /// read of what a `-z -z` write left (stonewalled: the file ends at its
+    /// last transfer) repeats the write's offsets and `-R` checks them; a
+    /// draw past the end is drawn again, uniformly among the slots in the
+    /// file (so every slot in it stays equally likely). At least one slot;
+    /// other orderings unchanged.
     pub fn within_file_of(mut self, bytes: u64) -> RankPlan {
-        if let Kind::Repeats { key, slots } = self.kind {
+        if let Kind::Repeats { key, slots, .. } = self.kind {
             let present = bytes / self.layout.transfer_size;
             self.kind = Kind::Repeats {
                 key,
-                slots: slots.min(present).max(1),
+                slots,
+                present: slots.min(present).max(1),
             };
         }
         self
@@ -412,7 +422,11 @@ impl RankPlan {
                 };
                 perm.apply(k) * t
             }
-            Kind::Repeats { key, slots } => rng::below(rng::at(key, i), slots) * t,
+            Kind::Repeats {
+                key,
+                slots,
+                present,
+            } => repeat_slot(key, i, slots, present) * t,
         };
         Some(self.transfer(offset))
     }
@@ -545,10 +559,14 @@ impl Iter<'_> {
                 fill_permuted(plan, &perm, first, 0, &mut out[..want]);
                 want
             }
-            Kind::Repeats { key, slots } => {
+            Kind::Repeats {
+                key,
+                slots,
+                present,
+            } => {
                 for (m, slot) in out[..want].iter_mut().enumerate() {
                     let i = i0 + m as u64;
-                    *slot = plan.transfer(rng::below(rng::at(key, i), slots) * t);
+                    *slot = plan.transfer(repeat_slot(key, i, slots, present) * t);
                 }
                 want
             }
@@ -664,6 +682,18 @@ pub fn writer_of(
     u32::try_from(rank).ok()
 }
 
+/// `-z -z`'s slot for transfer `i`: a draw among all `slots`; one at or
+/// past `present` is drawn again among the first `present` from a second
+/// stream (uniform over those: 1/slots + (slots - present)/slots/present).
+fn repeat_slot(key: u64, i: u64, slots: u64, present: u64) -> u64 {
+    let s = rng::below(rng::at(key, i), slots);
+    if s < present {
+        s
+    } else {
+        rng::below(rng::at(rng::derive(key, 1, 0), i), present)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -678,6 +708,12 @@ mod tests {
         assert_eq!(small.len(), plan.len());
         assert!((0..10_000).all(|i| small.get(i).offset < 1 << 22));
         assert!((0..10_000).any(|i| small.get(i).offset >= 1 << 21));
+        // A draw already inside the file is kept: a read of a stonewalled
+        // -z -z write repeats the write's offsets.
+        let end = (0..500).map(|i| plan.get(i).offset).max().unwrap() + 4096;
+        let read = plan.within_file_of(end);
+        assert!((0..500).all(|i| read.get(i) == plan.get(i)));
+        assert!((500..20_000).all(|i| read.get(i).offset < end));
         let empty = RankPlan::new(&l, &z, 0).unwrap().within_file_of(0);
         assert!((0..100).all(|i| empty.get(i).offset == 0));
         let seq = RankPlan::new(&l, &Ordering::Sequential, 0).unwrap();
