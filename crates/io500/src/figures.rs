@@ -47,22 +47,38 @@ fn error_count(record: &RunRecord) -> u64 {
     record.errors.len() as u64 + verify
 }
 
-/// An IOR phase (`write`: a write phase, held to `stonewall` seconds):
-/// the bandwidth in GiB/s, the errors, the write time against the
-/// stonewall and the throughput at the stonewall, as the harness notes
-/// them. `verbosity` above 1 adds the transfers per rank.
-pub fn ior(record: &RunRecord, phase: &str, stonewall: i32, verbosity: i32) -> Figures {
+/// The operation `phase` times and its figures in `record`, with empty
+/// figures to fill; or the figures to return at once: empty for a phase
+/// that times nothing, invalid (naming the operation as `name` spells it)
+/// when the record holds no such phase.
+fn phase_of<'r>(
+    record: &'r RunRecord,
+    phase: &str,
+    name: fn(Operation) -> &'static str,
+) -> Result<(Operation, &'r Measured, Figures), Figures> {
     let mut f = Figures::default();
     let Some(op) = operation(phase) else {
-        return f;
+        return Err(f);
     };
     let Some(m) = measured(record, op) else {
         f.notes.push(Note::Invalid(format!(
             "The run {} holds no {} phase. This invalidates your run.",
             record.run_id,
-            op.ior_name()
+            name(op)
         )));
-        return f;
+        return Err(f);
+    };
+    Ok((op, m, f))
+}
+
+/// An IOR phase (`write`: a write phase, held to `stonewall` seconds):
+/// the bandwidth in GiB/s, the errors, the write time against the
+/// stonewall and the throughput at the stonewall, as the harness notes
+/// them. `verbosity` above 1 adds the transfers per rank.
+pub fn ior(record: &RunRecord, phase: &str, stonewall: i32, verbosity: i32) -> Figures {
+    let (op, m, mut f) = match phase_of(record, phase, Operation::ior_name) {
+        Ok(found) => found,
+        Err(f) => return f,
     };
     f.notes
         .extend(validity::ior_errors(error_count(record)).map(Note::Invalid));
@@ -109,17 +125,9 @@ fn items_at_wall(m: &Measured, tasks: u64, write_bytes: u64) -> u64 {
 /// until the stonewall (`rate-stonewall`); `verbosity` above 1 adds the
 /// phase's time. `write_bytes`: the bytes each file holds (`-w`).
 pub fn mdtest(record: &RunRecord, phase: &str, verbosity: i32, write_bytes: u64) -> Figures {
-    let mut f = Figures::default();
-    let Some(op) = operation(phase) else {
-        return f;
-    };
-    let Some(m) = measured(record, op) else {
-        f.notes.push(Note::Invalid(format!(
-            "The run {} holds no {} phase. This invalidates your run.",
-            record.run_id,
-            op.mdtest_name()
-        )));
-        return f;
+    let (op, m, mut f) = match phase_of(record, phase, Operation::mdtest_name) {
+        Ok(found) => found,
+        Err(f) => return f,
     };
     if verbosity > 1 {
         f.notes
