@@ -37,6 +37,12 @@ impl<'w> Console<'w> {
         self.out_bytes(s.as_bytes());
     }
 
+    /// Stdout as a [`Write`], for code that writes through one (matched
+    /// paths, results streamed to a file or the console): bytes as they are.
+    pub fn stdout(&self) -> StdoutWriter<'_, 'w> {
+        StdoutWriter(self)
+    }
+
     /// [`Console::out`] for bytes that need not be UTF-8 (file names).
     pub fn out_bytes(&self, b: &[u8]) {
         if b.is_empty() {
@@ -74,6 +80,20 @@ impl<'w> Console<'w> {
     /// "program: note: msg" on stderr.
     pub fn note(&self, msg: &str) {
         self.err(&format!("{}: note: {msg}\n", self.program));
+    }
+}
+
+/// [`Console::stdout`]: each write goes to the console's stdout at once.
+pub struct StdoutWriter<'c, 'w>(&'c Console<'w>);
+
+impl Write for StdoutWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.out_bytes(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -8,7 +8,6 @@
 use crate::{check_collective, parse, render, run_until, PfindResult, PfindSpec};
 use crate::{EXIT_ERRORS, EXIT_USAGE};
 use pario_frontend::contract::{Descriptor, FrontEnd, Outcome, Request, Session};
-use pario_frontend::Console;
 use pario_results::{RunRecord, Tool};
 
 /// The tool pfind's records name.
@@ -55,7 +54,7 @@ impl FrontEnd for Pfind {
         let run = session.start(&[], None);
         let mut record = session.record(&run, Vec::new());
         let interrupt = session.interrupt();
-        let mut out = ConsoleOut(session.console);
+        let mut out = session.console.stdout();
         let result = run_until(comm, spec, &checked, &mut out, &|| {
             interrupt.exit_status().is_some()
         });
@@ -111,18 +110,4 @@ pub fn describe(record: &mut RunRecord, result: &Result<PfindResult, String>) ->
     };
     record.exit_status = status;
     status
-}
-
-/// Matched paths (rank 0 writes them all) through the run's console.
-struct ConsoleOut<'c, 'w>(&'c Console<'w>);
-
-impl std::io::Write for ConsoleOut<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.out_bytes(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }

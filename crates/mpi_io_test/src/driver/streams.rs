@@ -4,21 +4,6 @@ use super::*;
 
 pub(super) type Streams<'a> = (Box<dyn Write + 'a>, ErrOut);
 
-/// The console's stdout as a `Write`, for the timing results when there
-/// is no `-output` file.
-pub(super) struct ConsoleOut<'a, 'w>(&'a Console<'w>);
-
-impl Write for ConsoleOut<'_, '_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.out(&String::from_utf8_lossy(buf));
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// `-output` (rank 0, truncated) and `-errout` (created by rank 0, then
 /// appended to by every rank). Agreed: an error on rank 0 stops all.
 pub(super) fn open_streams<'a, C: Comm + ?Sized>(
@@ -39,7 +24,7 @@ pub(super) fn open_streams<'a, C: Comm + ?Sized>(
                     ))
                 }
             },
-            None => results = Box::new(ConsoleOut(console)),
+            None => results = Box::new(console.stdout()),
         }
         if let (Some(p), None) = (&cfg.opts.errout, &problem) {
             if let Err(e) = std::fs::File::create(p) {
