@@ -173,6 +173,7 @@ pub struct Session<'s, 'w> {
     pub argv: &'s [String],
     /// The environment's settings, with the run id fixed.
     pub settings: &'s Settings,
+    run_id: &'s str,
     pub console: &'s Console<'w>,
     /// Live progress and the time series' interval, agreed by every rank.
     pub progress: Progress,
@@ -188,6 +189,12 @@ impl<'s> Session<'s, '_> {
     /// SIGINT/SIGTERM as caught on this rank.
     pub fn interrupt(&self) -> &Interrupt {
         &self.settings.interrupt
+    }
+
+    /// The run's id, fixed before the run on every rank (the id its
+    /// record is kept under; `settings.run_id` holds it too).
+    pub fn run_id(&self) -> &str {
+        self.run_id
     }
 
     /// The front end's descriptor.
@@ -420,11 +427,13 @@ pub fn run_parsed<F: FrontEnd>(
             return EXIT_USAGE;
         }
     };
+    let (settings, run_id) = with_fixed_run_id(comm, settings);
     let review = |record: &mut RunRecord| fe.review(spec, record, console);
     let session = Session {
         comm,
         argv,
-        settings,
+        settings: &settings,
+        run_id: &run_id,
         console,
         progress,
         descriptor: fe.descriptor(),

@@ -9,7 +9,6 @@ use crate::app;
 use crate::cli::{self, Action, Options};
 use crate::phases::Env;
 use crate::plan::{default_timestamp, Context};
-use pario_frontend::context::{with_fixed_run_id, RunContext};
 use pario_frontend::contract::{Descriptor, FrontEnd, Outcome, Request, Session};
 use pario_results::Tool;
 
@@ -71,13 +70,12 @@ impl FrontEnd for Io500 {
 /// phase keeps nothing.
 fn real_run(session: &Session<'_, '_>, o: &Options) -> Outcome {
     let comm = session.comm;
-    let (settings, id) = with_fixed_run_id(comm, session.settings);
-    let run = RunContext::start(comm, &settings, &[], None);
+    let run = session.start(&[], None);
     let mut record = session.record(&run, Vec::new());
     let env = Env {
         comm,
-        settings: &settings,
-        run_id: &id,
+        settings: session.settings,
+        run_id: session.run_id(),
         console: session.console,
     };
     let (status, results) = crate::run::run(&env, o);
