@@ -4,7 +4,11 @@
 # (mean, min and max over the pairs). Usage:
 #   scripts/io500-agreement.sh PARIO_IO500 HARNESS_IO500 RANKS PAIRS ROOT
 # ROOT (for example /dev/shm/io500cmp) is created and used for data,
-# results and pario's kept runs; the config is written there.
+# results and pario's kept runs; the config is written there. The sizes
+# per rank come from EASY_BLOCK (ior-easy blockSize, default 512m),
+# HARD_SEGMENTS (ior-hard segmentCount, 4000), MD_EASY_N (20000) and
+# MD_HARD_N (5000); the defaults make phases of well under a second on
+# /dev/shm, too short to compare (see docs/io500.md).
 set -eu
 pario=$1 harness=$2 np=$3 pairs=$4 root=$5
 mkdir -p "$root"
@@ -18,13 +22,13 @@ timestamp-resultdir = TRUE
 stonewall-time = 3
 [ior-easy]
 transferSize = 1m
-blockSize = 512m
+blockSize = ${EASY_BLOCK:-512m}
 [ior-hard]
-segmentCount = 4000
+segmentCount = ${HARD_SEGMENTS:-4000}
 [mdtest-easy]
-n = 20000
+n = ${MD_EASY_N:-20000}
 [mdtest-hard]
-n = 5000
+n = ${MD_HARD_N:-5000}
 INI
 export PARIO_RESULTS_DIR=$root/keep PARIO_DB=none
 for i in $(seq 1 "$pairs"); do
@@ -41,7 +45,7 @@ import sys, re, statistics as st
 root, pairs = sys.argv[1], int(sys.argv[2])
 def scores(prog, i):
     t = open(f"{root}/res/{prog}-{i}/result.txt").read()
-    out, name = {}, None
+    out, secs, name = {}, {}, None
     for l in t.splitlines():
         m = re.match(r"\[(.+)\]$", l)
         if m: name = m.group(1)
@@ -49,17 +53,25 @@ def scores(prog, i):
         if m and name:
             key = name if m.group(1) == "score" else m.group(1)
             out[key] = float(m.group(2))
-    return out
-rows = {}
+        m = re.match(r"t_delta\s*= ([0-9.]+)", l)
+        if m and name:
+            secs[name] = float(m.group(1))
+    return out, secs
+rows, secs = {}, {}
 for i in range(1, pairs + 1):
-    p, h = scores("pario", i), scores("harness", i)
+    (p, ps), (h, hs) = scores("pario", i), scores("harness", i)
     for k in h:
         if k in p and h[k] > 0 and p[k] > 0:
             rows.setdefault(k, []).append((p[k], h[k], p[k] / h[k]))
-print("| phase | pario (mean) | harness (mean) | pario/harness mean | min | max |")
-print("|---|---|---|---|---|---|")
+        if k in ps and k in hs:
+            secs.setdefault(k, []).append((ps[k], hs[k]))
+print("| phase | pario (mean) | harness (mean) | pario/harness mean | min | max "
+      "| phase seconds pario / harness (mean) |")
+print("|---|---|---|---|---|---|---|")
 for k, v in rows.items():
     r = [x[2] for x in v]
+    d = secs.get(k)
+    t = f"{st.mean(x[0] for x in d):.2f} / {st.mean(x[1] for x in d):.2f}" if d else ""
     print(f"| {k} | {st.mean(x[0] for x in v):.4f} | {st.mean(x[1] for x in v):.4f} "
-          f"| {st.mean(r):.3f} | {min(r):.3f} | {max(r):.3f} |")
+          f"| {st.mean(r):.3f} | {min(r):.3f} | {max(r):.3f} | {t} |")
 PY

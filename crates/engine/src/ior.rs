@@ -226,8 +226,12 @@ struct RankReport {
 enum Access {
     Write,
     Read,
+    /// `-W`: a separate pass after the write that reads the file back and
+    /// checks it; untimed (no figure), as in IOR.
     CheckWrite,
-    CheckRead,
+    /// `-R`: the read itself checks every transfer inside its timed loop,
+    /// as IOR 4 does (one pass, figured as the read; IOR 3 read twice).
+    ReadChecked,
 }
 
 impl Access {
@@ -236,18 +240,18 @@ impl Access {
             Access::Write => Operation::Write,
             Access::Read => Operation::Read,
             Access::CheckWrite => Operation::CheckWrite,
-            Access::CheckRead => Operation::CheckRead,
+            Access::ReadChecked => Operation::Read,
         }
     }
     fn verifies(self) -> bool {
-        matches!(self, Access::CheckWrite | Access::CheckRead)
+        matches!(self, Access::CheckWrite | Access::ReadChecked)
     }
     fn read_phase(self) -> Option<ReadPhase> {
         match self {
             Access::Write => None,
             Access::Read => Some(ReadPhase::Read),
             Access::CheckWrite => Some(ReadPhase::CheckWrite),
-            Access::CheckRead => Some(ReadPhase::CheckRead),
+            Access::ReadChecked => Some(ReadPhase::Read),
         }
     }
 }
@@ -510,11 +514,12 @@ fn phase_list(spec: &IorSpec) -> Vec<Access> {
     if spec.check_write {
         phases.push(Access::CheckWrite);
     }
-    if spec.read {
-        phases.push(Access::Read);
-    }
+    // IOR 4: `-r`, `-R` or both make one read pass, which checks what it
+    // reads when `-R` is given.
     if spec.check_read {
-        phases.push(Access::CheckRead);
+        phases.push(Access::ReadChecked);
+    } else if spec.read {
+        phases.push(Access::Read);
     }
     phases
 }
@@ -599,7 +604,9 @@ fn before_phase(run: &mut TestRun<'_, '_>, access: Access, rep: u32, observer: &
         }
         run.header_done = true;
     }
-    if matches!(access, Access::Write | Access::Read) && spec.inter_test_delay > 0.0 {
+    if matches!(access, Access::Write | Access::Read | Access::ReadChecked)
+        && spec.inter_test_delay > 0.0
+    {
         if run.rank == 0 {
             observer.event(Event::Info {
                 level: 1,

@@ -89,10 +89,10 @@ fn write_then_read(np: u32, shape: &str, common: &[&str], transfer: u64) {
         written,
         "{shape} np={np}: read what was written"
     );
-    assert_eq!(
-        bytes(&rrec, "check_read"),
-        written,
-        "{shape} np={np}: checked it all"
+    // IOR 4: the read checks what it reads; there is no second pass.
+    assert!(
+        bytes(&rrec, "check_read").is_empty(),
+        "{shape} np={np}: one checking read"
     );
 }
 
@@ -202,7 +202,7 @@ fn same_job_write_and_read_and_a_read_with_another_segment_count() {
     let written = bytes(&rec, "write");
     assert_eq!(bytes(&rec, "read"), written);
     assert_eq!(bytes(&rec, "check_write"), written);
-    assert_eq!(bytes(&rec, "check_read"), written);
+    assert!(bytes(&rec, "check_read").is_empty(), "one checking read");
     assert_eq!(verification_errors(&rec), 0);
 
     // A separate read with a smaller -s still reads the recorded amount.

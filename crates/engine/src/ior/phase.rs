@@ -70,7 +70,7 @@ pub(super) fn plan_phase(
     };
     let plan = match (access, &spec.ordering) {
         // `-z -z` reads draw their offsets within the file as it is.
-        (Access::Read | Access::CheckRead, pario_plan::Ordering::RandomWithRepeats { .. }) => {
+        (Access::Read | Access::ReadChecked, pario_plan::Ordering::RandomWithRepeats { .. }) => {
             match env.backend.stat(&spec.naming.path_for(file_index, rep)) {
                 Ok(st) => plan.within_file_of(st.size),
                 Err(_) => plan,
@@ -137,7 +137,7 @@ pub(super) fn announce(ctx: &Ctx<'_, '_>, pp: &PhasePlan, observer: &mut dyn Obs
     if rank == 0 {
         let epoch = env.clock.to_epoch(env.clock.now());
         let operation = pp.access.operation();
-        observer.event(if pp.access.verifies() {
+        observer.event(if pp.access == Access::CheckWrite {
             Event::Verifying { operation, epoch }
         } else {
             Event::Commencing { operation, epoch }

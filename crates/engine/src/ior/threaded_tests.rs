@@ -346,7 +346,7 @@ fn constant_reordering_reads_another_nodes_file_and_verifies() {
     let detail = out[0]
         .events
         .iter()
-        .find(|l| l.starts_with("RankDetail { operation: CheckRead"))
+        .find(|l| l.starts_with("RankDetail { operation: Read"))
         .expect("verbose 3 detail");
     assert!(detail.contains(&format!("{shifted:?}")), "{detail}");
 }
