@@ -5,7 +5,8 @@
 //! ([`output`]), `--dry-run` ([`dry_run`]) and `--verify` ([`verify`]).
 //! A real run ([`run`], [`phases`], [`figures`], [`find_phase`]) runs ior,
 //! mdtest and pfind in-process on the engine; [`front`] puts `io500` on
-//! pario's front-end contract.
+//! pario's front-end contract; [`summary`] reads result_summary.txt back
+//! (what `pario suite` shows of an io500 run).
 //!
 //! The harness is IO500/io500 at commit 02091cf; docs/io500.md says what
 //! differs.
@@ -26,6 +27,7 @@ pub mod phases;
 pub mod plan;
 pub mod run;
 pub mod score;
+pub mod summary;
 pub mod table;
 pub mod validity;
 pub mod verify;
