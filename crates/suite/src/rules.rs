@@ -71,6 +71,9 @@ pub fn violations(
             ));
         }
     }
+    if record.tool == Some(pario_io500::front::IO500) {
+        v.extend(io500(record));
+    }
     if rules.no_cache_reads && !cached_ok {
         for a in record.advisories.iter().filter(|a| a.is_doubt()) {
             let what = match a.kind.as_str() {
@@ -85,6 +88,32 @@ pub fn violations(
         }
     }
     v
+}
+
+/// An io500 run's own verdict: its `[SCORE ]` line (the one the io500
+/// program printed), with the reasons its record keeps (result.txt's
+/// `ERROR INVALID` lines, each `PHASE: reason`).
+fn io500(record: &RunRecord) -> Vec<String> {
+    use pario_io500::front::INVALID_WARNING;
+    match pario_io500::summary::parse(&record.notes).score {
+        None => vec!["the IO500 run printed no [SCORE ] line".to_string()],
+        Some(s) if s.valid => Vec::new(),
+        Some(_) => {
+            let prefix = format!("{INVALID_WARNING}: ");
+            let why: Vec<&str> = record
+                .warnings
+                .iter()
+                .filter_map(|w| w.strip_prefix(&prefix))
+                .collect();
+            if why.is_empty() {
+                vec![format!("{INVALID_WARNING} (its [SCORE ] line)")]
+            } else {
+                why.iter()
+                    .map(|w| format!("{INVALID_WARNING}: {w}"))
+                    .collect()
+            }
+        }
+    }
 }
 
 #[cfg(test)]
