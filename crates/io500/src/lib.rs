@@ -4,7 +4,8 @@
 //! scores and hashes ([`score`], [`hash`]), the result files
 //! ([`output`]), `--dry-run` ([`dry_run`]) and `--verify` ([`verify`]).
 //! A real run ([`run`], [`phases`], [`figures`], [`find_phase`]) runs ior,
-//! mdtest and pfind in-process on the engine; [`front`] puts `io500` on
+//! mdtest and pfind in-process on the engine (or a config's external find
+//! script, [`external_find`]); [`front`] puts `io500` on
 //! pario's front-end contract; [`summary`] reads result_summary.txt back
 //! (what `pario suite` shows of an io500 run).
 //!
@@ -17,6 +18,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod dry_run;
+pub mod external_find;
 pub mod figures;
 pub mod find_phase;
 pub mod front;

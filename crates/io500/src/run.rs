@@ -9,7 +9,7 @@ use crate::commands::{command, PlanState};
 use crate::config::Config;
 use crate::output::{Note, PhaseResult, RunResults};
 use crate::phases::{self, agree, Env, Ran};
-use crate::plan::{clock, default_timestamp, phases as mode_phases, Context, Mode};
+use crate::plan::{clock, default_timestamp, phases as mode_phases, Context};
 use crate::table::Section;
 use crate::{cleanup, dry_run, validity};
 use pario_comm::Comm;
@@ -57,18 +57,11 @@ fn config(comm: &dyn Comm, o: &Options) -> Result<(String, Config, String), Stri
     Ok((text, cfg, String::from_utf8_lossy(&stamp).into_owned()))
 }
 
-/// Rank 0, before any file is written: what a real run cannot do yet (an
-/// external find script), the find phases' settings, and the data directory (its parent must exist;
+/// Rank 0, before any file is written: an external find script that is
+/// missing or not executable, the find phases' settings, and the data directory (its parent must exist;
 /// the run's data directory must be new or empty).
 fn refusals(ctx: &Context) -> Result<Vec<Note>, String> {
-    for phase in ["find", "find-easy", "find-hard"] {
-        let in_mode = phase == "find" || ctx.mode == Mode::Extended;
-        if in_mode && ctx.cfg.get(phase, "external-script").is_some() {
-            return Err(format!(
-                "[{phase}] external-script: a real run with an external find is not implemented yet"
-            ));
-        }
-    }
+    app::external_scripts(ctx)?;
     let notes = dry_run::setup_notes(ctx)?;
     let data = Path::new(&ctx.datadir);
     let parent = data.parent().filter(|p| !p.as_os_str().is_empty());
@@ -170,6 +163,9 @@ fn one(env: &Env, ctx: &Context, s: &Section, state: &mut PlanState) -> (Vec<Not
     notes.extend(c.after.iter().cloned());
     if !phases::enabled(ctx, s.name) {
         return (notes, Ran::default());
+    }
+    if s.name.starts_with("find") && c.argv.is_empty() {
+        return (notes, crate::external_find::run(env, &c));
     }
     if s.name.starts_with("find") {
         return (notes, phases::find(env, ctx, s.name, &c));
