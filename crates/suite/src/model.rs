@@ -515,19 +515,7 @@ fn step(
             .iter()
             .map(|a| (a.get_ref().clone(), lines.at(a.span().start)))
             .collect(),
-        file: r.file.as_ref().map(|f| {
-            let f = f.get_ref();
-            StepFile {
-                path: Setting {
-                    text: f.path.get_ref().clone(),
-                    line: lines.at(f.path.span().start),
-                },
-                text: Setting {
-                    text: f.text.get_ref().clone(),
-                    line: lines.at(f.text.span().start),
-                },
-            }
-        }),
+        file: r.file.as_ref().map(|f| step_file(f.get_ref(), lines)),
         rules: Rules {
             min_write_seconds,
             read_until_stonewall: r.rules.read_until_stonewall,
@@ -536,6 +524,17 @@ fn step(
         },
         figures,
     })
+}
+
+fn step_file(f: &RawFile, lines: &Lines<'_>) -> StepFile {
+    let setting = |v: &Spanned<String>| Setting {
+        text: v.get_ref().clone(),
+        line: lines.at(v.span().start),
+    };
+    StepFile {
+        path: setting(&f.path),
+        text: setting(&f.text),
+    }
 }
 
 fn figure(

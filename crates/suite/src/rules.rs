@@ -214,6 +214,30 @@ mod tests {
         assert!(violations(&r, &rules(), None, true).is_empty());
     }
 
+    /// An io500 record is judged by its own [SCORE ] line: valid when it
+    /// is, invalid when it says [INVALID] or is missing.
+    #[test]
+    fn an_io500_run_is_judged_by_its_score_line() {
+        let run = |notes: &[&str]| RunRecord {
+            tool: Some(pario_io500::front::IO500),
+            notes: notes.iter().map(|n| n.to_string()).collect(),
+            ..RunRecord::default()
+        };
+        let valid = "[SCORE ] Bandwidth 1.000000 GiB/s : IOPS 2.000000 kiops : TOTAL 1.414214";
+        assert!(violations(&run(&[valid]), &rules(), None, true).is_empty());
+        let invalid = format!("{valid} [INVALID]");
+        let v = violations(&run(&[&invalid]), &rules(), None, true);
+        assert_eq!(v, ["the IO500 run is INVALID (its [SCORE ] line)"]);
+        let v = violations(&run(&["IO500 version x"]), &rules(), None, true);
+        assert_eq!(v, ["the IO500 run printed no [SCORE ] line"]);
+        // Not an io500 record: its notes are not read.
+        let other = RunRecord {
+            tool: None,
+            ..run(&[&invalid])
+        };
+        assert!(violations(&other, &rules(), None, true).is_empty());
+    }
+
     #[test]
     fn a_note_is_no_cache_read() {
         let mut r = record(Vec::new());

@@ -159,6 +159,18 @@ pub fn io500_score(s: &Step, runs: &[StepRun]) -> Score {
     }
 }
 
+/// The suite's score: its io500 step's, else that of its score figures.
+fn suite_score(
+    suite: &Suite,
+    runs: &[StepRun],
+    scored: &[(ScoreKind, f64, bool)],
+) -> Option<Score> {
+    match suite.steps.iter().find(|s| s.tool.is_io500()) {
+        Some(io) => Some(io500_score(io, runs)),
+        None => score(scored),
+    }
+}
+
 /// One cell of the grid.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Cell {
@@ -323,10 +335,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
         });
     }
     let valid = runs.iter().all(|r| r.valid());
-    let score = match suite.steps.iter().find(|s| s.tool.is_io500()) {
-        Some(io) => Some(io500_score(io, &runs)),
-        None => score(&scored),
-    };
+    let score = suite_score(suite, &runs, &scored);
     Report {
         suite: suite.name.clone(),
         suite_run: suite_run.to_string(),
