@@ -13,6 +13,7 @@
 //! differs.
 
 pub mod app;
+pub mod checks;
 pub mod cleanup;
 pub mod cli;
 pub mod commands;

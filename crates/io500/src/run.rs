@@ -58,10 +58,12 @@ fn config(comm: &dyn Comm, o: &Options) -> Result<(String, Config, String), Stri
 }
 
 /// Rank 0, before any file is written: an external find script that is
-/// missing or not executable, the find phases' settings, and the data directory (its parent must exist;
+/// missing or not executable, a phase pario's ior or mdtest refuses as
+/// configured (its backend, [`crate::checks`]), the find phases' settings, and the data directory (its parent must exist;
 /// the run's data directory must be new or empty).
-fn refusals(ctx: &Context) -> Result<Vec<Note>, String> {
+fn refusals(ctx: &Context, nodes: u64) -> Result<Vec<Note>, String> {
     app::external_scripts(ctx)?;
+    crate::checks::phases(ctx, nodes)?;
     let notes = dry_run::setup_notes(ctx)?;
     let data = Path::new(&ctx.datadir);
     let parent = data.parent().filter(|p| !p.as_os_str().is_empty());
@@ -100,8 +102,9 @@ fn prepare(ctx: &Context, text: &str) -> Result<(), String> {
 /// Collective: the run's results before any phase, or the refusal.
 fn start(comm: &dyn Comm, text: &str, ctx: &Context) -> Result<RunResults, String> {
     let root = comm.rank() == 0;
+    let nodes = u64::from(comm.node_layout().num_nodes);
     let setup = if root {
-        refusals(ctx).and_then(|n| prepare(ctx, text).map(|()| n))
+        refusals(ctx, nodes).and_then(|n| prepare(ctx, text).map(|()| n))
     } else {
         Ok(Vec::new())
     };
