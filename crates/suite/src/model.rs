@@ -16,6 +16,10 @@
 //! rules = { min_write_seconds = 0 }
 //! figure = [{ op = "write", row = "write", unit = "MiB/s" }]
 //! ```
+//!
+//! A step may carry `file = { path = "...", text = "..." }`, written before
+//! it runs when its command line names `path` ([`StepFile`]); a step of
+//! tool `io500` takes its table and score from its run (see `io500_rules`).
 
 use pario_frontend::contract::Registered;
 use serde::Deserialize;
