@@ -72,6 +72,7 @@ pub fn plan(
         let s = &suite.steps[index];
         let p = resolve_step(s, index, &values).map_err(|(l, r)| err(Some(l), r))?;
         inside_a_dir(suite, &values, s, p.file.as_ref()).map_err(|(l, r)| err(Some(l), r))?;
+        io500_config(s, p.file.as_ref()).map_err(|(l, r)| err(Some(l), r))?;
         check(s.tool, &p.argv[1..], ranks).map_err(|e| {
             err(
                 Some(s.args_line),
@@ -161,6 +162,26 @@ fn inside_a_dir(
             s.name, f.path
         ),
     ))
+}
+
+/// The config an io500 step writes is read as the io500 program will read
+/// it: a bad value (`--set hard_segments=many`) is refused before anything
+/// runs, naming the file's line.
+fn io500_config(s: &Step, file: Option<&PlannedFile>) -> Result<(), (usize, String)> {
+    let (Some(f), Some(setting)) = (file, s.file.as_ref()) else {
+        return Ok(());
+    };
+    if !s.tool.is_io500() {
+        return Ok(());
+    }
+    pario_io500::config::Config::parse(&f.text, &f.path)
+        .map(|_| ())
+        .map_err(|e| {
+            (
+                setting.text.line,
+                format!("step {}: the io500 config it writes: {e}", s.name),
+            )
+        })
 }
 
 /// The value of every parameter: `--set`, else the default; built-ins.

@@ -342,6 +342,19 @@ fn the_io500_suite_is_one_io500_step_on_a_config_it_writes_inside_dir() {
         p.steps[0].file.is_none(),
         "an own config is not overwritten"
     );
+    // A value the io500 program would refuse is refused before anything runs.
+    let bad = vec![
+        ("dir".to_string(), "/scratch/x".to_string()),
+        ("hard_segments".to_string(), "many".to_string()),
+    ];
+    let e = plan::plan(&suite, &bad, RANKS, &check).unwrap_err();
+    assert!(
+        e.reason.starts_with(
+            "step io500: the io500 config it writes: /scratch/x/io500-config.ini line "
+        ),
+        "{e}"
+    );
+    assert!(e.reason.contains("segmentCount"), "{e}");
 }
 
 const IO500: &str = r#"
