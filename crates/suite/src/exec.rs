@@ -557,7 +557,7 @@ pub fn dry_run_text(suite: &Suite, plan: &Plan, ranks: Ranks) -> String {
         if let Some(f) = &p.file {
             s.push_str(&format!("    before it, writes {}:\n", f.path));
             for line in f.text.lines() {
-                s.push_str(&format!("      {line}").trim_end());
+                s.push_str(format!("      {line}").trim_end());
                 s.push('\n');
             }
         }
