@@ -303,11 +303,14 @@ fn list_and_show_the_shipped_suites() {
     assert_eq!(names, ["io500", "procurement", "acceptance", "regression"]);
     let show = Job::new(PARIO).args(["suite", "show", "io500"]).run();
     assert_eq!(show.status, Some(0));
+    // The io500 suite is one step of the io500 program on the config it
+    // writes from its parameters (its phases are the program's).
     let shown = show.stdout.clone();
-    let suite = pario_suite_parse(&shown);
+    let names: Vec<&str> = shown.lines().filter(|l| l.starts_with("name = ")).collect();
+    assert_eq!(names, ["name = \"io500\"", "name = \"io500\""], "{shown}");
     assert!(
-        suite.contains("ior-easy-write") && suite.contains("mdtest-hard-delete"),
-        "{suite}"
+        shown.contains("tool = \"io500\"") && shown.contains("stonewall-time = ${stonewall}"),
+        "{shown}"
     );
     let none = Job::new(PARIO).args(["suite", "show", "io600"]).run();
     assert_eq!(none.status, Some(2));
@@ -316,14 +319,6 @@ fn list_and_show_the_shipped_suites() {
         "{}",
         none.stderr
     );
-}
-
-/// The step names of a suite file's text, in order.
-fn pario_suite_parse(text: &str) -> String {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("name = \""))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[test]
@@ -640,4 +635,122 @@ fn a_stalled_database_is_given_up_once_and_every_record_kept_as_a_file() {
     for step in ["one", "two", "three"] {
         assert!(steps.iter().any(|s| s == step), "{steps:?}");
     }
+}
+
+/// `[RESULT]` and `[SCORE ]` numbers of a result_summary.txt.
+fn summary_numbers(text: &str) -> (Vec<(String, f64)>, f64) {
+    let mut phases = Vec::new();
+    let mut total = f64::NAN;
+    for l in text.lines() {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        if l.starts_with("[RESULT]") && w[1] != "timestamp" {
+            phases.push((w[1].to_string(), w[2].parse().unwrap()));
+        } else if l.starts_with("[SCORE ]") {
+            total = w[w.iter().position(|x| *x == "TOTAL").unwrap() + 1]
+                .parse()
+                .unwrap();
+        }
+    }
+    (phases, total)
+}
+
+/// `pario suite run io500` is one run of the io500 program on the config
+/// the suite writes inside `dir`: the table is its result_summary.txt's
+/// phases and the score its [SCORE ] line, number for number; a run whose
+/// write phases end before the stonewall (30 s, far above what the tiny
+/// sizes need) is INVALID with the io500 run's reason, and exits 1. The
+/// finished suite run resumes without running the io500 step again (its
+/// phases' runs, tagged with the step, are not taken for it). With
+/// `--set config=PATH` it runs that config and writes none.
+#[test]
+fn the_io500_suite_is_the_io500_program_and_a_short_run_is_invalid() {
+    let s = Scratch::new(TINY);
+    let data = s.data();
+    let dir = format!("dir={data}");
+    let sets = [
+        "--set",
+        &dir,
+        "--set",
+        "stonewall=30",
+        "--set",
+        "easy_block=2m",
+        "--set",
+        "hard_segments=10",
+        "--set",
+        "md_easy_files=20",
+        "--set",
+        "md_hard_files=20",
+        "--set",
+        "rnd4k=FALSE",
+    ];
+    let args = [&["suite", "run", "io500"][..], &sets, &["--format", "json"]].concat();
+    let out = s.run(2, &args);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", text(&out.stdout)));
+    assert_eq!(report["valid"], false);
+    let steps = report["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 1);
+    let reasons = steps[0]["reasons"].to_string();
+    assert!(
+        reasons.contains("the IO500 run is INVALID: ior-easy-write: Runtime of phase")
+            && reasons.contains("is below stonewall time"),
+        "{reasons}"
+    );
+    let config = std::fs::read_to_string(Path::new(&data).join("io500-config.ini")).unwrap();
+    assert!(config.contains("stonewall-time = 30"), "{config}");
+    // The numbers are the io500 program's, as result_summary.txt has them.
+    let stamps: Vec<PathBuf> = std::fs::read_dir(Path::new(&data).join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(stamps.len(), 1, "{stamps:?}");
+    let summary = std::fs::read_to_string(stamps[0].join("result_summary.txt")).unwrap();
+    let (phases, total) = summary_numbers(&summary);
+    assert_eq!(phases.len(), 12, "{summary}");
+    let rows = report["rows"].as_array().unwrap();
+    for (name, value) in &phases {
+        let row = rows.iter().find(|r| r["row"] == name.as_str()).unwrap();
+        assert_eq!(row["cells"][0]["value"].as_f64(), Some(*value), "{name}");
+        assert_eq!(row["cells"][0]["valid"], false, "{name}");
+    }
+    assert_eq!(report["score"]["total"].as_f64(), Some(total));
+    assert_eq!(report["score"]["valid"], false);
+    // One io500 record and one run per phase, all tagged with the step.
+    let id = report["suite_run"].as_str().unwrap().to_string();
+    let records = s.records();
+    let own: Vec<&Value> = records.iter().filter(|r| r["tool"] == "io500").collect();
+    assert_eq!(own.len(), 1);
+    assert_eq!(own[0]["run_id"], steps[0]["run_id"]);
+    assert!(records.len() > 12, "the phases' runs are kept too");
+    assert!(records
+        .iter()
+        .all(|r| r["tags"]["suite_run"] == id.as_str() && r["tags"]["step"] == "io500"));
+    let resume = [&args[..], &["--resume", &id]].concat();
+    let out = s.run(2, &resume);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again["steps"][0]["resumed"], true);
+    assert_eq!(again["score"], report["score"]);
+    assert_eq!(s.records().len(), records.len(), "nothing ran again");
+    // An own config: run as it is, none written.
+    let own_cfg = s.root.join("own.ini");
+    let own_data = s.root.join("own");
+    std::fs::create_dir(&own_data).unwrap();
+    std::fs::write(
+        &own_cfg,
+        config.replace(&data, &own_data.display().to_string()),
+    )
+    .unwrap();
+    std::fs::remove_file(Path::new(&data).join("io500-config.ini")).unwrap();
+    let with = format!("config={}", own_cfg.display());
+    let out = s.run(1, &["suite", "run", "io500", "--set", &dir, "--set", &with]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("ior-easy-write (GiB/s)") && stdout.contains("[INVALID]"),
+        "{stdout}"
+    );
+    assert!(!Path::new(&data).join("io500-config.ini").exists());
+    assert!(own_data.join("results").is_dir());
 }

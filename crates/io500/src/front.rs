@@ -45,6 +45,19 @@ impl FrontEnd for Io500 {
         })
     }
 
+    /// A suite step (`tool = "io500"`) is a real run: the other actions
+    /// run no phase and keep nothing for the suite's table.
+    fn check(&self, action: &Action, _ranks: u32) -> Result<(), String> {
+        match app::runs_phases(action) {
+            Some(o) if !o.cleanup => Ok(()),
+            _ => Err(
+                "a suite step runs the IO500 (CONFIG and the options of a real run); \
+                 --dry-run, --verify, --config-hash, --list and --cleanup run no phase"
+                    .into(),
+            ),
+        }
+    }
+
     fn run(&self, session: &Session<'_, '_>, action: &Action) -> Outcome {
         let status = match app::runs_phases(action) {
             Some(o) if o.cleanup => cleanup(session, o),
@@ -85,16 +98,40 @@ fn real_run(session: &Session<'_, '_>, o: &Options) -> Outcome {
     record.finished = run.now();
     if let Some(r) = results {
         record.notes = r.render().summary.lines().map(str::to_string).collect();
-        if !r.valid() {
-            record
-                .warnings
-                .push("the IO500 run is INVALID (result.txt says why)".into());
-        }
+        record.warnings.extend(invalid_reasons(&r));
     }
     Outcome {
         status,
         record: Some(record),
     }
+}
+
+/// Prefix of the record's warnings that say why the run is invalid.
+pub const INVALID_WARNING: &str = "the IO500 run is INVALID";
+
+/// The record's warnings of an invalid run: one line, then each reason as
+/// result.txt gives it (run-level marks, then `PHASE: reason`).
+fn invalid_reasons(r: &crate::output::RunResults) -> Vec<String> {
+    if r.valid() {
+        return Vec::new();
+    }
+    let mut v = vec![format!("{INVALID_WARNING} (result.txt says why)")];
+    v.extend(
+        r.run_invalid
+            .iter()
+            .map(|t| format!("{INVALID_WARNING}: {t}")),
+    );
+    let counts = |name: &str| {
+        crate::table::section_index(name).is_none_or(|i| !crate::table::SECTIONS[i].optional)
+    };
+    for p in r.phases.iter().filter(|p| counts(&p.name)) {
+        for n in &p.notes {
+            if let crate::output::Note::Invalid(t) = n {
+                v.push(format!("{INVALID_WARNING}: {}: {}", p.name, t.trim_end()));
+            }
+        }
+    }
+    v
 }
 
 /// Collective: rank 0 does `action` and prints; every rank gets its status.

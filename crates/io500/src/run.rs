@@ -9,7 +9,7 @@ use crate::commands::{command, PlanState};
 use crate::config::Config;
 use crate::output::{Note, PhaseResult, RunResults};
 use crate::phases::{self, agree, Env, Ran};
-use crate::plan::{clock, default_timestamp, phases as mode_phases, Context, Mode};
+use crate::plan::{clock, default_timestamp, phases as mode_phases, Context};
 use crate::table::Section;
 use crate::{cleanup, dry_run, validity};
 use pario_comm::Comm;
@@ -57,18 +57,13 @@ fn config(comm: &dyn Comm, o: &Options) -> Result<(String, Config, String), Stri
     Ok((text, cfg, String::from_utf8_lossy(&stamp).into_owned()))
 }
 
-/// Rank 0, before any file is written: what a real run cannot do yet (an
-/// external find script), the find phases' settings, and the data directory (its parent must exist;
+/// Rank 0, before any file is written: an external find script that is
+/// missing or not executable, a phase pario's ior or mdtest refuses as
+/// configured (its backend, [`crate::checks`]), the find phases' settings, and the data directory (its parent must exist;
 /// the run's data directory must be new or empty).
-fn refusals(ctx: &Context) -> Result<Vec<Note>, String> {
-    for phase in ["find", "find-easy", "find-hard"] {
-        let in_mode = phase == "find" || ctx.mode == Mode::Extended;
-        if in_mode && ctx.cfg.get(phase, "external-script").is_some() {
-            return Err(format!(
-                "[{phase}] external-script: a real run with an external find is not implemented yet"
-            ));
-        }
-    }
+fn refusals(ctx: &Context, nodes: u64) -> Result<Vec<Note>, String> {
+    app::external_scripts(ctx)?;
+    crate::checks::phases(ctx, nodes)?;
     let notes = dry_run::setup_notes(ctx)?;
     let data = Path::new(&ctx.datadir);
     let parent = data.parent().filter(|p| !p.as_os_str().is_empty());
@@ -107,8 +102,9 @@ fn prepare(ctx: &Context, text: &str) -> Result<(), String> {
 /// Collective: the run's results before any phase, or the refusal.
 fn start(comm: &dyn Comm, text: &str, ctx: &Context) -> Result<RunResults, String> {
     let root = comm.rank() == 0;
+    let nodes = u64::from(comm.node_layout().num_nodes);
     let setup = if root {
-        refusals(ctx).and_then(|n| prepare(ctx, text).map(|()| n))
+        refusals(ctx, nodes).and_then(|n| prepare(ctx, text).map(|()| n))
     } else {
         Ok(Vec::new())
     };
@@ -170,6 +166,9 @@ fn one(env: &Env, ctx: &Context, s: &Section, state: &mut PlanState) -> (Vec<Not
     notes.extend(c.after.iter().cloned());
     if !phases::enabled(ctx, s.name) {
         return (notes, Ran::default());
+    }
+    if s.name.starts_with("find") && c.argv.is_empty() {
+        return (notes, crate::external_find::run(env, &c));
     }
     if s.name.starts_with("find") {
         return (notes, phases::find(env, ctx, s.name, &c));

@@ -401,3 +401,53 @@ fn ior_rnd4k_easy_read_reads_within_the_easy_files() {
         .unwrap();
     assert!(!line.ends_with("[INVALID]"), "{line}");
 }
+
+/// `[find] external-script`: rank 0 runs it through the shell with the
+/// harness's arguments (the tree, `-newer`, `-size`, `-name "*01*"`); its
+/// last line `MATCHED found/scanned` gives the counts (here from GNU find,
+/// so they equal GNU find's). A script that is not executable is refused
+/// in one line before anything is written.
+#[test]
+fn an_external_find_script_runs_as_the_harness_runs_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let script = tmp.path().join("myfind.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ntree=\"$1\"\nn=$(find \"$@\" | wc -l)\nt=$(find \"$tree\" | wc -l)\n\
+         echo \"MATCHED $n/$t\"\n",
+    )
+    .unwrap();
+    let keep_trees = format!(
+        "[mdtest-hard]\nn = 150\n[mdtest-easy-delete]\nrun = FALSE\n\
+         [mdtest-hard-delete]\nrun = FALSE\n[find]\nexternal-script = {}\n",
+        script.display()
+    );
+    let cfg = config(tmp.path(), &keep_trees);
+    let out = io500(2, tmp.path(), &[cfg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "not executable yet");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("external-script") && err.contains("not executable"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("res").exists());
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = io500(2, tmp.path(), &[cfg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result = std::fs::read_to_string(tmp.path().join("res/result.txt")).unwrap();
+    let found: usize = value(&result, "find", "found").unwrap().parse().unwrap();
+    let data = tmp.path().join("data");
+    let want = gnu_find(&data, &tmp.path().join("res/timestampfile"));
+    assert!(want > 0);
+    assert_eq!(found, want);
+    let total = value(&result, "find", "total-files").unwrap();
+    assert_eq!(
+        value(&result, "find", "last-output"),
+        Some(format!("\"MATCHED {found}/{total}\""))
+    );
+    let exe = value(&result, "find", "exe").unwrap();
+    assert!(exe.starts_with(&script.display().to_string()), "{exe}");
+    let score: f64 = value(&result, "find", "score").unwrap().parse().unwrap();
+    assert!(score > 0.0);
+}

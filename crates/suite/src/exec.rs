@@ -338,6 +338,10 @@ impl Job<'_> {
                     run.exit_status = EXIT_INVALID;
                     run.reasons
                         .push(format!("not run: step {a}, which it runs after, failed"));
+                } else if let Err(e) = self.write_file(p) {
+                    run.exit_status = EXIT_INVALID;
+                    run.reasons.push(e);
+                    failed.insert(p.name.clone());
                 } else {
                     let (status, id) = self.run_one(p, rep);
                     run.exit_status = status;
@@ -364,6 +368,35 @@ impl Job<'_> {
             }
         }
         Ok(runs)
+    }
+
+    /// Collective: rank 0 writes the step's file (an io500 config.ini made
+    /// from the parameters) before the step runs; `Err`: the one-line
+    /// reason, on every rank.
+    fn write_file(&self, p: &PlannedStep) -> Result<(), String> {
+        let Some(f) = &p.file else { return Ok(()) };
+        let rank0 = self.world.rank() == 0;
+        let wrote = if rank0 {
+            std::fs::write(&f.path, &f.text).map_err(|e| {
+                format!(
+                    "step {}: file {}: {e} (the step did not run)",
+                    p.name, f.path
+                )
+            })
+        } else {
+            Ok(())
+        };
+        let bad = self
+            .world
+            .all_reduce_u64(&[u64::from(wrote.is_err())], ReduceOp::Max)[0];
+        if bad == 0 {
+            return Ok(());
+        }
+        let why = wrote.err().unwrap_or_default();
+        if rank0 {
+            say(&format!("pario suite: {why}"));
+        }
+        Err(why)
     }
 
     /// Run one repetition of a step in-process; (status agreed by all ranks, run id).
@@ -428,7 +461,15 @@ impl Job<'_> {
         ranks: u32,
     ) -> i32 {
         for r in &mut runs {
-            let Some(id) = r.run_id.clone() else { continue };
+            let Some(id) = r.run_id.clone() else {
+                if r.exit_status != 0 && r.reasons.is_empty() {
+                    r.reasons.push(format!(
+                        "the step ended with exit status {} and kept no run",
+                        r.exit_status
+                    ));
+                }
+                continue;
+            };
             let record = earlier
                 .get(&id)
                 .cloned()
@@ -465,9 +506,16 @@ impl Job<'_> {
                     (crate::TAG_STEP.to_string(), step.to_string()),
                     (k.clone(), v.clone()),
                 ];
+                let tool = self
+                    .suite
+                    .steps
+                    .iter()
+                    .find(|s| s.name == step)
+                    .map(|s| s.tool);
                 kept_runs(&self.settings.keep, &tags)
                     .unwrap_or_default()
                     .into_iter()
+                    .filter(|r| tool.is_some_and(|t| of_tool(r, t)))
                     .filter(|r| {
                         r.tags.get(crate::TAG_SUITE_RUN).map(String::as_str) != Some(self.suite_run)
                     })
@@ -505,6 +553,13 @@ pub fn dry_run_text(suite: &Suite, plan: &Plan, ranks: Ranks) -> String {
                 p.repetitions,
                 pario_store::display_command_line(&p.argv)
             ));
+        }
+        if let Some(f) = &p.file {
+            s.push_str(&format!("    before it, writes {}:\n", f.path));
+            for line in f.text.lines() {
+                s.push_str(format!("      {line}").trim_end());
+                s.push('\n');
+            }
         }
     }
     s
@@ -563,6 +618,15 @@ pub fn kept_runs(keep: &KeepTarget, tags: &[(String, String)]) -> Result<Vec<Run
         .filter_map(|f| pario_store::read_record_json(f).ok())
         .filter(|r| tags.iter().all(|(k, v)| r.tags.get(k) == Some(v)))
         .collect())
+}
+
+/// Whether `r` is a run of the step's own tool: an io500 step's phases are
+/// kept as runs of their own tools (ior, mdtest, pfind) with the step's
+/// tags; the step's run is the io500 record.
+fn of_tool(r: &RunRecord, tool: StepTool) -> bool {
+    r.tool
+        .as_ref()
+        .is_none_or(|t| *t == tool.0.descriptor().tool)
 }
 
 /// The ranks and nodes of a run: what a resumed suite run must share with
@@ -649,6 +713,9 @@ fn done_steps(
         let Some(p) = plan.steps.iter().find(|p| p.name == step) else {
             continue;
         };
+        if !of_tool(&r, p.tool) {
+            continue;
+        }
         if done.contains_key(&(step.clone(), rep)) || r.exit_status != 0 || r.interrupted {
             continue;
         }

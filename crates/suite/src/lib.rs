@@ -1,6 +1,6 @@
 //! `pario suite`: a protocol (the regression, procurement and acceptance
 //! workflows, the IO500) as one TOML file of named steps of the registered
-//! front ends (`ior`, `mdtest`, `md-workbench`, `mpi_io_test`:
+//! front ends (`ior`, `mdtest`, `md-workbench`, `mpi_io_test`, `io500`:
 //! `pario_registry`), run inside one MPI job, each step kept as its own
 //! run, resumable, and summed up in the suite's own table.
 //!

@@ -16,6 +16,10 @@
 //! rules = { min_write_seconds = 0 }
 //! figure = [{ op = "write", row = "write", unit = "MiB/s" }]
 //! ```
+//!
+//! A step may carry `file = { path = "...", text = "..." }`, written before
+//! it runs when its command line names `path` ([`StepFile`]); a step of
+//! tool `io500` takes its table and score from its run (see `io500_rules`).
 
 use pario_frontend::contract::Registered;
 use serde::Deserialize;
@@ -55,6 +59,12 @@ impl StepTool {
     /// Its name (the program name of the step's command line).
     pub fn name(self) -> &'static str {
         self.0.descriptor().name
+    }
+
+    /// The io500 front end: its step's table and score are the io500
+    /// run's own (`[RESULT]` and `[SCORE ]` lines), not figures.
+    pub fn is_io500(self) -> bool {
+        self.0.descriptor().tool == pario_io500::front::IO500
     }
 }
 
@@ -119,7 +129,7 @@ pub struct Rules {
 /// bandwidth in GiB/s, "md": a metadata rate in kIOPS).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Figure {
-    pub op: pario_results::Operation,
+    pub source: Source,
     pub row: String,
     pub column: String,
     pub unit: crate::table::Unit,
@@ -127,11 +137,31 @@ pub struct Figure {
     pub line: usize,
 }
 
+/// Where a figure's number comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The mean of this operation's phases over the run's iterations.
+    Op(pario_results::Operation),
+    /// The `[RESULT]` line of this io500 phase (the io500 record's notes):
+    /// the tables of io500 steps, made from their runs.
+    Io500(String),
+}
+
 /// Which geometric mean of the score a figure enters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ScoreKind {
     Bandwidth,
     Metadata,
+}
+
+/// A file a step writes before it runs (an io500 config.ini made from the
+/// suite's parameters): `path` and `text` with `${param}`. It is written
+/// only when the step's command line names `path`, and only inside a
+/// `kind = "dir"` parameter's directory (checked by the plan).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepFile {
+    pub path: Setting,
+    pub text: Setting,
 }
 
 /// One step: a tool, its command line (with `${param}`), repetitions,
@@ -147,6 +177,7 @@ pub struct Step {
     pub after: Vec<(String, usize)>,
     pub rules: Rules,
     pub figures: Vec<Figure>,
+    pub file: Option<StepFile>,
 }
 
 /// A parsed suite file.
@@ -195,6 +226,14 @@ struct RawStep {
     rules: RawRules,
     #[serde(default, rename = "figure")]
     figures: Vec<Spanned<RawFigure>>,
+    file: Option<Spanned<RawFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    path: Spanned<String>,
+    text: Spanned<String>,
 }
 
 #[derive(Deserialize)]
@@ -303,6 +342,7 @@ pub fn parse_with(file: &str, text: &str, registry: Registry) -> Result<Suite, S
     if steps.is_empty() {
         return Err(err(None, "the suite has no [[step]]".into()));
     }
+    io500_rules(&steps).map_err(|(l, r)| err(Some(l), r))?;
     Ok(Suite {
         name,
         description: raw.description,
@@ -479,6 +519,7 @@ fn step(
             .iter()
             .map(|a| (a.get_ref().clone(), lines.at(a.span().start)))
             .collect(),
+        file: r.file.as_ref().map(|f| step_file(f.get_ref(), lines)),
         rules: Rules {
             min_write_seconds,
             read_until_stonewall: r.rules.read_until_stonewall,
@@ -487,6 +528,17 @@ fn step(
         },
         figures,
     })
+}
+
+fn step_file(f: &RawFile, lines: &Lines<'_>) -> StepFile {
+    let setting = |v: &Spanned<String>| Setting {
+        text: v.get_ref().clone(),
+        line: lines.at(v.span().start),
+    };
+    StepFile {
+        path: setting(&f.path),
+        text: setting(&f.text),
+    }
 }
 
 fn figure(
@@ -523,7 +575,7 @@ fn figure(
         Some(s) => Some(score_kind(step, s, unit, lines)?),
     };
     Ok(Figure {
-        op,
+        source: Source::Op(op),
         row: r.row.clone(),
         column: r.column.clone().unwrap_or_else(|| "value".to_string()),
         unit,
@@ -552,4 +604,56 @@ fn score_kind(
             format!("step {step}: score {other:?}: \"bw\" or \"md\""),
         )),
     }
+}
+
+/// An io500 step's table and score are the io500 run's: such a step takes
+/// no figure and no minimum write time (the run holds its write phases to
+/// its stonewall itself), a suite has at most one, and no other step of
+/// it carries a score.
+fn io500_rules(steps: &[Step]) -> Result<(), (usize, String)> {
+    let Some(io) = steps.iter().find(|s| s.tool.is_io500()) else {
+        return Ok(());
+    };
+    if let Some(f) = io.figures.first() {
+        return Err((
+            f.line,
+            format!(
+                "step {}: an io500 step takes no figure (its table is the io500 run's \
+                 [RESULT] and [SCORE ] lines)",
+                io.name
+            ),
+        ));
+    }
+    if let Some(m) = &io.rules.min_write_seconds {
+        return Err((
+            m.line,
+            format!(
+                "step {}: min_write_seconds: an io500 run holds its write phases to its \
+                 [debug] stonewall-time itself",
+                io.name
+            ),
+        ));
+    }
+    if let Some(other) = steps.iter().filter(|s| s.tool.is_io500()).nth(1) {
+        return Err((
+            other.line,
+            format!(
+                "step {}: a second io500 step (the suite's score is step {}'s)",
+                other.name, io.name
+            ),
+        ));
+    }
+    let scored = steps
+        .iter()
+        .flat_map(|s| s.figures.iter().map(move |f| (s, f)));
+    if let Some((s, f)) = scored.into_iter().find(|(_, f)| f.score.is_some()) {
+        return Err((
+            f.line,
+            format!(
+                "step {}: score: the suite's score is the io500 run's (step {})",
+                s.name, io.name
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -28,6 +28,16 @@ pub struct PlannedStep {
     pub argv: Vec<String>,
     pub repetitions: u32,
     pub min_write_seconds: Option<f64>,
+    /// The step's `file`, resolved, when its command line names it: rank 0
+    /// writes it before the step runs.
+    pub file: Option<PlannedFile>,
+}
+
+/// A file a step writes before it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedFile {
+    pub path: String,
+    pub text: String,
 }
 
 /// The resolved suite: steps in run order, and the parameter values used.
@@ -61,6 +71,8 @@ pub fn plan(
     for index in order {
         let s = &suite.steps[index];
         let p = resolve_step(s, index, &values).map_err(|(l, r)| err(Some(l), r))?;
+        inside_a_dir(suite, &values, s, p.file.as_ref()).map_err(|(l, r)| err(Some(l), r))?;
+        io500_config(s, p.file.as_ref()).map_err(|(l, r)| err(Some(l), r))?;
         check(s.tool, &p.argv[1..], ranks).map_err(|e| {
             err(
                 Some(s.args_line),
@@ -119,6 +131,59 @@ pub fn missing_dir(suite: &Suite, plan: &Plan) -> Option<String> {
         })
 }
 
+/// A step's file must lie inside a `kind = "dir"` parameter's directory
+/// (no `..`): a suite writes nowhere else.
+fn inside_a_dir(
+    suite: &Suite,
+    values: &BTreeMap<String, String>,
+    s: &Step,
+    file: Option<&PlannedFile>,
+) -> Result<(), (usize, String)> {
+    use std::path::{Component, Path};
+    let (Some(f), Some(setting)) = (file, s.file.as_ref()) else {
+        return Ok(());
+    };
+    let path = Path::new(&f.path);
+    let climbs = path.components().any(|c| c == Component::ParentDir);
+    let inside = suite
+        .params
+        .iter()
+        .filter(|p| p.kind == Some(crate::model::ParamKind::Dir))
+        .filter_map(|p| values.get(&p.name))
+        .any(|d| !d.is_empty() && path.starts_with(d) && path != Path::new(d));
+    if inside && !climbs {
+        return Ok(());
+    }
+    Err((
+        setting.path.line,
+        format!(
+            "step {}: file {}: not inside a directory parameter (kind = \"dir\"); \
+             a suite writes its files only there",
+            s.name, f.path
+        ),
+    ))
+}
+
+/// The config an io500 step writes is read as the io500 program will read
+/// it: a bad value (`--set hard_segments=many`) is refused before anything
+/// runs, naming the file's line.
+fn io500_config(s: &Step, file: Option<&PlannedFile>) -> Result<(), (usize, String)> {
+    let (Some(f), Some(setting)) = (file, s.file.as_ref()) else {
+        return Ok(());
+    };
+    if !s.tool.is_io500() {
+        return Ok(());
+    }
+    pario_io500::config::Config::parse(&f.text, &f.path)
+        .map(|_| ())
+        .map_err(|e| {
+            (
+                setting.text.line,
+                format!("step {}: the io500 config it writes: {e}", s.name),
+            )
+        })
+}
+
 /// The value of every parameter: `--set`, else the default; built-ins.
 fn values(
     suite: &Suite,
@@ -146,6 +211,7 @@ fn values(
             ));
         }
     }
+    let mut raw: Vec<(&str, String, usize)> = Vec::new();
     for p in &suite.params {
         if BUILTINS.contains(&p.name.as_str()) {
             return Err((
@@ -159,17 +225,7 @@ fn values(
             .find(|(k, _)| k == &p.name)
             .map(|(_, v)| v.clone());
         match set.or_else(|| p.default.clone()) {
-            Some(val) => {
-                // Values may use the built-ins (`node_ranks = "${ranks_per_node}"`).
-                let builtins: BTreeMap<String, String> = v
-                    .iter()
-                    .filter(|(k, _)| BUILTINS.contains(&k.as_str()))
-                    .map(|(k, x)| (k.clone(), x.clone()))
-                    .collect();
-                let val = substitute(&val, &builtins)
-                    .map_err(|e| (Some(p.line), format!("parameter {}: {e}", p.name)))?;
-                v.insert(p.name.clone(), val);
-            }
+            Some(val) => raw.push((p.name.as_str(), val, p.line)),
             None => {
                 let help = if p.help.is_empty() {
                     String::new()
@@ -186,7 +242,50 @@ fn values(
             }
         }
     }
+    resolve_params(&mut v, raw)?;
     Ok(v)
+}
+
+/// The `${name}`s of `text` (names, in order; none when unterminated).
+fn references(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else { break };
+        out.push(&after[..end]);
+        rest = &after[end + 1..];
+    }
+    out
+}
+
+/// Values may use the built-ins and other parameters
+/// (`config = "${dir}/io500.ini"`): each is resolved once every parameter
+/// it names is; a name the suite does not declare, or a cycle, is refused
+/// on the line of the parameter that has it.
+fn resolve_params(
+    v: &mut BTreeMap<String, String>,
+    mut raw: Vec<(&str, String, usize)>,
+) -> Result<(), (Option<usize>, String)> {
+    while !raw.is_empty() {
+        let ready = raw.iter().position(|(_, val, _)| {
+            references(val)
+                .iter()
+                .all(|r| v.contains_key(*r) || !raw.iter().any(|(n, _, _)| n == r))
+        });
+        let Some(i) = ready else {
+            let (name, _, line) = &raw[0];
+            return Err((
+                Some(*line),
+                format!("parameter {name}: its value depends on a cycle of ${{...}} references"),
+            ));
+        };
+        let (name, val, line) = raw.remove(i);
+        let val =
+            substitute(&val, v).map_err(|e| (Some(line), format!("parameter {name}: {e}")))?;
+        v.insert(name.to_string(), val);
+    }
+    Ok(())
 }
 
 /// Replace every `${name}` in `text`; an unknown name is refused.
@@ -251,7 +350,16 @@ fn resolve_step(
             }
         }
     };
+    let file = match &s.file {
+        None => None,
+        Some(f) => Some(PlannedFile {
+            path: substitute(&f.path.text, values).map_err(at(f.path.line))?,
+            text: substitute(&f.text.text, values).map_err(at(f.text.line))?,
+        }),
+    };
+    let file = file.filter(|f| argv[1..].contains(&f.path));
     Ok(PlannedStep {
+        file,
         index,
         name: s.name.clone(),
         tool: s.tool,

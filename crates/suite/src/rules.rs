@@ -71,6 +71,9 @@ pub fn violations(
             ));
         }
     }
+    if record.tool == Some(pario_io500::front::IO500) {
+        v.extend(io500(record));
+    }
     if rules.no_cache_reads && !cached_ok {
         for a in record.advisories.iter().filter(|a| a.is_doubt()) {
             let what = match a.kind.as_str() {
@@ -85,6 +88,32 @@ pub fn violations(
         }
     }
     v
+}
+
+/// An io500 run's own verdict: its `[SCORE ]` line (the one the io500
+/// program printed), with the reasons its record keeps (result.txt's
+/// `ERROR INVALID` lines, each `PHASE: reason`).
+fn io500(record: &RunRecord) -> Vec<String> {
+    use pario_io500::front::INVALID_WARNING;
+    match pario_io500::summary::parse(&record.notes).score {
+        None => vec!["the IO500 run printed no [SCORE ] line".to_string()],
+        Some(s) if s.valid => Vec::new(),
+        Some(_) => {
+            let prefix = format!("{INVALID_WARNING}: ");
+            let why: Vec<&str> = record
+                .warnings
+                .iter()
+                .filter_map(|w| w.strip_prefix(&prefix))
+                .collect();
+            if why.is_empty() {
+                vec![format!("{INVALID_WARNING} (its [SCORE ] line)")]
+            } else {
+                why.iter()
+                    .map(|w| format!("{INVALID_WARNING}: {w}"))
+                    .collect()
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -183,6 +212,30 @@ mod tests {
         assert_eq!(v.len(), 1, "{v:?}");
         assert!(v[0].contains("memory file system") && v[0].contains("allow_cached_reads"));
         assert!(violations(&r, &rules(), None, true).is_empty());
+    }
+
+    /// An io500 record is judged by its own [SCORE ] line: valid when it
+    /// is, invalid when it says [INVALID] or is missing.
+    #[test]
+    fn an_io500_run_is_judged_by_its_score_line() {
+        let run = |notes: &[&str]| RunRecord {
+            tool: Some(pario_io500::front::IO500),
+            notes: notes.iter().map(|n| n.to_string()).collect(),
+            ..RunRecord::default()
+        };
+        let valid = "[SCORE ] Bandwidth 1.000000 GiB/s : IOPS 2.000000 kiops : TOTAL 1.414214";
+        assert!(violations(&run(&[valid]), &rules(), None, true).is_empty());
+        let invalid = format!("{valid} [INVALID]");
+        let v = violations(&run(&[&invalid]), &rules(), None, true);
+        assert_eq!(v, ["the IO500 run is INVALID (its [SCORE ] line)"]);
+        let v = violations(&run(&["IO500 version x"]), &rules(), None, true);
+        assert_eq!(v, ["the IO500 run printed no [SCORE ] line"]);
+        // Not an io500 record: its notes are not read.
+        let other = RunRecord {
+            tool: None,
+            ..run(&[&invalid])
+        };
+        assert!(violations(&other, &rules(), None, true).is_empty());
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! a score with an invalid cell is labelled INVALID: nothing invalid is
 //! scored silently.
 
-use crate::model::{ScoreKind, Suite};
+use crate::model::{Figure, ScoreKind, Source, Step, Suite};
 use pario_results::{PhaseResult, RunRecord};
 use serde::Serialize;
 
@@ -85,6 +85,90 @@ pub fn figure_value(r: &RunRecord, op: pario_results::Operation, unit: Unit) -> 
         .filter(|v| v.is_finite())
         .collect();
     (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+}
+
+/// A figure's value in `r`: its operation's mean, or, for an io500 phase,
+/// the number of its `[RESULT]` line (in the line's own unit).
+pub fn value(r: &RunRecord, f: &Figure) -> Option<f64> {
+    match &f.source {
+        Source::Op(op) => figure_value(r, *op, f.unit),
+        Source::Io500(phase) => pario_io500::summary::parse(&r.notes)
+            .phases
+            .into_iter()
+            .find(|p| &p.name == phase && p.unit == f.unit.label())
+            .map(|p| p.value),
+    }
+}
+
+/// The figures of step `s`: its own, or, for an io500 step, one row per
+/// phase of its io500 run's result_summary.txt (the first run that kept
+/// one), in its order, the timestamp phase left out.
+pub fn figures_of(s: &Step, runs: &[StepRun]) -> Vec<Figure> {
+    if !s.tool.is_io500() {
+        return s.figures.clone();
+    }
+    let summary = runs
+        .iter()
+        .filter(|r| r.step == s.name)
+        .filter_map(|r| r.record.as_ref())
+        .map(|r| pario_io500::summary::parse(&r.notes))
+        .find(|sum| !sum.phases.is_empty())
+        .unwrap_or_default();
+    let dummy = |name: &str| {
+        pario_io500::table::section_index(name)
+            .is_some_and(|i| pario_io500::table::SECTIONS[i].is_dummy())
+    };
+    summary
+        .phases
+        .into_iter()
+        .filter(|p| !dummy(&p.name))
+        .filter_map(|p| {
+            Some(Figure {
+                unit: Unit::parse(&p.unit)?,
+                source: Source::Io500(p.name.clone()),
+                row: p.name,
+                column: "value".to_string(),
+                score: None,
+                line: s.line,
+            })
+        })
+        .collect()
+}
+
+/// The score of a suite with an io500 step: its runs' `[SCORE ]` lines as
+/// the io500 program printed them (the mean over repetitions), valid when
+/// every run printed one, each valid, and no run broke a rule.
+pub fn io500_score(s: &Step, runs: &[StepRun]) -> Score {
+    let mine: Vec<&StepRun> = runs.iter().filter(|r| r.step == s.name).collect();
+    let lines: Vec<pario_io500::summary::ScoreLine> = mine
+        .iter()
+        .filter_map(|r| r.record.as_ref())
+        .filter_map(|r| pario_io500::summary::parse(&r.notes).score)
+        .collect();
+    let mean = |f: &dyn Fn(&pario_io500::summary::ScoreLine) -> f64| {
+        (!lines.is_empty()).then(|| lines.iter().map(f).sum::<f64>() / lines.len() as f64)
+    };
+    Score {
+        bandwidth: mean(&|l| l.bandwidth),
+        metadata: mean(&|l| l.metadata),
+        total: mean(&|l| l.total).unwrap_or(0.0),
+        valid: !mine.is_empty()
+            && lines.len() == mine.len()
+            && lines.iter().all(|l| l.valid)
+            && mine.iter().all(|r| r.valid()),
+    }
+}
+
+/// The suite's score: its io500 step's, else that of its score figures.
+fn suite_score(
+    suite: &Suite,
+    runs: &[StepRun],
+    scored: &[(ScoreKind, f64, bool)],
+) -> Option<Score> {
+    match suite.steps.iter().find(|s| s.tool.is_io500()) {
+        Some(io) => Some(io500_score(io, runs)),
+        None => score(scored),
+    }
 }
 
 /// One cell of the grid.
@@ -195,7 +279,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
     let mut row_names: Vec<(String, Unit)> = Vec::new();
     let mut cells: Vec<((String, String), Acc)> = Vec::new();
     for s in &suite.steps {
-        for f in &s.figures {
+        for f in &figures_of(s, &runs) {
             if !columns.contains(&f.column) {
                 columns.push(f.column.clone());
             }
@@ -209,10 +293,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
                 ..Acc::default()
             };
             for r in runs.iter().filter(|r| r.step == s.name) {
-                let v = r
-                    .record
-                    .as_ref()
-                    .and_then(|rec| figure_value(rec, f.op, f.unit));
+                let v = r.record.as_ref().and_then(|rec| value(rec, f));
                 match v {
                     Some(v) => acc.values.push(v),
                     None => acc.valid = false,
@@ -254,6 +335,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
         });
     }
     let valid = runs.iter().all(|r| r.valid());
+    let score = suite_score(suite, &runs, &scored);
     Report {
         suite: suite.name.clone(),
         suite_run: suite_run.to_string(),
@@ -261,7 +343,7 @@ pub fn build(suite: &Suite, suite_run: &str, ranks: u32, runs: Vec<StepRun>) -> 
         steps: runs,
         columns,
         rows,
-        score: score(&scored),
+        score,
         baseline_tag: None,
         tolerance: suite.tolerance,
         versus: Vec::new(),
@@ -290,11 +372,12 @@ pub fn compare(
     report.baseline_tag = Some(tag.to_string());
     let mut sides: Vec<(Vec<f64>, Vec<f64>)> = Vec::new();
     for s in &suite.steps {
-        if s.figures.is_empty() {
+        let figures = figures_of(s, &report.steps);
+        if figures.is_empty() {
             continue;
         }
         let base = baseline(&s.name);
-        for f in &s.figures {
+        for f in &figures {
             let Some((ri, ci)) = position(report, &f.row, &f.column) else {
                 continue;
             };
@@ -306,12 +389,9 @@ pub fn compare(
                 .iter()
                 .filter(|r| r.step == s.name)
                 .filter_map(|r| r.record.as_ref())
-                .filter_map(|r| figure_value(r, f.op, f.unit))
+                .filter_map(|r| value(r, f))
                 .collect();
-            let vals: Vec<f64> = base
-                .iter()
-                .filter_map(|r| figure_value(r, f.op, f.unit))
-                .collect();
+            let vals: Vec<f64> = base.iter().filter_map(|r| value(r, f)).collect();
             let b = (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64);
             report.versus.push(Versus {
                 row: f.row.clone(),

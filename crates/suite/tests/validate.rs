@@ -308,3 +308,185 @@ fn the_regression_table_compares_its_cells_as_one_family() {
     // One cell alone: the family is that cell, the lone interval's verdict.
     assert_eq!(verdicts(&sides[1..2], 5.0), (vec!["slower".to_string()], 1));
 }
+
+/// The shipped io500 suite is one io500 step. By default its command line
+/// names the config the suite writes inside `dir` (a config the io500
+/// program reads: every value from the parameters); `--set config=PATH`
+/// runs that file instead and nothing is written.
+#[test]
+fn the_io500_suite_is_one_io500_step_on_a_config_it_writes_inside_dir() {
+    let suite = pario_suite::load("io500").unwrap();
+    let sets = vec![
+        ("dir".to_string(), "/scratch/x".to_string()),
+        ("stonewall".to_string(), "30".to_string()),
+    ];
+    let p = plan::plan(&suite, &sets, RANKS, &check).unwrap();
+    assert_eq!(p.steps.len(), 1);
+    let step = &p.steps[0];
+    assert!(step.tool.is_io500());
+    assert_eq!(
+        step.argv,
+        ["io500", "/scratch/x/io500-config.ini", "--mode=standard"]
+    );
+    let file = step.file.as_ref().expect("the config is written");
+    assert_eq!(file.path, "/scratch/x/io500-config.ini");
+    let cfg = pario_io500::config::Config::parse(&file.text, &file.path).unwrap();
+    assert_eq!(cfg.get("global", "datadir"), Some("/scratch/x"));
+    assert_eq!(cfg.get("global", "resultdir"), Some("/scratch/x/results"));
+    assert_eq!(cfg.get("debug", "stonewall-time"), Some("30"));
+    assert_eq!(cfg.get("ior-easy", "blockSize"), Some("64m"));
+    let own = [sets, vec![("config".into(), "/home/me/c.ini".into())]].concat();
+    let p = plan::plan(&suite, &own, RANKS, &check).unwrap();
+    assert_eq!(p.steps[0].argv[1], "/home/me/c.ini");
+    assert!(
+        p.steps[0].file.is_none(),
+        "an own config is not overwritten"
+    );
+    // A value the io500 program would refuse is refused before anything runs.
+    let bad = vec![
+        ("dir".to_string(), "/scratch/x".to_string()),
+        ("hard_segments".to_string(), "many".to_string()),
+    ];
+    let e = plan::plan(&suite, &bad, RANKS, &check).unwrap_err();
+    assert!(
+        e.reason.starts_with(
+            "step io500: the io500 config it writes: /scratch/x/io500-config.ini line "
+        ),
+        "{e}"
+    );
+    assert!(e.reason.contains("segmentCount"), "{e}");
+}
+
+const IO500: &str = r#"
+name = "mine"
+[params]
+dir = { help = "where", kind = "dir" }
+[[step]]
+name = "io"
+tool = "io500"
+args = "${dir}/c.ini"
+file = { path = "${dir}/c.ini", text = "[global]\ndatadir = ${dir}\n" }
+"#;
+
+/// An io500 step's table and score are the io500 run's: no figures, no
+/// minimum write time, one io500 step, no other score; its command line
+/// must be a real run; its file must lie inside a directory parameter.
+#[test]
+fn an_io500_step_is_refused_what_its_run_decides_itself() {
+    assert!(plan_of(IO500, &[("dir", "/d")]).is_ok());
+    let fig = IO500.to_string() + "figure = [{ op = \"write\", row = \"w\", unit = \"GiB/s\" }]\n";
+    let e = parse("f.toml", &fig).unwrap_err();
+    assert_eq!(e.line, Some(10), "{e}");
+    assert!(e.reason.contains("an io500 step takes no figure"), "{e}");
+    let min = IO500.to_string() + "rules = { min_write_seconds = 300 }\n";
+    let e = parse("f.toml", &min).unwrap_err();
+    assert!(e.reason.contains("holds its write phases to its"), "{e}");
+    let two =
+        IO500.to_string() + "[[step]]\nname = \"again\"\ntool = \"io500\"\nargs = \"x.ini\"\n";
+    let e = parse("f.toml", &two).unwrap_err();
+    assert_eq!(e.line, Some(11), "{e}");
+    assert!(e.reason.contains("a second io500 step"), "{e}");
+    let scored = IO500.to_string()
+        + "[[step]]\nname = \"w\"\ntool = \"ior\"\nargs = \"-w\"\n\
+           figure = [{ op = \"write\", row = \"w\", unit = \"GiB/s\", score = \"bw\" }]\n";
+    let e = parse("f.toml", &scored).unwrap_err();
+    assert!(
+        e.reason.contains("the suite's score is the io500 run's"),
+        "{e}"
+    );
+    let dry = IO500.replace(
+        "args = \"${dir}/c.ini\"",
+        "args = \"${dir}/c.ini --dry-run\"",
+    );
+    let e = refusal(&dry, &[("dir", "/d")]);
+    assert!(
+        e.reason
+            .contains("io500 refuses the command line: a suite step runs the IO500"),
+        "{e}"
+    );
+    let outside = IO500
+        .replace("path = \"${dir}/c.ini\"", "path = \"/etc/c.ini\"")
+        .replace("args = \"${dir}/c.ini\"", "args = \"/etc/c.ini\"");
+    let e = refusal(&outside, &[("dir", "/d")]);
+    assert_eq!(e.line, Some(9), "{e}");
+    assert!(
+        e.reason
+            .contains("file /etc/c.ini: not inside a directory parameter"),
+        "{e}"
+    );
+    let climbs = IO500.replace("${dir}/c.ini", "${dir}/../c.ini");
+    assert!(refusal(&climbs, &[("dir", "/d")])
+        .reason
+        .contains("not inside"));
+}
+
+/// Parameter values may name other parameters; a cycle is refused.
+#[test]
+fn parameters_may_use_other_parameters_but_not_in_a_cycle() {
+    let text = GOOD.replacen("block = \"1m\"", "block = \"${size}m\"\nsize = \"3\"", 1);
+    let p = plan_of(&text, &[("dir", "/d")]).unwrap();
+    assert_eq!(p.values["block"], "3m");
+    let p = plan_of(&text, &[("dir", "/d"), ("size", "${ranks}")]).unwrap();
+    assert_eq!(p.values["block"], "2m");
+    let cycle = text.replace("size = \"3\"", "size = \"${block}\"");
+    let e = refusal(&cycle, &[("dir", "/d")]);
+    assert!(e.reason.contains("a cycle of ${...} references"), "{e}");
+}
+
+/// The suite's table and score of an io500 step are the numbers of the
+/// io500 run's result_summary.txt (kept as its record's notes): one row
+/// per phase but the timestamp, the [SCORE ] line's score, and the run's
+/// own reasons when it is INVALID.
+#[test]
+fn an_io500_steps_table_and_score_are_its_summary_lines() {
+    use pario_results::RunRecord;
+    use pario_suite::table::{build, StepRun};
+    let summary = include_str!("../../io500/tests/fixtures/pario/run-tiny-np2/result_summary.txt");
+    let record = RunRecord {
+        run_id: "r1".into(),
+        tool: Some(pario_io500::front::IO500),
+        notes: summary.lines().map(str::to_string).collect(),
+        warnings: vec![
+            "the IO500 run is INVALID (result.txt says why)".into(),
+            "the IO500 run is INVALID: ior-easy-write: Runtime of phase (0.051) is below stonewall time.".into(),
+        ],
+        ..RunRecord::default()
+    };
+    let suite = pario_suite::load("io500").unwrap();
+    let reasons = pario_suite::rules::violations(&record, &suite.steps[0].rules, None, false);
+    assert_eq!(
+        reasons,
+        ["the IO500 run is INVALID: ior-easy-write: Runtime of phase (0.051) is below stonewall time."]
+    );
+    let run = StepRun {
+        step: "io500".into(),
+        rep: 1,
+        run_id: Some("r1".into()),
+        exit_status: 0,
+        resumed: false,
+        reasons,
+        record: Some(record),
+    };
+    let report = build(&suite, "s1", 2, vec![run]);
+    let rows: Vec<(&str, &str)> = report
+        .rows
+        .iter()
+        .map(|r| (r.row.as_str(), r.unit.as_str()))
+        .collect();
+    assert_eq!(rows.len(), 13, "{rows:?}");
+    assert_eq!(rows[0], ("ior-easy-write", "GiB/s"));
+    assert_eq!(rows[2], ("ior-hard-write", "GiB/s"));
+    assert_eq!(rows[12], ("ior-rnd4K-easy-read", "GiB/s"));
+    let stat = report
+        .rows
+        .iter()
+        .find(|r| r.row == "mdtest-easy-stat")
+        .unwrap();
+    assert_eq!(stat.cells[0].as_ref().unwrap().value, 334.875155);
+    let score = report.score.unwrap();
+    assert_eq!(
+        (score.bandwidth, score.metadata, score.total, score.valid),
+        (Some(0.574087), Some(29.083401), 4.086123, false)
+    );
+    assert!(!report.valid);
+}
