@@ -11,7 +11,7 @@
 //! tables is written, so each rank holds its own private copy, whether it
 //! uses them or not. Linked at a fixed address the tables need no
 //! relocation; their pages stay shared with the file and are only read in
-//! when used. Measured: 1.2-1.4 MiB less RSS per rank of `ior -w -r -F -t
+//! when used. Measured: 1.1-1.4 MiB less RSS per rank of `ior -w -r -F -t
 //! 1m -b 8m` (bench/README.md, "Memory per rank"). The price is that the
 //! binary's own code is not placed at a random address (shared libraries,
 //! stack and heap still are); for a benchmark run by a batch system that is
