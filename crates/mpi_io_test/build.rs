@@ -4,11 +4,19 @@
 //! mpi_io_test` is placed in the profile directory (OUT_DIR/../../..). It
 //! dangles until the binary is linked. Best effort: a failure only prints
 //! a warning; install scripts can create the same link.
+//!
+//! The binary is linked like every front end's ([`bin_link`]: `-no-pie` on
+//! Linux).
 
 use std::path::PathBuf;
 
+#[allow(dead_code)] // its main() is the other crates' build script
+#[path = "../bin_link.rs"]
+mod bin_link;
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    bin_link::position_dependent();
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         return;
     };

@@ -1169,6 +1169,8 @@ fn our_text_output_imports_with_the_workload_of_the_kept_record() {
 fn a_failed_open_ends_every_rank_with_exit_1_and_no_numbers() {
     let dir = scratch();
     for args in [
+        // type 1: the ranks agree on the failure at the phase's end only
+        vec!["-type", "1", "-size", "8"],
         vec!["-type", "2", "-size", "8"],
         vec!["-type", "4", "-num_io", "2", "-csize", "8", "-size", "8"],
     ] {
@@ -1185,6 +1187,41 @@ fn a_failed_open_ends_every_rank_with_exit_1_and_no_numbers() {
         );
         assert!(!run.stdout.contains("Bandwidth"), "{}", run.stdout);
     }
+}
+
+/// Type 1 opens every rank's file without agreeing first (the agreement is
+/// at the phase's end): one rank that cannot open its file still ends every
+/// rank with exit 1, its error, and no figures, while the others wrote.
+#[test]
+fn a_failed_type_1_open_on_one_rank_ends_every_rank_with_exit_1() {
+    let dir = scratch();
+    for r in [0, 2, 3] {
+        std::fs::create_dir(dir.path().join(format!("d{r}"))).unwrap();
+    }
+    let target = s(&dir.path().join("d%r/f"));
+    let run = mpirun(
+        4,
+        &["-type", "1", "-size", "8", "-nobj", "4", "-target", &target],
+    );
+    assert_eq!(run.status, 1, "{}\n{}", run.stdout, run.stderr);
+    let missing = s(&dir.path().join("d1/f"));
+    assert!(
+        run.stderr.contains(&format!(
+            "[RANK 1] ERROR: Unable to open file {missing} for write"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("[RANK 0] ERROR: Unable"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("Bandwidth"), "{}", run.stdout);
+    // no agreement before the transfers: rank 2 wrote its 4 objects of 8
+    // bytes (agreeing after the open left its file empty)
+    let written = std::fs::metadata(dir.path().join("d2/f")).unwrap().len();
+    assert_eq!(written, 32);
 }
 
 /// An object as the original writes it (specification §4): doubles

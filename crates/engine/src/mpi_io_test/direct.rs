@@ -50,13 +50,28 @@ pub fn open_agreed<C: Comm + PointToPoint + ?Sized>(
     path: Option<&Path>,
     amode: AccessMode,
 ) -> Option<Option<File>> {
+    let file = open_timed(x, out, comm, path, amode);
+    if x.world.any_true(file.is_none()) {
+        return None;
+    }
+    file
+}
+
+/// [`open_agreed`] without the agreement: `None` if this rank failed (the
+/// error is in `out`), `Some(None)` when it has no file to open.
+fn open_timed<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    out: &mut PhaseOut,
+    comm: Option<&MpiComm>,
+    path: Option<&Path>,
+    amode: AccessMode,
+) -> Option<Option<File>> {
     let t = now();
     let file = path.map(|p| File::open(comm, p, amode, &x.spec.hints()));
     out.t.open = now() - t;
-    let failed = matches!(file, Some(Err(_)));
-    let file = match file {
-        None => None,
-        Some(Ok(f)) => Some(f),
+    match file {
+        None => Some(None),
+        Some(Ok(f)) => Some(Some(f)),
         Some(Err(e)) => {
             let p = path.map(|p| p.display().to_string()).unwrap_or_default();
             let what = if amode.write { "for write" } else { "to read" };
@@ -66,11 +81,32 @@ pub fn open_agreed<C: Comm + PointToPoint + ?Sized>(
             );
             None
         }
-    };
-    if x.world.any_true(failed) {
-        return None;
     }
-    Some(file)
+}
+
+/// The phase's file, opened inside the timed region; `None` if the phase
+/// cannot go on here. A file of the rank's own (type 1, `comm` None), with
+/// no barrier per object and no live progress, involves no other rank until
+/// the phase's end, where `run_phase` agrees on every failure, so it is not
+/// agreed on here (ior's file-per-process phase has no agreement either; it
+/// was one MPI_Allreduce per phase, which waited for the slowest open).
+/// Otherwise the ranks meet inside the phase (a shared file is opened and
+/// written collectively), so they agree first.
+fn open_phase_file<C: Comm + PointToPoint + ?Sized>(
+    x: &Rank<C>,
+    out: &mut PhaseOut,
+    comm: Option<&MpiComm>,
+    path: &Path,
+    write: bool,
+) -> Option<File> {
+    let amode = mode(x.spec.ty, write);
+    let alone = comm.is_none() && !x.spec.barrier && x.progress.live.is_none();
+    let opened = if alone {
+        open_timed(x, out, comm, Some(path), amode)
+    } else {
+        open_agreed(x, out, comm, Some(path), amode)
+    };
+    opened.flatten()
 }
 
 /// One phase of types 1, 2, 5 on this rank. `comm` is the file's
@@ -85,12 +121,12 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     let mut out = PhaseOut::default();
     // Opened before the timed region (collective with live progress).
     let mut meter = start_meter(x, write);
+    let mut buf = object_buffer(x);
     if cfg.bopen {
         x.world.barrier();
     }
     let t0 = now();
-    let Some(Some(mut file)) = open_agreed(x, &mut out, comm, Some(path), mode(cfg.ty, write))
-    else {
+    let Some(mut file) = open_phase_file(x, &mut out, comm, path, write) else {
         return out;
     };
     let tp = now();
@@ -115,10 +151,10 @@ pub fn phase<C: Comm + PointToPoint + ?Sized>(
     let top = now();
     meter.begin(top);
     let verify_time = if write {
-        write_objects(x, &mut out, &mut file, path, &mut meter);
+        write_objects(x, &mut out, &mut file, path, &mut meter, &mut buf);
         0.0
     } else {
-        read_objects(x, &mut out, &mut file, path, &mut meter)
+        read_objects(x, &mut out, &mut file, path, &mut meter, &mut buf)
     };
     out.t.op = now() - top - verify_time;
     out.series = Some(meter.finish(now()));
@@ -166,17 +202,29 @@ pub(super) fn start_meter<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>, write: b
     Meter::prepare(x.world, &p, info)
 }
 
+/// The one object buffer of a phase, allocated and filled with this rank's
+/// base values before the timed region, as ior's transfer buffer is: a
+/// buffer allocated inside it put a fresh mapping and a page fault per page
+/// (256 for 1 MiB objects) into the open-to-close time of every phase. The
+/// read phase's is filled too, so that its pages are in place before the
+/// first read; the reads overwrite it.
+fn object_buffer<C: Comm + PointToPoint + ?Sized>(x: &Rank<C>) -> Vec<u8> {
+    let mut buf = vec![0u8; x.spec.s as usize];
+    data::fill(&mut buf, x.r, 0.0, 0, x.spec.page);
+    buf
+}
+
+/// Write every object from `buf` ([`object_buffer`]), re-touched per object.
 fn write_objects<C: Comm + PointToPoint + ?Sized>(
     x: &Rank<C>,
     out: &mut PhaseOut,
     file: &mut File,
     path: &Path,
     meter: &mut Meter,
+    buf: &mut [u8],
 ) {
     let cfg = x.spec;
     let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
-    let mut buf = vec![0u8; cfg.s as usize];
-    data::fill(&mut buf, x.r, 0.0, 0, cfg.page);
     let mut failed = false;
     for j in 0..cfg.k {
         if cfg.barrier {
@@ -195,16 +243,16 @@ fn write_objects<C: Comm + PointToPoint + ?Sized>(
             continue;
         }
         data::retouch(
-            &mut buf,
+            buf,
             data::touch_value(filler(x), j, cfg.k, cfg.s),
             tc,
             cfg.page,
         );
         let tw = now();
         let res = if cfg.collective {
-            file.write_at_all(off, &buf)
+            file.write_at_all(off, buf)
         } else {
-            file.write_at(off, &buf)
+            file.write_at(off, buf)
         };
         let tn = now();
         out.t.opwait += tn - tw;
@@ -236,10 +284,10 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
     file: &mut File,
     path: &Path,
     meter: &mut Meter,
+    buf: &mut [u8],
 ) -> f64 {
     let cfg = x.spec;
     let tc = data::touch_count(cfg.touch, cfg.b(), cfg.page);
-    let mut buf = vec![0u8; cfg.s as usize];
     let mut verify = 0.0;
     let mut failed = false;
     for j in 0..cfg.k {
@@ -254,9 +302,9 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
         }
         let tr = now();
         let res = if cfg.collective {
-            file.read_at_all(off, &mut buf)
+            file.read_at_all(off, buf)
         } else {
-            file.read_at(off, &mut buf)
+            file.read_at(off, buf)
         };
         let tn = now();
         out.t.opwait += tn - tr;
@@ -284,7 +332,7 @@ fn read_objects<C: Comm + PointToPoint + ?Sized>(
         }
         let tv = now();
         let t = data::touch_value(filler(x), j, cfg.k, cfg.s);
-        if let Some(m) = data::verify(&mut buf, x.r, t, tc, cfg.page, cfg.check) {
+        if let Some(m) = data::verify(buf, x.r, t, tc, cfg.page, cfg.check) {
             out.bad_objects += 1;
             report_mismatch(x, &m, j, path, off, x.r);
         }
