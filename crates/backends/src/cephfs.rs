@@ -604,10 +604,11 @@ impl CephfsBackend {
         let m = &self.mount;
         // SAFETY: table call on the mounted handle and an fd it opened.
         let ret = unsafe { (m.lib.ceph_lazyio)(m.cmount, fd, 1) };
-        let first = !self
-            .lazy_noted
-            .swap(true, std::sync::atomic::Ordering::Relaxed);
-        if ret < 0 && first {
+        let noted = || {
+            self.lazy_noted
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+        };
+        if ret < 0 && !noted() {
             let note = format!(
                 "--cephfs.olazy: lazy I/O refused on {}: {}; the files are opened without it",
                 path.display(),
@@ -729,11 +730,18 @@ impl Backend for CephfsBackend {
         } else {
             st.f_bsize
         };
+        // CephFS has no inode limit: f_files counts the files and f_ffree
+        // is -1; no inode capacity is reported then (0, as for RADOS).
+        let (total_inodes, free_inodes) = if st.f_ffree > st.f_files {
+            (0, 0)
+        } else {
+            (st.f_files, st.f_ffree)
+        };
         Ok(FsInfo {
             total_bytes: st.f_blocks.saturating_mul(frsize),
             free_bytes: st.f_bfree.saturating_mul(frsize),
-            total_inodes: st.f_files,
-            free_inodes: st.f_ffree,
+            total_inodes,
+            free_inodes,
             fs_type: "ceph".into(),
             mount_options: m.place.clone(),
         })

@@ -76,6 +76,8 @@ fn cephfs_passes_the_conformance_suite() {
     let fs = b.statfs(&dir).unwrap();
     assert_eq!(fs.fs_type, "ceph");
     assert!(fs.mount_options.contains("client."), "{fs:?}");
+    // No inode limit: none reported (libcephfs's f_ffree is -1).
+    assert!(fs.free_inodes <= fs.total_inodes, "{fs:?}");
     assert!(b.stat(&dir).unwrap().is_dir);
     b.rmdir(&dir).unwrap();
     assert_eq!(b.stat(&dir).unwrap_err().kind, ErrorKind::NotFound);
