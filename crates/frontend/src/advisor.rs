@@ -19,8 +19,10 @@
 //!   With a backend whose client library caches file data in each process
 //!   (CEPHFS: libcephfs's `client_oc`, [`ClientCache`]) the same rule holds
 //!   per rank instead of per node: the data written per rank fits in that
-//!   cache, and no `-C`/`-Z` (which reads through another rank's client,
-//!   even on one node); neither O_DIRECT nor a memory hog reaches it.
+//!   cache, and the reordering (if any) leaves each rank reading its own
+//!   data (`-C` on one node shifts by the tasks per node: the rank itself;
+//!   `-Z`, or `-C` over several nodes, reads another rank's data, which its
+//!   client never cached); neither O_DIRECT nor a memory hog reaches it.
 //! - **memory-file-system**: any write or read on tmpfs or ramfs: both are
 //!   served from RAM, whatever the options.
 //! - **faster-than-device**: a read rate per node above what the local
@@ -141,6 +143,9 @@ pub struct TestFacts {
     pub files: String,
     /// The ranks of the test (0: unknown).
     pub tasks: u32,
+    /// The read-back reordering makes every rank read data another rank
+    /// wrote (`-C` over several nodes, `-Z` with several ranks).
+    pub reads_other_ranks: bool,
     /// The backend's client library caches file data in each process
     /// (libcephfs), and the test stores data through it.
     pub client_cache: Option<ClientCache>,
@@ -410,8 +415,8 @@ fn page_cache(
 }
 
 /// The page-cache rule for a client library's own cache (libcephfs):
-/// per rank, not per node, and only `-C`/`-Z` (another rank's client
-/// reads the data), a larger data set or turning the cache off avoid it.
+/// per rank, not per node, and only reading another rank's data (`-Z`,
+/// `-C` across nodes), a larger data set or turning the cache off avoid it.
 fn client_cache(
     test: &TestResult,
     read: &PhaseResult,
@@ -420,9 +425,14 @@ fn client_cache(
     cc: &ClientCache,
 ) -> Option<Advisory> {
     let per_rank = written / u64::from(f.tasks.max(1));
-    if f.reorder || per_rank > cc.bytes {
+    if f.reads_other_ranks || per_rank > cc.bytes {
         return None;
     }
+    let own = if f.reorder {
+        " (-C on one node shifts by the tasks per node: each rank read its own data again)"
+    } else {
+        ""
+    };
     let mib = |b: u64| b as f64 / 1048576.0;
     Some(advisory(
         "page-cache-read",
@@ -430,7 +440,7 @@ fn client_cache(
         Operation::Read,
         format!(
             "read iteration {} followed a write of {:.1} MiB per rank, less than the {:.0} MiB \
-             {} keeps by default in each rank's process: it was probably served from the \
+             {} keeps by default in each rank's process{own}: it was probably served from the \
              client's own cache, not from the file system's servers",
             read.iteration,
             mib(per_rank),
@@ -438,8 +448,9 @@ fn client_cache(
             cc.what
         ),
         format!(
-            "-C (reorder tasks: each rank reads through another rank's client, even on one \
-             node), a data set larger than {:.0} MiB per rank, or {}",
+            "-Z (random reorder: each rank reads another rank's data, which its client never \
+             cached, even on one node) or -C over more than one node, a data set larger than \
+             {:.0} MiB per rank, or {}",
             mib(cc.bytes),
             cc.off
         ),

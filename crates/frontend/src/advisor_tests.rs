@@ -676,18 +676,27 @@ fn a_read_back_through_the_writing_client_is_a_client_cache_read() {
         "{}",
         a[0].reason
     );
-    // -C works even on one node; O_DIRECT and memoryPerNode do not reach it.
-    assert!(a[0].remedy.contains("-C") && a[0].remedy.contains("client_oc = false"));
+    // Reading another rank's data avoids it; O_DIRECT and memoryPerNode do not.
+    assert!(a[0].remedy.contains("-Z") && a[0].remedy.contains("client_oc = false"));
     assert!(!a[0].remedy.contains("memoryPerNode") && !a[0].remedy.contains("O_DIRECT"));
     // Per rank, not per node: 1 GiB over 4 ranks is 256 MiB each, too much
     // for the client, although the node could cache it.
     assert!(cache_and_device(&write_read(GIB, 5e9), &f).is_empty());
-    // -C on one node: another rank's client reads it.
-    let reordered = TestFacts {
+    // -Z, or -C across nodes: every rank reads another rank's data.
+    let others = TestFacts {
+        reorder: true,
+        reads_other_ranks: true,
+        ..cephfs_facts(4)
+    };
+    assert!(cache_and_device(&write_read(400 * MIB, 5e9), &others).is_empty());
+    // -C on one node: each rank reads its own data again, through its cache.
+    let own = TestFacts {
         reorder: true,
         ..cephfs_facts(4)
     };
-    assert!(cache_and_device(&write_read(400 * MIB, 5e9), &reordered).is_empty());
+    let a = cache_and_device(&write_read(400 * MIB, 5e9), &own);
+    assert_eq!(kinds(&a), ["page-cache-read"]);
+    assert!(a[0].reason.contains("its own data"), "{}", a[0].reason);
     // A memory hog does not reach the client's cache.
     let hogged = TestFacts {
         hog_per_node: 8 * GIB - MIB,

@@ -3,7 +3,8 @@
 //! offsets, write-check and read-check, upstream's prefix option; files
 //! written by ior read back through the backend; a read check that does
 //! look at the data; the advisor's word on a read from libcephfs's client
-//! cache (and none with -C); nothing left afterwards; bad input.
+//! cache (also with -C on one node; none with -Z); nothing left afterwards;
+//! bad input.
 //!
 //! The file system comes from scripts/test-object-servers.sh
 //! (PARIO_TEST_CEPHFS_CONF, PARIO_TEST_CEPHFS_USER); without it the tests
@@ -171,7 +172,7 @@ fn files_ior_wrote_read_back_through_the_backend_and_the_check_looks_at_the_data
 }
 
 #[test]
-fn a_read_back_by_the_writing_client_is_flagged_and_one_by_another_is_not() {
+fn a_read_back_through_the_writing_client_is_flagged_and_one_through_another_is_not() {
     let Some((base, o)) = cluster("ior -a CEPHFS client cache advisory") else {
         return;
     };
@@ -188,14 +189,26 @@ fn a_read_back_by_the_writing_client_is_flagged_and_one_by_another_is_not() {
         .find(|l| l.contains("page-cache-read"))
         .unwrap_or_else(|| panic!("no client-cache advisory\n{}", r.both()));
     assert!(
-        warning.contains("libcephfs") && warning.contains("-C"),
+        warning.contains("libcephfs") && warning.contains("-Z"),
         "{warning}"
     );
     assert!(!warning.contains("memoryPerNode"), "{warning}");
-    // -C: every rank reads another rank's file, through another client.
-    let mut reordered = args.to_vec();
-    reordered.push("-C");
-    let r = run(2, dir.path(), &base, &reordered);
+    // -C on one node shifts by the tasks per node: each rank reads its own
+    // file again, through its own client's cache.
+    let mut own = args.to_vec();
+    own.push("-C");
+    let r = run(2, dir.path(), &base, &own);
+    assert!(r.ok(), "{}", r.both());
+    assert!(
+        r.stderr.contains("page-cache-read") && r.stderr.contains("its own data"),
+        "{}",
+        r.both()
+    );
+    // -Z: every rank reads another rank's file, through a client that
+    // never cached it.
+    let mut other = args.to_vec();
+    other.extend(["-Z", "-X", "7"]);
+    let r = run(2, dir.path(), &base, &other);
     assert!(r.ok(), "{}", r.both());
     assert!(!r.stderr.contains("page-cache-read"), "{}", r.both());
     b.rmdir(Path::new(&remote)).unwrap();
