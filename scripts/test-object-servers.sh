@@ -110,6 +110,9 @@ mgr data = $d/mgr/\$id
 
 [mon]
 mon data = $d/mon/\$id
+# The monitor's store is a few MiB: refuse to start only when the disk is
+# nearly full (its default is below 5% free, a large disk's many GiB).
+mon data avail crit = 1
 mon cluster log file = $d/log/cluster.log
 
 [osd]
