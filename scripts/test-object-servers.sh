@@ -343,7 +343,7 @@ stop_all() {
 }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,28p' "$0" ;;
+  -h|--help) sed -n '2,26p' "$0" ;;
   start)
     trap 'stop_all' EXIT
     start_all
