@@ -43,6 +43,9 @@ if [ "$want_test" = 1 ]; then
   # tests (scripts/test-object-servers.sh), librados for -a RADOS (loaded at
   # run time, not linked), curl for the gateway's credentials check.
   pkgs+=(ceph-mon ceph-mgr ceph-osd ceph-common radosgw librados-dev uuid-runtime curl)
+  # The MDS of the test cluster's CephFS, and libcephfs for -a CEPHFS
+  # (loaded at run time, not linked).
+  pkgs+=(ceph-mds libcephfs2)
   # --- end ceph
   # --- slurm (issue 21): a throwaway single-machine Slurm for the srun and
   # sbatch tests (scripts/test-slurm.sh); the packages' services are never

@@ -1,28 +1,36 @@
 #!/usr/bin/env bash
-# A throwaway single-node Ceph cluster (RADOS + the RADOS gateway's S3) for
-# the tests of pario's S3 and RADOS backends.
+# A throwaway single-node Ceph cluster (RADOS, the RADOS gateway's S3 and a
+# CephFS file system) for the tests of pario's S3, RADOS and CEPHFS backends.
 #
 #   scripts/test-object-servers.sh                 start, run `cargo test -p pario-backends`, stop
 #   scripts/test-object-servers.sh CMD [ARGS...]   start, run CMD with the variables below exported, stop
 #   scripts/test-object-servers.sh start           start; print `export ...` lines (for eval)
 #   scripts/test-object-servers.sh stop            stop what `start` started and remove its directory
 #
-# One monitor, a manager, one OSD on memstore (data in memory), pools of size 1 and
-# radosgw on 127.0.0.1, all under PARIO_OBJ_SERVERS_DIR (default: a new
-# directory in $TMPDIR for CMD, a fixed one for start/stop): a private
-# ceph.conf and keyrings, no systemd; /etc/ceph is
-# never read or written. The OSD holds PARIO_OBJ_SERVERS_STORE_MIB MiB
+# One monitor, a manager, one OSD on memstore (data in memory), pools of size 1,
+# radosgw and one metadata server (MDS) with a file system, on 127.0.0.1, all
+# under PARIO_OBJ_SERVERS_DIR (default: a new directory in $TMPDIR for CMD, a
+# fixed one for start/stop): a private ceph.conf and keyrings, no systemd;
+# /etc/ceph is never read or written. The OSD holds PARIO_OBJ_SERVERS_STORE_MIB MiB
 # (default 2048; writes fail once it is full). Exported:
 #   PARIO_TEST_S3_ENDPOINT=http://127.0.0.1:PORT   PARIO_TEST_S3_REGION=us-east-1
 #   PARIO_TEST_S3_ACCESS_KEY, PARIO_TEST_S3_SECRET_KEY (generated at each start)
 #   PARIO_TEST_RADOS_CONF=DIR/ceph.conf   PARIO_TEST_RADOS_POOL=pario
 #   PARIO_TEST_RADOS_USER=pario (client.pario)   PARIO_TEST_RADOS_KEYRING=DIR/keyring
-# Needs Debian's ceph-mon, ceph-mgr, ceph-osd, ceph-common and radosgw
-# (scripts/setup.sh --test installs them).
+#   PARIO_TEST_CEPHFS_CONF=DIR/ceph.conf   PARIO_TEST_CEPHFS_USER=pariofs (client.pariofs,
+#   read-write on the whole file system)   PARIO_TEST_CEPHFS_KEYRING=DIR/keyring
+#   PARIO_TEST_CEPHFS_NAME=pariofs (the file system)
+# Needs Debian's ceph-mon, ceph-mgr, ceph-osd, ceph-mds, ceph-common and radosgw
+# (scripts/setup.sh --test installs them). Without ceph-mds the file system is
+# left out with a note (no PARIO_TEST_CEPHFS_*), except under CI=true, where
+# that is a failure like any other daemon that does not start.
 set -euo pipefail
 
 STATE_DIR="${PARIO_OBJ_SERVERS_DIR:-${TMPDIR:-/tmp}/pario-obj-servers.$(id -u)}"
 POOL=pario
+# The CephFS file system and its client.
+FS_NAME=pariofs
+FS_USER=pariofs
 # How long to wait for each daemon (seconds).
 WAIT_S="${PARIO_OBJ_SERVERS_WAIT:-90}"
 # The OSD's capacity in MiB (memstore: data is kept in memory, up to this).
@@ -102,6 +110,9 @@ mgr data = $d/mgr/\$id
 
 [mon]
 mon data = $d/mon/\$id
+# The monitor's store is a few MiB: refuse to start only when the disk is
+# nearly full (its default is below 5% free, a large disk's many GiB).
+mon data avail crit = 1
 mon cluster log file = $d/log/cluster.log
 
 [osd]
@@ -114,6 +125,10 @@ osd max object namespace len = 64
 osd crush update on start = true
 osd op num shards = 1
 osd op num threads per shard = 2
+
+[mds]
+mds data = $d/mds/\$id
+mds cache memory limit = 268435456
 
 [client.rgw.pario]
 rgw frontends = beast endpoint=127.0.0.1:$rgw_port
@@ -229,11 +244,42 @@ s3_check() {
   [ "$(s3_curl -X DELETE "$url")" = 204 ] || { show_log client.rgw.pario; die "radosgw refuses the generated S3 keys"; }
 }
 
+# One MDS and a file system on two new pools (metadata, data); a client
+# with read-write caps on it (client.$FS_USER), key in the shared keyring.
+start_mds_fs() {
+  local d=$STATE_DIR i
+  mkdir -p "$d/mds/a"
+  cephc auth get-or-create mds.a mon 'allow profile mds' osd 'allow rwx' mds 'allow *' \
+    -o "$d/mds/a/keyring" 2>/dev/null || die "could not create mds.a"
+  ceph-mds -c "$d/ceph.conf" -i a --keyring "$d/mds/a/keyring" >"$d/log/mds.a.out" 2>&1 \
+    || { show_log mds.a; die "ceph-mds did not start"; }
+  cephc osd pool create "${FS_NAME}_metadata" 8 8 >/dev/null 2>&1 || die "could not create pool ${FS_NAME}_metadata"
+  cephc osd pool create "${FS_NAME}_data" 8 8 >/dev/null 2>&1 || die "could not create pool ${FS_NAME}_data"
+  cephc fs new "$FS_NAME" "${FS_NAME}_metadata" "${FS_NAME}_data" >/dev/null 2>&1 \
+    || die "ceph fs new $FS_NAME failed"
+  cephc fs authorize "$FS_NAME" "client.$FS_USER" / rw >>"$d/keyring" 2>/dev/null \
+    || die "could not create client.$FS_USER"
+  for i in $(seq 1 "$WAIT_S"); do
+    cephc mds stat 2>/dev/null | grep -q 'up:active' && return 0
+    sleep 1
+  done
+  show_log mds.a
+  die "the MDS of $FS_NAME did not become active within ${WAIT_S}s"
+}
+
+# Whether to start the MDS: ceph-mds installed, or CI (where it must be).
+want_cephfs() {
+  command -v ceph-mds >/dev/null 2>&1 && return 0
+  [ "${CI:-}" = true ] && die "ceph-mds not found (CI=true: CephFS must start); run scripts/setup.sh --test"
+  note "ceph-mds not found: no CephFS (PARIO_TEST_CEPHFS_* unset); run scripts/setup.sh --test"
+  return 1
+}
+
 start_all() {
   need ceph ceph-mon ceph-mgr ceph-osd ceph-authtool monmaptool radosgw radosgw-admin rados uuidgen
   [[ "$STORE_MIB" =~ ^[1-9][0-9]*$ ]] || die "PARIO_OBJ_SERVERS_STORE_MIB=$STORE_MIB: expected a number of MiB"
   [ -e "$STATE_DIR" ] && die "$STATE_DIR exists: servers already running? (run '$0 stop' first)"
-  mkdir -p "$STATE_DIR"/{log,run,mon,osd,crash}
+  mkdir -p "$STATE_DIR"/{log,run,mon,osd,mds,crash}
   chmod 755 "$STATE_DIR"
   local t0 mon_port rgw_port fsid
   t0=$(date +%s)
@@ -246,6 +292,13 @@ start_all() {
   start_osd
   make_pool
   start_rgw "$rgw_port"
+  local cephfs=0 t1
+  if want_cephfs; then
+    t1=$(date +%s)
+    start_mds_fs
+    cephfs=1
+    note "CephFS $FS_NAME active in $(($(date +%s) - t1))s"
+  fi
   wait_usage
   {
     echo "export PARIO_TEST_S3_ENDPOINT='http://127.0.0.1:$rgw_port'"
@@ -256,10 +309,16 @@ start_all() {
     echo "export PARIO_TEST_RADOS_POOL='$POOL'"
     echo "export PARIO_TEST_RADOS_USER='pario'"
     echo "export PARIO_TEST_RADOS_KEYRING='$STATE_DIR/keyring'"
+    if [ "$cephfs" = 1 ]; then
+      echo "export PARIO_TEST_CEPHFS_CONF='$STATE_DIR/ceph.conf'"
+      echo "export PARIO_TEST_CEPHFS_USER='$FS_USER'"
+      echo "export PARIO_TEST_CEPHFS_KEYRING='$STATE_DIR/keyring'"
+      echo "export PARIO_TEST_CEPHFS_NAME='$FS_NAME'"
+    fi
   } >"$STATE_DIR/env"
   # shellcheck disable=SC1091
   source "$STATE_DIR/env"
-  note "Ceph up in $(($(date +%s) - t0))s: RADOS pool $POOL via $PARIO_TEST_RADOS_CONF, S3 at $PARIO_TEST_S3_ENDPOINT"
+  note "Ceph up in $(($(date +%s) - t0))s: RADOS pool $POOL via $PARIO_TEST_RADOS_CONF, S3 at $PARIO_TEST_S3_ENDPOINT$([ "$cephfs" = 1 ] && echo ", CephFS $FS_NAME")"
 }
 
 # Stop every daemon whose pid file is in the run directory, then remove it all.
@@ -284,7 +343,7 @@ stop_all() {
 }
 
 case "${1:-}" in
-  -h|--help) sed -n '2,21p' "$0" ;;
+  -h|--help) sed -n '2,26p' "$0" ;;
   start)
     trap 'stop_all' EXIT
     start_all

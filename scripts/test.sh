@@ -29,9 +29,10 @@ python3 scripts/check-doc-paths.py
 # some dependencies are built with, so a --bins build compiled them a second
 # time with other features for nothing; this build is the one the tests use.
 cargo build --workspace --all-targets
-# A throwaway single-node Ceph (RADOS and its S3 gateway) on loopback
-# serves the object-store backends' tests of both configurations below
-# (scripts/test-object-servers.sh exports PARIO_TEST_RADOS_*, PARIO_TEST_S3_*).
+# A throwaway single-node Ceph (RADOS, its S3 gateway and a CephFS with
+# its MDS) on loopback serves the object-store and CephFS backends' tests
+# of both configurations below (scripts/test-object-servers.sh exports
+# PARIO_TEST_RADOS_*, PARIO_TEST_S3_*, PARIO_TEST_CEPHFS_*).
 # PostgreSQL and MariaDB run as throwaway servers on loopback for the
 # store's tests; the same test functions run against SQLite, both servers.
 # A throwaway two-node Slurm (scripts/test-slurm.sh: munged, slurmctld,

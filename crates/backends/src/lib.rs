@@ -13,7 +13,8 @@
 //! HDF5 and NCMPI (usable when build.rs finds a parallel HDF5 / PnetCDF; see
 //! [`available_apis`]; their libraries are loaded with dlopen only when the
 //! backend is created, see `dynlib`),
-//! RADOS (objects in a Ceph pool; librados loaded when chosen),
+//! RADOS (objects in a Ceph pool; librados loaded when chosen), CEPHFS
+//! (files in CephFS; libcephfs loaded when chosen),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! usable when build.rs finds it). Each describes itself once in a
 //! [`registry::BackendDescriptor`] in its own module (name, options with
@@ -80,6 +81,7 @@ macro_rules! posix_namespace {
 pub mod aio;
 mod asyncfile;
 pub mod buffer;
+pub mod cephfs;
 pub mod conformance;
 pub mod delete;
 pub mod dummy;

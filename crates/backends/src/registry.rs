@@ -22,6 +22,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::uring::DESCRIPTOR,
     &crate::aio::DESCRIPTOR,
     &crate::rados::DESCRIPTOR,
+    &crate::cephfs::DESCRIPTOR,
     &crate::s3::DESCRIPTOR,
     &crate::s3::EMC_DESCRIPTOR,
 ];
@@ -135,6 +136,22 @@ pub struct Features {
     pub object_store: bool,
     /// Files and directories can be renamed (mdtest's rename phase).
     pub rename: bool,
+    /// The client library caches file data in each process (not the
+    /// node's page cache): what the advisor says of a read after a write.
+    pub client_cache: Option<ClientCache>,
+}
+
+/// A cache of file data inside each process's client library (libcephfs's
+/// object cacher), which neither O_DIRECT nor a memory hog reaches and
+/// which another process (another rank's client) does not share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientCache {
+    /// What it is, for messages ("libcephfs's client cache (client_oc)").
+    pub what: &'static str,
+    /// Its default size per process, in bytes.
+    pub bytes: u64,
+    /// How to turn it off.
+    pub off: &'static str,
 }
 
 impl Features {
@@ -151,6 +168,7 @@ impl Features {
         needs_mpi: false,
         object_store: false,
         rename: true,
+        client_cache: None,
     };
 }
 

@@ -114,6 +114,7 @@ const FEATURES: Features = Features {
     needs_mpi: false,
     object_store: true,
     rename: false,
+    client_cache: None,
 };
 
 /// Why an API of IOR's list that pario has no backend for (HDFS, IME and

@@ -1216,7 +1216,12 @@ fn write_file(
     work: &mut Work,
     report: &mut RankReport,
 ) -> Result<(), BackendError> {
-    let mut h = env.backend.open(path, OpenMode::WRITE_CREATE)?;
+    // --verify-write reads the data back through the same handle.
+    let mode = OpenMode {
+        read: spec.verify_write,
+        ..OpenMode::WRITE_CREATE
+    };
+    let mut h = env.backend.open(path, mode)?;
     filler.prepare(wbuf, writer, number);
     let r = (|| {
         let got = transfer(h.as_mut(), true, wbuf)?;
@@ -1549,6 +1554,22 @@ mod tests {
             assert_eq!(p.ops, want, "{:?}", p.operation);
             assert!(p.iops > 0.0);
         }
+        assert_eq!(r.verification_errors, 0);
+        assert_eq!(count_entries(tmp.path()), 0);
+    }
+
+    #[test]
+    fn verify_write_reads_back_through_the_handle_it_wrote_with() {
+        // The handle was write-only: every read back failed with EBADF.
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_str().unwrap();
+        let comm = LocalComm::new();
+        let backend = PosixBackend::default();
+        let mut s = spec(root, 5);
+        s.write_bytes = 64;
+        s.verify_write = true;
+        let mut obs = RecordingObserver::default();
+        let r = run_mdtest_test(&env(&comm, &backend), &s, &mut NoHooks, &mut obs).unwrap();
         assert_eq!(r.verification_errors, 0);
         assert_eq!(count_entries(tmp.path()), 0);
     }

@@ -16,6 +16,13 @@
 //!   memory hog of `memoryPerNode`/`memoryPerTask`), without O_DIRECT and
 //!   without task reordering (`-C`/`-Z`) onto another node (on one node,
 //!   reordering reads a neighbour's data from the same cache).
+//!   With a backend whose client library caches file data in each process
+//!   (CEPHFS: libcephfs's `client_oc`, [`ClientCache`]) the same rule holds
+//!   per rank instead of per node: the data written per rank fits in that
+//!   cache, and the reordering (if any) leaves each rank reading its own
+//!   data (`-C` on one node shifts by the tasks per node: the rank itself;
+//!   `-Z`, or `-C` over several nodes, reads another rank's data, which its
+//!   client never cached); neither O_DIRECT nor a memory hog reaches it.
 //! - **memory-file-system**: any write or read on tmpfs or ramfs: both are
 //!   served from RAM, whatever the options.
 //! - **faster-than-device**: a read rate per node above what the local
@@ -40,6 +47,7 @@
 //! every kind against every setting that rules it out.
 
 use crate::Console;
+use pario_backends::registry::ClientCache;
 use pario_results::stragglers::{phase_stragglers, StragglerRule};
 use pario_results::{AccessOrder, Advisory, Operation, PhaseResult, RunRecord, TestResult};
 use std::path::Path;
@@ -133,6 +141,14 @@ pub struct TestFacts {
     pub storage: Storage,
     /// The files read and written (to match tests over the same files).
     pub files: String,
+    /// The ranks of the test (0: unknown).
+    pub tasks: u32,
+    /// The read-back reordering makes every rank read data another rank
+    /// wrote (`-C` over several nodes, `-Z` with several ranks).
+    pub reads_other_ranks: bool,
+    /// The backend's client library caches file data in each process
+    /// (libcephfs), and the test stores data through it.
+    pub client_cache: Option<ClientCache>,
 }
 
 impl TestFacts {
@@ -261,6 +277,14 @@ fn read_after_write(test: &TestResult, read: &PhaseResult) -> Option<u64> {
 
 /// page-cache-read, memory-file-system and faster-than-device advisories.
 pub fn cache_and_device(test: &TestResult, f: &TestFacts) -> Vec<Advisory> {
+    if let Some(cc) = &f.client_cache {
+        return test
+            .phases
+            .iter()
+            .filter(|p| p.operation == Some(Operation::Read))
+            .filter_map(|p| client_cache(test, p, read_after_write(test, p)?, f, cc))
+            .collect();
+    }
     if !f.stored {
         return Vec::new();
     }
@@ -387,6 +411,49 @@ fn page_cache(
             cache / 1048576.0
         ),
         cache_remedies(f),
+    ))
+}
+
+/// The page-cache rule for a client library's own cache (libcephfs):
+/// per rank, not per node, and only reading another rank's data (`-Z`,
+/// `-C` across nodes), a larger data set or turning the cache off avoid it.
+fn client_cache(
+    test: &TestResult,
+    read: &PhaseResult,
+    written: u64,
+    f: &TestFacts,
+    cc: &ClientCache,
+) -> Option<Advisory> {
+    let per_rank = written / u64::from(f.tasks.max(1));
+    if f.reads_other_ranks || per_rank > cc.bytes {
+        return None;
+    }
+    let own = if f.reorder {
+        " (-C on one node shifts by the tasks per node: each rank read its own data again)"
+    } else {
+        ""
+    };
+    let mib = |b: u64| b as f64 / 1048576.0;
+    Some(advisory(
+        "page-cache-read",
+        test,
+        Operation::Read,
+        format!(
+            "read iteration {} followed a write of {:.1} MiB per rank, less than the {:.0} MiB \
+             {} keeps by default in each rank's process{own}: it was probably served from the \
+             client's own cache, not from the file system's servers",
+            read.iteration,
+            mib(per_rank),
+            mib(cc.bytes),
+            cc.what
+        ),
+        format!(
+            "-Z (random reorder: each rank reads another rank's data, which its client never \
+             cached, even on one node) or -C over more than one node, a data set larger than \
+             {:.0} MiB per rank, or {}",
+            mib(cc.bytes),
+            cc.off
+        ),
     ))
 }
 

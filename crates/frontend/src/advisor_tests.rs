@@ -651,3 +651,65 @@ fn a_virtio_disk_in_sys_gives_a_guessed_ceiling_named_by_its_source() {
     std::fs::write(sda.join("device/vendor"), "ATA     \n").unwrap();
     assert_eq!(count_devices(&sda, 0), Storage::devices(1, 0));
 }
+
+/// A CEPHFS test: libcephfs's 200 MiB cache in each rank's client.
+fn cephfs_facts(tasks: u32) -> TestFacts {
+    TestFacts {
+        stored: false,
+        tasks,
+        direct_option: None,
+        client_cache: pario_backends::registry::find("CEPHFS")
+            .and_then(|d| d.features.client_cache),
+        ..facts()
+    }
+}
+
+#[test]
+fn a_read_back_through_the_writing_client_is_a_client_cache_read() {
+    let f = cephfs_facts(4);
+    assert!(f.client_cache.is_some(), "CEPHFS declares its client cache");
+    // 4 ranks x 100 MiB: each rank's data fits in its client's 200 MiB.
+    let a = cache_and_device(&write_read(400 * MIB, 5e9), &f);
+    assert_eq!(kinds(&a), ["page-cache-read"]);
+    assert!(
+        a[0].reason.contains("100.0 MiB per rank") && a[0].reason.contains("libcephfs"),
+        "{}",
+        a[0].reason
+    );
+    // Reading another rank's data avoids it; O_DIRECT and memoryPerNode do not.
+    assert!(a[0].remedy.contains("-Z") && a[0].remedy.contains("client_oc = false"));
+    assert!(!a[0].remedy.contains("memoryPerNode") && !a[0].remedy.contains("O_DIRECT"));
+    // Per rank, not per node: 1 GiB over 4 ranks is 256 MiB each, too much
+    // for the client, although the node could cache it.
+    assert!(cache_and_device(&write_read(GIB, 5e9), &f).is_empty());
+    // -Z, or -C across nodes: every rank reads another rank's data.
+    let others = TestFacts {
+        reorder: true,
+        reads_other_ranks: true,
+        ..cephfs_facts(4)
+    };
+    assert!(cache_and_device(&write_read(400 * MIB, 5e9), &others).is_empty());
+    // -C on one node: each rank reads its own data again, through its cache.
+    let own = TestFacts {
+        reorder: true,
+        ..cephfs_facts(4)
+    };
+    let a = cache_and_device(&write_read(400 * MIB, 5e9), &own);
+    assert_eq!(kinds(&a), ["page-cache-read"]);
+    assert!(a[0].reason.contains("its own data"), "{}", a[0].reason);
+    // A memory hog does not reach the client's cache.
+    let hogged = TestFacts {
+        hog_per_node: 8 * GIB - MIB,
+        ..cephfs_facts(4)
+    };
+    assert_eq!(
+        kinds(&cache_and_device(&write_read(400 * MIB, 5e9), &hogged)),
+        ["page-cache-read"]
+    );
+    // A read without a write before it.
+    let read_only = TestResult {
+        phases: vec![phase(Operation::Read, 0, 64 * MIB, 5e9)],
+        ..TestResult::default()
+    };
+    assert!(cache_and_device(&read_only, &f).is_empty());
+}

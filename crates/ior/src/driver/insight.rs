@@ -58,6 +58,12 @@ pub fn test_facts(test_id: u32, p: &IorParams, shape: Shape) -> TestFacts {
             Storage::Unknown
         },
         files: p.test_file.clone(),
+        tasks: u32::try_from(tasks).unwrap_or(u32::MAX),
+        reads_other_ranks: (p.ordering.reorder_tasks && shape.nodes > 1)
+            || (p.ordering.reorder_tasks_random > 0 && tasks > 1),
+        client_cache: features
+            .client_cache
+            .filter(|_| !p.dry_run && !features.fake),
     }
 }
 
