@@ -80,7 +80,7 @@ mod tests {
         let types: Vec<u8> = got.iter().map(|e| e.1).collect();
         let names: Vec<&[u8]> = got.iter().map(|e| e.0.as_slice()).collect();
         assert_eq!(names, [&b"f"[..], b"l", b"sub"]);
-        // tmpfs, ext4, xfs and overlayfs fill d_type; a file system that
+        // tmpfs, ext4 and xfs (ftype=1) fill d_type; a file system that
         // does not gives DT_UNKNOWN, which the walk resolves with lstat.
         assert!(
             types == [libc::DT_REG, libc::DT_LNK, libc::DT_DIR] || types.contains(&UNKNOWN),
