@@ -250,6 +250,7 @@ fn shared(
 
 /// A one-rank walk: no one to steal from.
 fn alone(w: &mut walk::Walker, cut: &dyn Fn() -> bool, out: &mut dyn std::io::Write) {
+    w.alone();
     while w.has_work() {
         if cut() {
             w.stop();

@@ -101,6 +101,9 @@ pub struct Walker<'a> {
     held_names: usize,
     /// Treat every d_type as unknown (what some file systems give).
     types_unknown: bool,
+    /// Queue the batches of large directories for other ranks (false when
+    /// this rank walks alone).
+    share: bool,
     pub stonewalled: bool,
 }
 
@@ -117,6 +120,7 @@ impl<'a> Walker<'a> {
             lines: Vec::new(),
             held_names: 0,
             types_unknown: false,
+            share: true,
             stonewalled: false,
         }
     }
@@ -129,6 +133,12 @@ impl<'a> Walker<'a> {
             types_unknown: true,
             ..self
         }
+    }
+
+    /// Walking alone: examine every batch at once, since no rank could
+    /// take it (holding names for no one only costs memory).
+    pub fn alone(&mut self) {
+        self.share = false;
     }
 
     /// Rank 0's start: the start directory is tested as an entry (its name
@@ -249,7 +259,7 @@ impl<'a> Walker<'a> {
         open.batches += 1;
         let room =
             self.held_names == 0 || self.held_names + batch.len() <= self.tests.spec.queue_length;
-        if whole || batch.is_empty() || !room {
+        if whole || batch.is_empty() || !room || !self.share {
             self.examine(&open.path, batch);
         } else {
             self.held_names += batch.len();
