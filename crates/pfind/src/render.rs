@@ -169,6 +169,14 @@ mod tests {
             "work items stolen: 0, time spend in job stealing: 0.002s, \
              number of completion tokens send: 2)"
         ));
+        s.verbosity = 2;
+        let mut r = result();
+        (r.totals.idle_us, r.totals.read) = (1600, 11);
+        let done = lines(&s, &r)[1].clone();
+        assert!(
+            done.ends_with(", idle: 0.002s, dirents read: 11)"),
+            "{done}"
+        );
     }
 
     #[test]
