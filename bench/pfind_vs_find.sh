@@ -10,8 +10,9 @@
 # (-name '*01*'), each REPS times (default 3) as: find | wc -l, then pfind
 # -C with each rank count of NPS (default "1 2 4"), alternating. Each line:
 # the wall time (mpirun's start included), pfind's own walk time (scanned
-# files over its rate), the counts, and per rank the entries scanned, the
-# items stolen and the time idle (-P -v -v). The script stops if a count
+# files over its rate), the counts, and per rank the files and entries
+# examined, the entries it read, the items stolen and the time idle
+# (-P -v -v). The script stops if a count
 # differs from find's.
 #
 # usage: bench/pfind_vs_find.sh   knobs: SHAPE, REPS, NPS, DIR, PFIND
@@ -67,7 +68,7 @@ for q in hard easy; do
       matched=$(grep '^MATCHED' <<<"$out")
       rate=$(grep '^\[DONE\]' <<<"$out" | sed 's/.*rate: \([0-9.]*\) kiops.*/\1/')
       walk=$(echo "scale=4; ${matched#*/} / ($rate * 1000)" | bc)
-      ranks=$(grep '^\[[0-9]' <<<"$out" | sed 's/^\[\([0-9]*\)\].*(scanned \([0-9]*\) files.*work items stolen: \([0-9]*\).*idle: \([0-9.]*\)s)/r\1:scan=\2,stole=\3,idle=\4s/' | tr '\n' ' ')
+      ranks=$(grep '^\[[0-9]' <<<"$out" | sed 's/^\[\([0-9]*\)\].*(scanned \([0-9]*\) files, scanned dirents: \([0-9]*\).*work items stolen: \([0-9]*\).*idle: \([0-9.]*\)s, dirents read: \([0-9]*\))/r\1:files=\2,dirents=\3,read=\6,stole=\4,idle=\5s/' | tr '\n' ' ')
       printf "%s rep%d pfind -np %d wall %.3fs walk %.3fs %s | %s\n" $q "$rep" "$np" "$(echo "$e - $s" | bc)" "$walk" "$matched" "$ranks"
       found=${matched#MATCHED }
       [ "${found%/*}" = "$want" ] || { echo "pfind found ${found%/*}, find $want" >&2; exit 1; }

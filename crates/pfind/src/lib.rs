@@ -11,6 +11,7 @@
 //! IO500 harness's `find.csv` from that result. [`front`] puts the four
 //! on the front-end contract (the `pfind` program, the registry).
 
+pub mod dir;
 pub mod front;
 pub mod glob;
 pub mod render;
@@ -33,13 +34,13 @@ pub const EXIT_ERRORS: i32 = 1;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
     pub errors: u64,
-    /// Entries whose d_type was unknown (always 0 here: std resolves
-    /// DT_UNKNOWN with an lstat).
+    /// Entries whose d_type was unknown (DT_UNKNOWN), so that their type
+    /// took an lstat.
     pub unknown: u64,
     pub found: u64,
     /// Non-directory entries scanned (pfind's "scanned files").
     pub total: u64,
-    /// Directory entries read.
+    /// Directory entries examined (pfind's "scanned dirents").
     pub checked: u64,
     pub steal_requests_received: u64,
     pub items_sent: u64,
@@ -51,9 +52,12 @@ pub struct Counters {
     pub idle_us: u64,
     /// Steps of work done.
     pub busy_steps: u64,
+    /// Directory entries this rank read with readdir (each is examined
+    /// here or, from a large directory, by the rank that takes its batch).
+    pub read: u64,
 }
 
-const FIELDS: usize = 13;
+const FIELDS: usize = 14;
 
 impl Counters {
     fn to_array(&self) -> [u64; FIELDS] {
@@ -71,6 +75,7 @@ impl Counters {
             self.tokens_sent,
             self.idle_us,
             self.busy_steps,
+            self.read,
         ]
     }
 
@@ -89,6 +94,7 @@ impl Counters {
             tokens_sent: a[10],
             idle_us: a[11],
             busy_steps: a[12],
+            read: a[13],
         }
     }
 
@@ -244,6 +250,7 @@ fn shared(
 
 /// A one-rank walk: no one to steal from.
 fn alone(w: &mut walk::Walker, cut: &dyn Fn() -> bool, out: &mut dyn std::io::Write) {
+    w.alone();
     while w.has_work() {
         if cut() {
             w.stop();

@@ -3,7 +3,8 @@
 //! work-stealing counts), one such line per rank with `-P`, the
 //! `MATCHED found/scanned` line, and the IO500 harness's `find.csv`.
 //! With `-v -v` the summary lines end with pario's idle time (seconds a
-//! rank spent without work; summed over ranks in the `[DONE]` line).
+//! rank spent without work; summed over ranks in the `[DONE]` line) and
+//! the directory entries the rank(s) read.
 
 use crate::{Counters, PfindResult, PfindSpec};
 use std::fmt::Write;
@@ -39,8 +40,14 @@ fn summary(s: &PfindSpec, label: &str, c: &Counters, runtime: f64) -> String {
         );
     }
     if s.verbosity > 1 {
-        // pario's own: how long the rank(s) had no work to do.
-        let _ = write!(l, ", idle: {:.3}s", c.idle_us as f64 / 1e6);
+        // pario's own: how long the rank(s) had no work to do, and how
+        // many entries they read (examined entries are "scanned dirents").
+        let _ = write!(
+            l,
+            ", idle: {:.3}s, dirents read: {}",
+            c.idle_us as f64 / 1e6,
+            c.read
+        );
     }
     l.push(')');
     l
@@ -106,6 +113,8 @@ Options:
   -N              steal from the next rank half of the time instead of a random one
   -s SECONDS      stonewall: stop scanning after SECONDS (0: never)
   -M N            read N directory entries per step between message checks (default 1000)
+  -H 1|2          accepted for upstream's command lines; a directory of more than
+                  -M entries is always shared between ranks in batches of -M names
   -D rates        print the rate and time in the summary line
   -P              print one summary line per rank
   -v              more detail (repeatable)
@@ -160,6 +169,14 @@ mod tests {
             "work items stolen: 0, time spend in job stealing: 0.002s, \
              number of completion tokens send: 2)"
         ));
+        s.verbosity = 2;
+        let mut r = result();
+        (r.totals.idle_us, r.totals.read) = (1600, 11);
+        let done = lines(&s, &r)[1].clone();
+        assert!(
+            done.ends_with(", idle: 0.002s, dirents read: 11)"),
+            "{done}"
+        );
     }
 
     #[test]

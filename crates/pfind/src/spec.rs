@@ -1,5 +1,6 @@
 //! pfind's command line: `pfind DIR [-newer FILE] [-size N[c]] [-name PAT]
-//! [-type T] [-C] [-q N] [-N] [-s SEC] [-M N] [-D rates] [-P] [-v]...`,
+//! [-type T] [-C] [-q N] [-N] [-s SEC] [-M N] [-H 1|2] [-D rates] [-P]
+//! [-v]...`,
 //! parsed into a [`PfindSpec`]; anything else is refused with one line
 //! naming the option. [`check`] then looks at the file system (the start
 //! directory, the `-newer` file).
@@ -147,10 +148,6 @@ const REFUSED: &[(&str, &str)] = &[
         "regular expressions are not supported; use -name with a shell pattern",
     ),
     (
-        "-H",
-        "parallel access to a single directory (telldir hashing) is not supported",
-    ),
-    (
         "-r",
         "per-rank result files are not supported; file names go to standard output",
     ),
@@ -197,6 +194,18 @@ pub fn parse(args: &[String]) -> Result<PfindSpec, String> {
                     2
                 }
                 v => return Err(format!("-D {v}: unknown debug flag (expected 'rates')")),
+            },
+            // Upstream's split of one directory (1: telldir hashing, 2:
+            // sequential positions): pfind always shares a large
+            // directory's entries, so the value only has to be one of them.
+            "-H" => match value()? {
+                "1" | "2" => 2,
+                v => {
+                    return Err(format!(
+                        "-H {v}: expected 1 (hashing) or 2 (sequential); \
+                         either way pfind shares a large directory's entries"
+                    ))
+                }
             },
             "-q" | "-s" | "-M" => {
                 number_option(&mut s, a, value()?)?;
@@ -391,6 +400,9 @@ mod tests {
             Some(vec![Kind::File, Kind::Link])
         );
         assert!(p(&["-h"]).unwrap().help);
+        // The IO500's pfind-parallelize-single-dir-access-using-hashing.
+        assert_eq!(p(&["/d", "-H", "1"]).unwrap(), p(&["/d"]).unwrap());
+        assert_eq!(p(&["/d", "-H", "2"]).unwrap(), p(&["/d"]).unwrap());
     }
 
     #[test]
@@ -410,7 +422,8 @@ mod tests {
     #[test]
     fn refusals_name_the_option() {
         let e = |args: &[&str]| p(args).unwrap_err();
-        assert!(e(&["/d", "-H", "1"]).starts_with("-H: "));
+        assert!(e(&["/d", "-H", "3"]).starts_with("-H 3: "));
+        assert_eq!(e(&["/d", "-H"]), "-H: missing value");
         assert!(e(&["/d", "-regex", "a.*"]).starts_with("-regex: "));
         assert!(e(&["/d", "-e"]).starts_with("-e: "));
         assert!(e(&["/d", "-r", "x"]).starts_with("-r: "));

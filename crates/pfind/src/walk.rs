@@ -2,13 +2,22 @@
 //! read, files to lstat) and the directory being read, processed a bounded
 //! step at a time so that the rank answers its peers between steps.
 //!
-//! Entry types come from readdir's d_type (`DirEntry::file_type`); an
-//! entry is lstat'ed (`DirEntry::metadata`, fstatat without following
-//! links) only when a predicate needs its inode (`-newer`, `-size`).
+//! Entry types come from readdir's d_type ([`crate::dir`]); an entry is
+//! lstat'ed only when its d_type is unknown (counted: pfind's "unknown
+//! dirents") or a predicate needs its inode (`-newer`, `-size`).
 //! Symbolic links are never followed, so a link loop is one entry.
+//!
+//! A directory is read [`PfindSpec::per_step`] entries at a time. When it
+//! holds more than that, each batch of names read becomes a work item of
+//! its own ([`Item::Names`]) instead of being examined at once, so that
+//! other ranks can steal part of a large directory's work (the tests, the
+//! lstat, the matched lines) while this rank goes on reading it. Each
+//! entry is read once, by the rank that reads the directory, and examined
+//! once, by whichever rank holds its batch.
 //! Directories are matched like any entry (GNU find's rule); pfind's
 //! "scanned files" count ([`Counters::total`]) counts the non-directories.
 
+use crate::dir::DirStream;
 use crate::spec::{reason, Checked, Kind, PfindSpec};
 use crate::Counters;
 use std::collections::VecDeque;
@@ -17,6 +26,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
+/// One directory entry as read: its name and d_type.
+pub type Entry = (Vec<u8>, u8);
+
 /// A unit of work that can move between ranks.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Item {
@@ -24,6 +36,19 @@ pub enum Item {
     Dir(Vec<u8>),
     /// A non-directory whose name and type matched, to lstat and test.
     Stat(Vec<u8>),
+    /// Entries of a large directory, read but not yet examined: the
+    /// directory's path and a batch of its entries.
+    Names(Vec<u8>, Vec<Entry>),
+}
+
+impl Item {
+    /// How many entries a [`Item::Names`] batch holds (0 otherwise).
+    fn names(&self) -> usize {
+        match self {
+            Item::Names(_, e) => e.len(),
+            _ => 0,
+        }
+    }
 }
 
 /// The predicates, ready to test.
@@ -59,7 +84,9 @@ impl<'a> Tests<'a> {
 /// A directory being read, possibly over several steps.
 struct Open {
     path: Vec<u8>,
-    entries: std::fs::ReadDir,
+    entries: DirStream,
+    /// Batches of it read so far.
+    batches: u64,
 }
 
 /// One rank's walk state.
@@ -70,6 +97,13 @@ pub struct Walker<'a> {
     pub counters: Counters,
     /// Matched paths, one a line, not yet written out.
     lines: Vec<u8>,
+    /// Entries held in the queue's [`Item::Names`] batches.
+    held_names: usize,
+    /// Treat every d_type as unknown (what some file systems give).
+    types_unknown: bool,
+    /// Queue the batches of large directories for other ranks (false when
+    /// this rank walks alone).
+    share: bool,
     pub stonewalled: bool,
 }
 
@@ -84,8 +118,27 @@ impl<'a> Walker<'a> {
             open: None,
             counters: Counters::default(),
             lines: Vec::new(),
+            held_names: 0,
+            types_unknown: false,
+            share: true,
             stonewalled: false,
         }
+    }
+
+    /// Take no entry's type from readdir: every entry is one whose d_type
+    /// is unknown and is lstat'ed, as on file systems that do not fill
+    /// d_type (tests use it; tmpfs, ext4 and xfs fill it).
+    pub fn with_types_unknown(self) -> Walker<'a> {
+        Walker {
+            types_unknown: true,
+            ..self
+        }
+    }
+
+    /// Walking alone: examine every batch at once, since no rank could
+    /// take it (holding names for no one only costs memory).
+    pub fn alone(&mut self) {
+        self.share = false;
     }
 
     /// Rank 0's start: the start directory is tested as an entry (its name
@@ -111,6 +164,7 @@ impl<'a> Walker<'a> {
     /// Drop all remaining work (the stonewall).
     pub fn stop(&mut self) {
         self.queue.clear();
+        self.held_names = 0;
         self.open = None;
         self.stonewalled = true;
     }
@@ -124,16 +178,20 @@ impl<'a> Walker<'a> {
         } else {
             len / 2
         };
-        self.queue.drain(..n).collect()
+        let given: Vec<Item> = self.queue.drain(..n).collect();
+        self.held_names -= given.iter().map(Item::names).sum::<usize>();
+        given
     }
 
     /// Work a thief received.
     pub fn take(&mut self, items: Vec<Item>) {
+        self.held_names += items.iter().map(Item::names).sum::<usize>();
         self.queue.extend(items);
     }
 
     /// One step: up to `per_step` entries of the open directory, or one
-    /// queued item (a directory is opened, up to 64 stat items are done).
+    /// queued item (a directory is opened, a batch of names examined, up
+    /// to 64 stat items done).
     pub fn step(&mut self) {
         if self.open.is_some() {
             return self.read_some();
@@ -143,6 +201,11 @@ impl<'a> Walker<'a> {
             match item {
                 Item::Dir(path) => {
                     self.open_dir(path);
+                    return;
+                }
+                Item::Names(dir, entries) => {
+                    self.held_names -= entries.len();
+                    self.examine(&dir, entries);
                     return;
                 }
                 Item::Stat(path) => self.stat_item(&path),
@@ -155,38 +218,85 @@ impl<'a> Walker<'a> {
     }
 
     fn open_dir(&mut self, path: Vec<u8>) {
-        match std::fs::read_dir(OsStr::from_bytes(&path)) {
-            Ok(entries) => self.open = Some(Open { path, entries }),
+        match DirStream::open(&path) {
+            Ok(entries) => {
+                self.open = Some(Open {
+                    path,
+                    entries,
+                    batches: 0,
+                })
+            }
             Err(e) => self.error("cannot open directory", &path, &e),
         }
     }
 
+    /// Read a batch of up to `per_step` entries of the open directory. A
+    /// directory read whole in one batch is examined at once; the batches
+    /// of a larger one are queued as [`Item::Names`] for any rank to take
+    /// (while the queue holds fewer than `-q` names; past that, at once).
     fn read_some(&mut self) {
         let Some(mut open) = self.open.take() else {
             return;
         };
-        for _ in 0..self.tests.spec.per_step {
-            match open.entries.next() {
-                None => return,
-                Some(Ok(entry)) => self.entry(&open.path, &entry),
+        let per_step = self.tests.spec.per_step;
+        let mut batch = Vec::with_capacity(per_step.min(1024));
+        let mut done = false;
+        while batch.len() < per_step {
+            match open.entries.next_entry() {
+                Some(Ok(entry)) => batch.push(entry),
+                None => done = true,
                 Some(Err(e)) => {
                     self.error("cannot read directory", &open.path, &e);
-                    return;
+                    done = true;
                 }
             }
+            if done {
+                break;
+            }
         }
-        self.open = Some(open);
+        self.counters.read += batch.len() as u64;
+        let whole = done && open.batches == 0;
+        open.batches += 1;
+        let room =
+            self.held_names == 0 || self.held_names + batch.len() <= self.tests.spec.queue_length;
+        if whole || batch.is_empty() || !room || !self.share {
+            self.examine(&open.path, batch);
+        } else {
+            self.held_names += batch.len();
+            let dir = open.path.clone();
+            self.queue.push_back(Item::Names(dir, batch));
+        }
+        if !done {
+            self.open = Some(open);
+        }
     }
 
-    /// One directory entry (never `.` or `..`: read_dir skips them).
-    fn entry(&mut self, dir: &[u8], entry: &std::fs::DirEntry) {
+    /// Examine entries read from `dir`.
+    fn examine(&mut self, dir: &[u8], entries: Vec<Entry>) {
+        for (name, d_type) in entries {
+            self.entry(dir, &name, d_type);
+        }
+    }
+
+    /// One directory entry (never `.` or `..`).
+    fn entry(&mut self, dir: &[u8], name: &[u8], d_type: u8) {
         self.counters.checked += 1;
-        let name = entry.file_name();
-        let name = name.as_bytes();
         let path = join(dir, name);
-        let kind = match entry.file_type() {
-            Ok(t) => Kind::of(t),
-            Err(e) => return self.error("cannot stat", &path, &e),
+        let mut md = None;
+        let typed = if self.types_unknown {
+            None
+        } else {
+            kind_of(d_type)
+        };
+        let kind = match typed {
+            Some(k) => k,
+            None => {
+                self.counters.unknown += 1;
+                match std::fs::symlink_metadata(OsStr::from_bytes(&path)) {
+                    Ok(m) => Kind::of(md.insert(m).file_type()),
+                    Err(e) => return self.error("cannot stat", &path, &e),
+                }
+            }
         };
         if kind != Kind::Dir {
             self.counters.total += 1;
@@ -194,14 +304,14 @@ impl<'a> Walker<'a> {
         if self.tests.cheap(kind, name) {
             if !self.tests.spec.needs_stat() {
                 self.matched(&path);
+            } else if let Some(m) = &md {
+                if self.tests.inode(m) {
+                    self.matched(&path);
+                }
             } else if kind != Kind::Dir && self.queue.len() < self.tests.spec.queue_length {
                 self.queue.push_back(Item::Stat(path.clone()));
             } else {
-                match entry.metadata() {
-                    Ok(md) if self.tests.inode(&md) => self.matched(&path),
-                    Ok(_) => {}
-                    Err(e) => self.error("cannot stat", &path, &e),
-                }
+                self.stat_item(&path);
             }
         }
         if kind == Kind::Dir {
@@ -240,6 +350,21 @@ impl<'a> Walker<'a> {
     }
 }
 
+/// An entry's kind from its d_type; `None` when the file system did not
+/// say (DT_UNKNOWN, or a value pfind does not know).
+fn kind_of(d_type: u8) -> Option<Kind> {
+    Some(match d_type {
+        libc::DT_REG => Kind::File,
+        libc::DT_DIR => Kind::Dir,
+        libc::DT_LNK => Kind::Link,
+        libc::DT_BLK => Kind::Block,
+        libc::DT_CHR => Kind::Char,
+        libc::DT_FIFO => Kind::Fifo,
+        libc::DT_SOCK => Kind::Socket,
+        _ => return None,
+    })
+}
+
 /// `dir/name`, without doubling a slash the start directory ends with.
 fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
     let mut p = Vec::with_capacity(dir.len() + 1 + name.len());
@@ -266,49 +391,101 @@ fn last_component(path: &[u8]) -> &[u8] {
 }
 
 /// Items as bytes for a message: per item a kind byte, a u32 length and
-/// the path.
+/// the path (a directory's, a file's) or, for a batch of names, the
+/// directory's path with its length, then per entry its d_type byte and
+/// its name with its length.
 pub fn encode(items: &[Item]) -> Vec<u8> {
     let mut out = Vec::new();
     for it in items {
-        let (k, p) = match it {
-            Item::Dir(p) => (b'd', p),
-            Item::Stat(p) => (b's', p),
-        };
-        out.push(k);
-        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
-        out.extend_from_slice(p);
+        match it {
+            Item::Dir(p) => put(&mut out, b'd', p),
+            Item::Stat(p) => put(&mut out, b's', p),
+            Item::Names(dir, entries) => {
+                let mut body = Vec::new();
+                body.extend_from_slice(&(dir.len() as u32).to_le_bytes());
+                body.extend_from_slice(dir);
+                for (name, d_type) in entries {
+                    put(&mut body, *d_type, name);
+                }
+                put(&mut out, b'n', &body);
+            }
+        }
     }
     out
+}
+
+/// A byte, a u32 length and the bytes.
+fn put(out: &mut Vec<u8>, k: u8, p: &[u8]) {
+    out.push(k);
+    out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+    out.extend_from_slice(p);
+}
+
+/// The inverse of [`put`]: the byte, the bytes, and what follows them.
+fn get(b: &[u8]) -> Result<(u8, &[u8], &[u8]), String> {
+    let cut = || "work message cut short".to_string();
+    let len: [u8; 4] = b.get(1..5).ok_or_else(cut)?.try_into().map_err(|_| cut())?;
+    let end = 5 + u32::from_le_bytes(len) as usize;
+    let p = b.get(5..end).ok_or_else(cut)?;
+    Ok((b[0], p, &b[end..]))
 }
 
 /// The inverse of [`encode`]; `Err` for bytes it did not make.
 pub fn decode(mut b: &[u8]) -> Result<Vec<Item>, String> {
     let mut items = Vec::new();
     while !b.is_empty() {
-        if b.len() < 5 {
-            return Err("work message cut short".to_string());
-        }
-        let len = u32::from_le_bytes([b[1], b[2], b[3], b[4]]) as usize;
-        let path = b.get(5..5 + len).ok_or("work message cut short")?.to_vec();
-        items.push(match b[0] {
-            b'd' => Item::Dir(path),
-            b's' => Item::Stat(path),
+        let (k, p, rest) = get(b)?;
+        items.push(match k {
+            b'd' => Item::Dir(p.to_vec()),
+            b's' => Item::Stat(p.to_vec()),
+            b'n' => names(p)?,
             k => return Err(format!("work message has an unknown item kind {k}")),
         });
-        b = &b[5 + len..];
+        b = rest;
     }
     Ok(items)
+}
+
+/// A batch of names from its encoding (the directory, then the entries).
+fn names(b: &[u8]) -> Result<Item, String> {
+    let cut = || "work message cut short".to_string();
+    let len: [u8; 4] = b.get(..4).ok_or_else(cut)?.try_into().map_err(|_| cut())?;
+    let end = 4 + u32::from_le_bytes(len) as usize;
+    let dir = b.get(4..end).ok_or_else(cut)?.to_vec();
+    let mut b = &b[end..];
+    let mut entries = Vec::new();
+    while !b.is_empty() {
+        let (d_type, name, rest) = get(b)?;
+        entries.push((name.to_vec(), d_type));
+        b = rest;
+    }
+    Ok(Item::Names(dir, entries))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dir::UNKNOWN;
 
     #[test]
     fn items_round_trip_and_bad_bytes_are_refused() {
         let items = vec![Item::Dir(b"/a/b".to_vec()), Item::Stat(Vec::new())];
         assert_eq!(decode(&encode(&items)).unwrap(), items);
         assert!(decode(&encode(&items)[..7]).is_err());
+        let names = Item::Names(
+            b"/big".to_vec(),
+            vec![(b"a".to_vec(), libc::DT_REG), (b"bb".to_vec(), UNKNOWN)],
+        );
+        let two = vec![names.clone(), Item::Names(Vec::new(), Vec::new()), names];
+        let bytes = encode(&two);
+        assert_eq!(decode(&bytes).unwrap(), two);
+        // Cut anywhere but between items, the bytes are refused.
+        let first = encode(&two[..1]).len();
+        let second = encode(&two[..2]).len();
+        for cut in (1..bytes.len()).filter(|c| ![first, second].contains(c)) {
+            assert!(decode(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+        assert_eq!(decode(&bytes[..second]).unwrap(), two[..2].to_vec());
         assert!(decode(b"x\0\0\0\0").is_err());
         assert_eq!(decode(b"").unwrap(), vec![]);
     }
@@ -327,6 +504,55 @@ mod tests {
         assert!(w.has_work());
         w.stop();
         assert!(!w.has_work() && w.stonewalled);
+    }
+
+    /// One walker alone over a directory of `n` files and a subdirectory.
+    fn walk_alone(dir: &Path, per_step: &str, unknown: bool) -> Counters {
+        let argv = [dir.display().to_string(), "-M".into(), per_step.into()];
+        let spec = crate::parse(&argv).unwrap();
+        let checked = Checked::default();
+        let mut w = Walker::new(Tests::new(&spec, &checked));
+        if unknown {
+            w = w.with_types_unknown();
+        }
+        w.start(&spec.root);
+        while w.has_work() {
+            w.step();
+        }
+        w.counters
+    }
+
+    #[test]
+    fn a_large_directory_is_queued_in_batches_examined_once() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        for i in 0..25 {
+            std::fs::write(d.path().join(format!("f{i}")), b"").unwrap();
+        }
+        let spec = crate::parse(&[d.path().display().to_string(), "-M".into(), "10".into()]);
+        let spec = spec.unwrap();
+        let checked = Checked::default();
+        let mut w = Walker::new(Tests::new(&spec, &checked));
+        w.start(&spec.root);
+        w.step(); // opens the start directory
+        w.step(); // reads 10 of its 26 entries: a batch, queued
+        assert_eq!(w.counters.read, 10);
+        assert_eq!(w.counters.checked, 0, "queued, not examined");
+        let given = w.give_half();
+        assert!(matches!(&given[..], [Item::Names(_, e)] if e.len() == 10));
+        assert_eq!(w.held_names, 0);
+        while w.has_work() {
+            w.step();
+        }
+        assert_eq!((w.counters.read, w.counters.checked), (26, 16));
+        assert_eq!(w.counters.found, 17, "16 examined here and the start");
+        // Read whole in one step, a directory is examined at once.
+        let c = walk_alone(d.path(), "1000", false);
+        assert_eq!((c.read, c.checked, c.found), (26, 26, 27));
+        // Without d_type every entry is lstat'ed and counted; same matches.
+        let u = walk_alone(d.path(), "7", true);
+        assert_eq!((u.read, u.checked, u.found, u.unknown), (26, 26, 27, 26));
+        assert_eq!((u.total, u.errors), (c.total, 0));
     }
 
     #[test]

@@ -99,7 +99,7 @@ fn bad_input_gets_one_line_and_a_non_zero_exit() {
         (vec![&missing, "-C"], "No such file or directory"),
         (vec![&data, "-newer", &missing], "-newer"),
         (vec![&ts], "not a directory"),
-        (vec![&data, "-H", "1"], "-H:"),
+        (vec![&data, "-H", "3"], "-H 3:"),
         (vec![&data, "-regex", "x"], "-regex:"),
         (vec![&data, "-q", "5"], "-q 5:"),
         (vec![&data, "-size", "3901x"], "-size 3901x:"),

@@ -31,6 +31,8 @@ fn pfind(n: u32, root: &Path, args: &[String]) -> (PfindResult, Vec<String>) {
 }
 
 fn agree_with_find(root: &Path, ts: &Path) {
+    // Every entry below the root, each examined exactly once.
+    let entries = common::gnu_find(root, &[]).len() as u64 - 1;
     for q in common::queries(ts) {
         let want = common::gnu_find(root, &q.iter().map(String::as_str).collect::<Vec<_>>());
         for n in [1, 2, 4, 7] {
@@ -41,6 +43,8 @@ fn agree_with_find(root: &Path, ts: &Path) {
             assert_eq!(r.totals.errors, 0);
             let sent: u64 = r.ranks.iter().map(|c| c.items_sent).sum();
             assert_eq!(sent, r.totals.items_stolen, "every item sent was received");
+            assert_eq!(r.totals.checked, entries, "{n} ranks, {q:?}: examined once");
+            assert_eq!(r.totals.read, entries, "{n} ranks, {q:?}: read once");
         }
     }
 }
@@ -242,6 +246,173 @@ fn work_in_flight_while_the_token_goes_round_is_not_lost() {
         let found: u64 = out.iter().map(|f| f.0).sum();
         assert_eq!(found, want, "{n} ranks");
         assert!(out.iter().any(|f| f.1 > 0), "{n} ranks: work moved");
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// Rank 0's messages, made to wait (after each step, up to `EAGER_STEPS`
+/// steps, until rank 0 has given work away) for a steal request, so that
+/// rank 0 answers one while it still reads the tree's one large directory,
+/// however the threads are scheduled.
+struct Eager<'a> {
+    inner: &'a dyn pario_comm::Messages,
+    rank: u32,
+    looked_in_vain: std::cell::Cell<bool>,
+    waits: std::cell::Cell<u32>,
+    gave_work: std::cell::Cell<bool>,
+}
+
+const EAGER_STEPS: u32 = 40;
+
+impl pario_comm::Messages for Eager<'_> {
+    fn post(&self, dest: u32, tag: i32, data: Vec<u8>) -> Result<(), String> {
+        if tag == pario_pfind::steal::TAG_ANSWER && !data.is_empty() {
+            self.gave_work.set(true);
+        }
+        self.inner.post(dest, tag, data)
+    }
+    fn try_take(&self, tag: i32) -> Option<(u32, Vec<u8>)> {
+        let wait = self.rank == 0
+            && tag == pario_pfind::steal::TAG_REQUEST
+            && self.looked_in_vain.get()
+            && !self.gave_work.get()
+            && self.waits.get() < EAGER_STEPS;
+        if !wait {
+            let r = self.inner.try_take(tag);
+            if tag == pario_pfind::steal::TAG_REQUEST {
+                self.looked_in_vain.set(r.is_none());
+            }
+            return r;
+        }
+        self.looked_in_vain.set(false);
+        self.waits.set(self.waits.get() + 1);
+        loop {
+            if let Some(r) = self.inner.try_take(tag) {
+                return Some(r);
+            }
+            std::thread::yield_now();
+        }
+    }
+    fn flush(&self) {
+        self.inner.flush()
+    }
+}
+
+/// What `run` does on several ranks, with the walker and messages given:
+/// each rank's counters, and rank 0's matched lines, sorted.
+fn walk_with(
+    c: &dyn pario_comm::Comm,
+    m: &dyn pario_comm::Messages,
+    mut w: pario_pfind::walk::Walker,
+) -> (pario_pfind::Counters, Vec<String>) {
+    use pario_pfind::steal::Stealer;
+    let mut lines = Vec::new();
+    let mut st = Stealer::new(m, (c.rank(), c.size()), false, &mut lines);
+    st.run(&mut w, &|| false).unwrap();
+    let mine = if c.rank() == 0 { 0 } else { st.chunks };
+    let posted = c.all_reduce_u64(&[mine], pario_comm::ReduceOp::Sum)[0];
+    st.finish_lines(posted);
+    let mut l: Vec<String> = String::from_utf8(lines)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    l.sort();
+    (w.counters, l)
+}
+
+/// The split of a large directory: a start directory of 700 files and
+/// nothing else, so that rank 0 reads every entry. Its batches of names
+/// are examined by other ranks too (a count per rank, not a time), every
+/// entry exactly once, and the matches are GNU find's, with and without
+/// -newer/-size. Without the split, no other rank examines an entry.
+#[test]
+fn a_large_directory_is_shared_between_ranks() {
+    use pario_comm::Comm;
+    use pario_pfind::walk::{Tests, Walker};
+    let root = common::tmp();
+    let big = root.join("big");
+    std::fs::create_dir(&big).unwrap();
+    for i in 0..700 {
+        let p = big.join(format!("file.mdtest.9.{i}"));
+        common::file(&p, if i % 2 == 0 { 3901 } else { 7 }, i % 3 != 0);
+    }
+    common::timestamp(&root.join("ts"));
+    let queries = common::queries(&root.join("ts"));
+    for q in [&queries[2], &queries[1], &queries[7]] {
+        let want = common::gnu_find(&big, &q.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut argv = vec![big.display().to_string()];
+        argv.extend(q.iter().cloned());
+        argv.extend(["-M", "10", "-q", "100"].map(String::from));
+        let spec = parse(&argv).unwrap();
+        let checked = check(&spec).unwrap();
+        for n in [2, 4, 7] {
+            let out = ThreadComm::run(n, |c| {
+                let m = c.messages().unwrap();
+                let eager = Eager {
+                    inner: m,
+                    rank: c.rank(),
+                    looked_in_vain: std::cell::Cell::new(false),
+                    waits: Default::default(),
+                    gave_work: Default::default(),
+                };
+                let mut w = Walker::new(Tests::new(&spec, &checked));
+                if c.rank() == 0 {
+                    w.start(&spec.root);
+                }
+                walk_with(c, &eager, w)
+            });
+            let ranks: Vec<_> = out.iter().map(|(c, _)| c).collect();
+            assert_eq!(out[0].1, want, "{n} ranks, {q:?}");
+            let examined: Vec<u64> = ranks.iter().map(|c| c.checked).collect();
+            assert_eq!(
+                examined.iter().sum::<u64>(),
+                700,
+                "{n} ranks, {q:?}: once each"
+            );
+            assert_eq!(ranks[0].read, 700, "{n} ranks: rank 0 read the directory");
+            let helpers = examined[1..].iter().filter(|&&e| e > 0).count();
+            assert!(
+                helpers > 0,
+                "{n} ranks, {q:?}: only rank 0 examined entries ({examined:?})"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// A file system that gives no d_type (DT_UNKNOWN for every entry): each
+/// entry is lstat'ed, counted as an unknown dirent, and the matches stay
+/// GNU find's.
+#[test]
+fn entries_of_unknown_type_are_lstat_ed_and_counted() {
+    use pario_comm::Comm;
+    use pario_pfind::walk::{Tests, Walker};
+    let root = common::tmp();
+    common::one_big_dir(&root.join("tree"), 300);
+    common::timestamp(&root.join("ts"));
+    let tree = root.join("tree");
+    let entries = common::gnu_find(&tree, &[]).len() as u64 - 1;
+    for q in common::queries(&root.join("ts")) {
+        let want = common::gnu_find(&tree, &q.iter().map(String::as_str).collect::<Vec<_>>());
+        let mut argv = vec![tree.display().to_string()];
+        argv.extend(q.iter().cloned());
+        argv.extend(["-M", "7", "-q", "10"].map(String::from));
+        let spec = parse(&argv).unwrap();
+        let checked = check(&spec).unwrap();
+        for n in [2, 4] {
+            let out = ThreadComm::run(n, |c| {
+                let mut w = Walker::new(Tests::new(&spec, &checked)).with_types_unknown();
+                if c.rank() == 0 {
+                    w.start(&spec.root);
+                }
+                walk_with(c, c.messages().unwrap(), w)
+            });
+            assert_eq!(out[0].1, want, "{n} ranks, {q:?}");
+            let unknown: u64 = out.iter().map(|(c, _)| c.unknown).sum();
+            let errors: u64 = out.iter().map(|(c, _)| c.errors).sum();
+            assert_eq!((unknown, errors), (entries, 0), "{n} ranks, {q:?}");
+        }
     }
     std::fs::remove_dir_all(&root).unwrap();
 }
