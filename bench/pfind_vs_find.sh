@@ -26,6 +26,9 @@ if [ "$(id -u)" = 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+# Each pfind run is kept as a record: keep them beside the bench directory
+# ($DIR.records), not in the user's store (PARIO_RESULTS_DIR, PARIO_DB override).
+export PARIO_RESULTS_DIR=${PARIO_RESULTS_DIR:-$DIR.records} PARIO_DB=${PARIO_DB:-none}
 if [ -z "${PFIND:-}" ]; then
   cargo build --release -q -p pario-pfind --bin pfind
   PFIND="${CARGO_TARGET_DIR:-target}/release/pfind"

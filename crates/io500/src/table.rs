@@ -348,7 +348,7 @@ const FIND: &[Key] = &[
         "pfind-parallelize-single-dir-access-using-hashing",
         KeyType::Bool,
         Some("FALSE"),
-        "Split the reading of one directory between ranks by hashing (needs file system support)",
+        "Passes -H 1 to pfind, as the harness does; pario's pfind shares the entries of a large directory between ranks either way",
     ),
 ];
 
