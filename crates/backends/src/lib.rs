@@ -14,6 +14,7 @@
 //! [`available_apis`]; their libraries are loaded with dlopen only when the
 //! backend is created, see `dynlib`),
 //! RADOS (objects in a Ceph pool; librados loaded when chosen),
+//! PMDK (files per process mapped with libpmem, loaded when chosen),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! usable when build.rs finds it). Each describes itself once in a
 //! [`registry::BackendDescriptor`] in its own module (name, options with
@@ -90,6 +91,7 @@ pub mod hdf5;
 pub mod mmap;
 pub mod mpiio;
 pub mod ncmpi;
+pub mod pmdk;
 pub mod posix;
 pub mod rados;
 pub mod refused;

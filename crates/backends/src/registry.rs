@@ -24,6 +24,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::rados::DESCRIPTOR,
     &crate::s3::DESCRIPTOR,
     &crate::s3::EMC_DESCRIPTOR,
+    &crate::pmdk::DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -130,11 +131,17 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
-    /// Names are object names in a store (RADOS, S3), not local paths: the
-    /// front ends check no local directory for them.
+    /// Names are object names in a store (RADOS, S3) or paths on a server
+    /// (LIBNFS), not local paths: the front ends check no local directory
+    /// for them.
     pub object_store: bool,
     /// Files and directories can be renamed (mdtest's rename phase).
     pub rename: bool,
+    /// One file shared by every rank (IOR without `-F`); PMDK maps a file
+    /// per process only.
+    pub shared_file: bool,
+    /// mdtest and md-workbench may use it (upstream's `enable_mdtest`).
+    pub mdtest: bool,
 }
 
 impl Features {
@@ -151,6 +158,8 @@ impl Features {
         needs_mpi: false,
         object_store: false,
         rename: true,
+        shared_file: true,
+        mdtest: true,
     };
 }
 
@@ -311,6 +320,20 @@ pub fn api_names(sep: &str) -> String {
 /// would need and what to use instead; `None` for other names.
 pub fn refusal(api: &str) -> Option<String> {
     crate::refused::refusal(api)
+}
+
+/// Why `tool` (mdtest, md-workbench) refuses `-a api`: a backend whose
+/// descriptor says it is for ior only (upstream's `enable_mdtest` false);
+/// `None` for every other name.
+pub fn tool_refusal(tool: &str, api: &str) -> Option<String> {
+    let d = find(api).filter(|d| !d.features.mdtest)?;
+    Some(format!(
+        "-a {}: {tool} cannot use the {} backend ({}), as upstream's {tool} cannot; \
+         use it with ior, or use -a POSIX",
+        api.trim(),
+        d.name,
+        d.summary
+    ))
 }
 
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {

@@ -114,6 +114,8 @@ const FEATURES: Features = Features {
     needs_mpi: false,
     object_store: true,
     rename: false,
+    shared_file: true,
+    mdtest: true,
 };
 
 /// Why an API of IOR's list that pario has no backend for (HDFS, IME and

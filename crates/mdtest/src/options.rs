@@ -530,6 +530,9 @@ impl MdtestOptions {
     /// sizes and GPU options (which also give warnings).
     pub fn resolve(&self) -> Result<Resolved, OptionError> {
         let o = self;
+        if let Some(e) = pario_backends::registry::tool_refusal("mdtest", &o.api) {
+            return Err(bad(e));
+        }
         let mut r = o.selected_phases()?;
         o.check_counts()?;
         o.check_data(r.read)?;

@@ -105,6 +105,12 @@ const CASES: &[Case] = &[
     case("-z 1 -b 0 -n 1 -d {dir}/md", 2, &["-b 0"]),
     case("-l 9 -n 1 -d {dir}/md", 2, &["-l 9", "MPI ranks"]),
     case("-a NOSUCH -n 1 -d {dir}/md", 2, &["NOSUCH"]),
+    // Issue 21: PMDK is ior's only, as upstream's mdtest does not offer it.
+    case(
+        "-a PMDK -n 1 -d {dir}/md",
+        2,
+        &["-a PMDK: mdtest cannot use the PMDK backend"],
+    ),
 ];
 
 /// The case directory's fixture: a FIFO.
