@@ -66,12 +66,6 @@ pub const REFUSED: &[Refused] = &[
         instead: "-a POSIX on a kernel or ceph-fuse mount of CephFS, or -a RADOS for the \
                   object store beneath it",
     },
-    Refused {
-        name: "LIBNFS",
-        library: "libnfs",
-        why: "not implemented yet",
-        instead: "-a POSIX on a kernel NFS mount",
-    },
 ];
 
 /// The refused API named `api` (case-insensitive).

@@ -25,6 +25,7 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::s3::DESCRIPTOR,
     &crate::s3::EMC_DESCRIPTOR,
     &crate::pmdk::DESCRIPTOR,
+    &crate::libnfs::DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -328,11 +329,10 @@ pub fn refusal(api: &str) -> Option<String> {
 pub fn tool_refusal(tool: &str, api: &str) -> Option<String> {
     let d = find(api).filter(|d| !d.features.mdtest)?;
     Some(format!(
-        "-a {}: {tool} cannot use the {} backend ({}), as upstream's {tool} cannot; \
-         use it with ior, or use -a POSIX",
+        "-a {}: {tool} cannot use the {} backend, which is for ior only (as in IOR 4.1, \
+         which does not enable it for mdtest); use -a POSIX",
         api.trim(),
         d.name,
-        d.summary
     ))
 }
 
@@ -495,6 +495,22 @@ mod tests {
             Effect::SlowsRankZero,
             &[opt("dummy", "delay-only-rank0", None)]
         ));
+    }
+
+    #[test]
+    fn backends_for_ior_only_are_refused_by_the_metadata_tools() {
+        let e = tool_refusal("mdtest", "pmdk").unwrap();
+        assert!(
+            e.starts_with("-a pmdk: mdtest cannot use the PMDK backend"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+        for d in DESCRIPTORS {
+            let refused = tool_refusal("md-workbench", d.name).is_some();
+            assert_eq!(refused, !d.features.mdtest, "{}", d.name);
+        }
+        assert!(tool_refusal("mdtest", "LIBNFS").is_none());
+        assert!(tool_refusal("mdtest", "NOSUCH").is_none());
     }
 
     #[test]
