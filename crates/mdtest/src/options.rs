@@ -666,6 +666,15 @@ impl MdtestOptions {
                 "-k (mknod) creates no data: it cannot be combined with -w",
             ));
         }
+        let remote =
+            pario_backends::registry::find(&o.api).is_some_and(|d| d.features.object_store);
+        if o.make_node && remote {
+            return Err(bad(format!(
+                "-k (mknod) makes nodes in the local file system, but -a {} names objects or \
+                 paths on a server: drop -k",
+                o.api
+            )));
+        }
         Ok(())
     }
 

@@ -111,6 +111,11 @@ const CASES: &[Case] = &[
         2,
         &["-a PMDK: mdtest cannot use the PMDK backend"],
     ),
+    case(
+        "-a LIBNFS --libnfs.url=nfs://127.0.0.1/x -k -n 1 -d /md",
+        2,
+        &["-k (mknod)", "-a LIBNFS"],
+    ),
 ];
 
 /// The case directory's fixture: a FIFO.
