@@ -29,6 +29,8 @@ pkgs=(
   libclang-dev clang
   libhdf5-openmpi-dev libpnetcdf-dev
   liburing-dev libaio-dev
+  # Loaded at run time by -a PMDK and -a LIBNFS (issue 21), never linked.
+  libpmem1 libnfs13
   # The font pario-report embeds for the text of its plots (build.rs).
   fonts-dejavu-core
 )
@@ -52,6 +54,11 @@ if [ "$want_test" = 1 ]; then
   # started, the script runs its own daemons.
   pkgs+=(slurmctld slurmd slurm-client munge)
   # --- end slurm
+  # --- nfs (issue 21): a user-space NFS server for the LIBNFS backend's
+  # tests (scripts/test-nfs-server.sh runs its own, with an rpcbind of its
+  # own when none runs; the services are never started).
+  pkgs+=(nfs-ganesha nfs-ganesha-vfs rpcbind)
+  # --- end nfs
 fi
 # --- report check (h/report): a headless browser to shoot the HTML report.
 if [ "$want_report_check" = 1 ]; then

@@ -38,6 +38,9 @@ cargo build --workspace --all-targets
 # A throwaway two-node Slurm (scripts/test-slurm.sh: munged, slurmctld,
 # two slurmd on loopback) runs the srun and sbatch tests of
 # crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*).
+# A throwaway user-space NFS server (scripts/test-nfs-server.sh: nfs-ganesha,
+# NFSv3 on loopback, with its own rpcbind when none runs) serves the LIBNFS
+# tests of both (PARIO_TEST_NFS_*).
 # Then the same code built against MPICH, without libaio, HDF5 or PnetCDF.
 # Every test runs even after a failure (--no-fail-fast, and the MPICH stage
 # after a failing first stage), so one CI run lists every failure; the
@@ -49,7 +52,7 @@ logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 export PARIO_CI_LOGS=$logs
 status=0
-bash scripts/test-object-servers.sh bash -c '
+bash scripts/test-object-servers.sh bash scripts/test-nfs-server.sh bash -c '
   status=0
   bash scripts/test-db-servers.sh bash scripts/test-slurm.sh \
     cargo test --workspace --no-fail-fast 2>&1 |

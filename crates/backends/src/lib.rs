@@ -15,6 +15,8 @@
 //! backend is created, see `dynlib`),
 //! RADOS (objects in a Ceph pool; librados loaded when chosen), CEPHFS
 //! (files in CephFS; libcephfs loaded when chosen),
+//! PMDK (files per process mapped with libpmem, loaded when chosen),
+//! LIBNFS (files on an NFS server through libnfs, loaded when chosen),
 //! and the asynchronous URING (io_uring) and AIO (Linux AIO through libaio,
 //! usable when build.rs finds it). Each describes itself once in a
 //! [`registry::BackendDescriptor`] in its own module (name, options with
@@ -89,9 +91,11 @@ mod dynlib;
 pub mod error;
 pub mod faulty;
 pub mod hdf5;
+pub mod libnfs;
 pub mod mmap;
 pub mod mpiio;
 pub mod ncmpi;
+pub mod pmdk;
 pub mod posix;
 pub mod rados;
 pub mod refused;

@@ -25,6 +25,8 @@ pub const DESCRIPTORS: &[&BackendDescriptor] = &[
     &crate::cephfs::DESCRIPTOR,
     &crate::s3::DESCRIPTOR,
     &crate::s3::EMC_DESCRIPTOR,
+    &crate::pmdk::DESCRIPTOR,
+    &crate::libnfs::DESCRIPTOR,
 ];
 
 /// How a module option's value is read.
@@ -131,14 +133,20 @@ pub struct Features {
     pub fake: bool,
     /// Needs MPI initialised in the process.
     pub needs_mpi: bool,
-    /// Names are object names in a store (RADOS, S3), not local paths: the
-    /// front ends check no local directory for them.
+    /// Names are object names in a store (RADOS, S3) or paths on a server
+    /// (LIBNFS), not local paths: the front ends check no local directory
+    /// for them.
     pub object_store: bool,
     /// Files and directories can be renamed (mdtest's rename phase).
     pub rename: bool,
     /// The client library caches file data in each process (not the
     /// node's page cache): what the advisor says of a read after a write.
     pub client_cache: Option<ClientCache>,
+    /// One file shared by every rank (IOR without `-F`); PMDK maps a file
+    /// per process only.
+    pub shared_file: bool,
+    /// mdtest and md-workbench may use it (upstream's `enable_mdtest`).
+    pub mdtest: bool,
 }
 
 /// A cache of file data inside each process's client library (libcephfs's
@@ -169,6 +177,8 @@ impl Features {
         object_store: false,
         rename: true,
         client_cache: None,
+        shared_file: true,
+        mdtest: true,
     };
 }
 
@@ -331,6 +341,19 @@ pub fn refusal(api: &str) -> Option<String> {
     crate::refused::refusal(api)
 }
 
+/// Why `tool` (mdtest, md-workbench) refuses `-a api`: a backend whose
+/// descriptor says it is for ior only (upstream's `enable_mdtest` false);
+/// `None` for every other name.
+pub fn tool_refusal(tool: &str, api: &str) -> Option<String> {
+    let d = find(api).filter(|d| !d.features.mdtest)?;
+    Some(format!(
+        "-a {}: {tool} cannot use the {} backend, which is for ior only (as in IOR 4.1, \
+         which does not enable it for mdtest); use -a POSIX",
+        api.trim(),
+        d.name,
+    ))
+}
+
 fn lookup(api: &str) -> Result<&'static BackendDescriptor, String> {
     if let Some(why) = refusal(api) {
         return Err(why);
@@ -490,6 +513,22 @@ mod tests {
             Effect::SlowsRankZero,
             &[opt("dummy", "delay-only-rank0", None)]
         ));
+    }
+
+    #[test]
+    fn backends_for_ior_only_are_refused_by_the_metadata_tools() {
+        let e = tool_refusal("mdtest", "pmdk").unwrap();
+        assert!(
+            e.starts_with("-a pmdk: mdtest cannot use the PMDK backend"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+        for d in DESCRIPTORS {
+            let refused = tool_refusal("md-workbench", d.name).is_some();
+            assert_eq!(refused, !d.features.mdtest, "{}", d.name);
+        }
+        assert!(tool_refusal("mdtest", "LIBNFS").is_none());
+        assert!(tool_refusal("mdtest", "NOSUCH").is_none());
     }
 
     #[test]

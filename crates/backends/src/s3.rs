@@ -115,6 +115,8 @@ const FEATURES: Features = Features {
     object_store: true,
     rename: false,
     client_cache: None,
+    shared_file: true,
+    mdtest: true,
 };
 
 /// Why an API of IOR's list that pario has no backend for (HDFS, IME and

@@ -386,7 +386,9 @@ impl Options {
             )));
         }
         if let Some(e) =
-            pario_backends::registry::check_options(&self.api, &self.module_options).err()
+            pario_backends::registry::tool_refusal("md-workbench", &self.api).or_else(|| {
+                pario_backends::registry::check_options(&self.api, &self.module_options).err()
+            })
         {
             return Err(bad(e));
         }

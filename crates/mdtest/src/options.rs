@@ -530,6 +530,9 @@ impl MdtestOptions {
     /// sizes and GPU options (which also give warnings).
     pub fn resolve(&self) -> Result<Resolved, OptionError> {
         let o = self;
+        if let Some(e) = pario_backends::registry::tool_refusal("mdtest", &o.api) {
+            return Err(bad(e));
+        }
         let mut r = o.selected_phases()?;
         o.check_counts()?;
         o.check_data(r.read)?;
@@ -662,6 +665,15 @@ impl MdtestOptions {
             return Err(bad(
                 "-k (mknod) creates no data: it cannot be combined with -w",
             ));
+        }
+        let remote =
+            pario_backends::registry::find(&o.api).is_some_and(|d| d.features.object_store);
+        if o.make_node && remote {
+            return Err(bad(format!(
+                "-k (mknod) makes nodes in the local file system, but -a {} names objects or \
+                 paths on a server: drop -k",
+                o.api
+            )));
         }
         Ok(())
     }

@@ -105,6 +105,17 @@ const CASES: &[Case] = &[
     case("-z 1 -b 0 -n 1 -d {dir}/md", 2, &["-b 0"]),
     case("-l 9 -n 1 -d {dir}/md", 2, &["-l 9", "MPI ranks"]),
     case("-a NOSUCH -n 1 -d {dir}/md", 2, &["NOSUCH"]),
+    // Issue 21: PMDK is ior's only, as upstream's mdtest does not offer it.
+    case(
+        "-a PMDK -n 1 -d {dir}/md",
+        2,
+        &["-a PMDK: mdtest cannot use the PMDK backend"],
+    ),
+    case(
+        "-a LIBNFS --libnfs.url=nfs://127.0.0.1/x -k -n 1 -d /md",
+        2,
+        &["-k (mknod)", "-a LIBNFS"],
+    ),
 ];
 
 /// The case directory's fixture: a FIFO.

@@ -197,6 +197,13 @@ impl IorParams {
                 self.api_kind
             ));
         }
+        if !self.layout.file_per_proc && !features.shared_file {
+            return bad(format!(
+                "a shared file (no -F/filePerProc) is not available with -a {}: \
+                 it maps a file per process; add -F",
+                self.api_kind
+            ));
+        }
         if self.ordering.random_prefill > 0 {
             if !self.ordering.offsets.is_random() {
                 return bad("--randomPrefill is only useful with random offsets (-z)".into());
