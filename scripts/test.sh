@@ -36,7 +36,8 @@ cargo build --workspace --all-targets
 # store's tests; the same test functions run against SQLite, both servers.
 # A throwaway two-node Slurm (scripts/test-slurm.sh: munged, slurmctld,
 # two slurmd on loopback) runs the srun and sbatch tests of
-# crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*).
+# crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*); another one
+# runs the MPICH stage's srun test.
 # Then the same code built against MPICH, without libaio, HDF5 or PnetCDF.
 # Every test runs even after a failure (--no-fail-fast, and the MPICH stage
 # after a failing first stage), so one CI run lists every failure; the
@@ -54,7 +55,7 @@ bash scripts/test-object-servers.sh bash -c '
     cargo test --workspace --no-fail-fast 2>&1 |
     tee "$PARIO_CI_LOGS/main.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
-  bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"
+  bash scripts/test-slurm.sh bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   exit $status' || status=$?
 if [ "$status" != 0 ]; then
