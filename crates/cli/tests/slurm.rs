@@ -10,8 +10,10 @@
 //! no hang.
 //!
 //! Without the script's `PARIO_TEST_SLURM_CONF` every test here fails under
-//! CI and prints "skipped" elsewhere, but one: two builds in one job
-//! started by mpirun, which needs no cluster. The binaries are found beside `pario`
+//! CI and prints "skipped" elsewhere, but three that need no cluster (two
+//! builds in one job started by mpirun, for ior and for a suite; a second
+//! SIGTERM, as a time limit sends it, to a singleton), and the MPICH
+//! build's, which the MPICH stage runs (the main stage skips it). The binaries are found beside `pario`
 //! in the target directory (`cargo build --workspace --bins`).
 
 mod common;
@@ -644,6 +646,45 @@ fn ranks_of_two_builds_stop_before_any_io_under_mpirun() {
         std::fs::read_dir(dir.path().join("runs")).unwrap().count(),
         1
     );
+}
+
+/// Needs no cluster: `pario suite run` checks the builds too, before its
+/// first step (one line from rank 0 prefixed `pario suite:`, exit 1).
+#[test]
+fn a_suite_of_two_builds_stops_before_its_first_step() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), SUITE).unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let other = rebuilt_copy(Path::new(PARIO), dir.path(), "pario-rebuilt");
+    let set = format!("dir={}", data.display());
+    let args = ["suite", "run", "tiny.toml", "--set", &set];
+    let run = pario_testkit::Job::new(PARIO)
+        .ranks(1)
+        .args(args)
+        .args([":", "-np", "1"])
+        .arg(&other)
+        .args(args)
+        .keep_in(dir.path())
+        .dir(dir.path())
+        .run();
+    assert!(!run.hung(), "{}", run.both());
+    assert_eq!(run.code(), 1, "{}", run.both());
+    let lines: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("different builds"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", run.both());
+    assert!(
+        lines[0].starts_with("pario suite: the ranks run different builds: pario ")
+            && lines[0].contains("pario-rebuilt "),
+        "{}",
+        lines[0]
+    );
+    assert!(!run.stdout.contains("Suite tiny"), "{}", run.both());
+    assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
+    assert!(!dir.path().join("runs").exists(), "a record was kept");
 }
 
 #[test]
