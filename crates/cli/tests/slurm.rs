@@ -712,7 +712,8 @@ const MPICH_BIN_DIR: &str = "PARIO_TEST_MPICH_BIN_DIR";
 
 /// The MPICH build under srun: Debian's MPICH 4.0 speaks PMI-1 (its
 /// "simple" client, `PMI_FD`), which Slurm's `mpi/pmi2` plugin serves, so
-/// the launch is `srun --mpi=pmi2`. Run by the MPICH stage, which builds
+/// the launch is `srun --mpi=pmi2`; under `--mpi=pmix` each task starts
+/// alone, and task 0 says so. Run by the MPICH stage, which builds
 /// the binaries and names their directory; the main stage skips it.
 #[test]
 fn srun_of_the_mpich_build_launches_with_pmi2() {
@@ -749,6 +750,22 @@ fn srun_of_the_mpich_build_launches_with_pmi2() {
     assert!(mpi.contains("MPICH"), "not the MPICH build: {mpi}");
     assert_eq!(scheduler(&r)["tasks_per_node"], "1(x2)", "{r}");
     assert!(left_in_data(&site).is_empty());
+    // Under the plugin MPICH does not speak every task runs alone: said
+    // once, by task 0.
+    let mut c = site.cluster.command(LIMIT, "srun");
+    site.keep(&mut c);
+    let out = finish(
+        c.args(["--mpi=pmix", "-n", "2"])
+            .arg(&ior)
+            .args(["-a", "DUMMY", "-w", "-t", "1k", "-b", "4k"]),
+    );
+    assert_eq!(out.status, 0, "{}", out.both());
+    let warned = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("ior: warning: srun started 2 tasks but MPI sees 1 rank"))
+        .count();
+    assert_eq!(warned, 1, "{}", out.both());
 }
 
 /// Needs no cluster: SIGTERM twice, as a Slurm time limit sends it, the

@@ -84,7 +84,7 @@ pub fn run(opts: &RunOptions) -> i32 {
         return EXIT_INVALID;
     };
     // Before anything else is exchanged: every rank runs this build.
-    if let Some(code) = pario_frontend::refuse_other_builds(world.world(), "pario suite") {
+    if let Some(code) = pario_frontend::check_launch(world.world(), "pario suite") {
         drop(world);
         return code;
     }
