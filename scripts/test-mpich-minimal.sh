@@ -15,7 +15,8 @@
 #
 # Tested here: the unit tests of the crates with optional parts (backends,
 # engine), and the mpirun integration tests of comm, ior and mdtest started
-# with MPICH's launcher (PARIO_MPIRUN=mpirun.mpich, read by pario-testkit).
+# with MPICH's launcher (PARIO_MPIRUN=mpirun.mpich, read by pario-testkit),
+# and, under a Slurm or CI, `srun --mpi=pmi2` of this build's ior.
 # PARIO_LEFT_OUT tells the backend-matrix test which backends this build
 # leaves out on purpose, so that only those may be missing.
 set -euo pipefail
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 
 for arg in "$@"; do
   case "$arg" in
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "test-mpich-minimal.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -33,6 +34,8 @@ source scripts/lib/packages.sh
 ensure_packages test-mpich-minimal.sh mpich libmpich-dev
 keep_open_mpi_default test-mpich-minimal.sh
 
+# The Open MPI build's target directory (the srun test below runs from it).
+main_target=${CARGO_TARGET_DIR:-$PWD/target}
 unset MPI_PKG_CONFIG CRAY_MPICH_DIR
 export MPICC=mpicc.mpich
 export CARGO_TARGET_DIR=${PARIO_MPICH_TARGET_DIR:-$PWD/target/mpich-minimal}
@@ -59,4 +62,16 @@ for b in ior mdtest; do
     exit 1
   fi
 done
-cargo test "${crates[@]}" --no-fail-fast
+status=0
+cargo test "${crates[@]}" --no-fail-fast || status=$?
+# Under a Slurm (scripts/test-slurm.sh, as scripts/test.sh runs this) and
+# under CI: `srun --mpi=pmi2` of this build's ior on two nodes
+# (crates/cli/tests/slurm.rs, srun_of_the_mpich_build_launches_with_pmi2).
+# The test harness is the Open MPI build's, started without this build's
+# variables so that its target directory is not rebuilt for MPICH.
+if [ -n "${PARIO_TEST_SLURM_CONF:-}" ] || [ "${CI:-}" = true ]; then
+  env -u MPICC -u PARIO_NO_AIO -u PARIO_NO_HDF5 -u PARIO_NO_PNETCDF -u PARIO_LEFT_OUT -u PARIO_MPIRUN \
+    CARGO_TARGET_DIR="$main_target" PARIO_TEST_MPICH_BIN_DIR="$CARGO_TARGET_DIR/debug" \
+    cargo test -p pario-cli --test slurm srun_of_the_mpich_build || status=$?
+fi
+exit "$status"

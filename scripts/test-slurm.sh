@@ -98,7 +98,11 @@ MpiDefault=pmix
 SlurmdParameters=config_overrides
 ReturnToService=2
 MailProg=/bin/true
+# Slurm's default grace between SIGTERM and SIGKILL (scancel, time limit):
+# the interrupted runs of the tests keep their record and remove their
+# files within it. OverTimeLimit stays 0: a limit ends the job at once.
 KillWait=30
+OverTimeLimit=0
 # A step with more tasks than the cluster has is refused at once, not
 # queued forever; a task that dies ends its step (no rank left waiting).
 EnforcePartLimits=ALL

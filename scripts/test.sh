@@ -37,7 +37,8 @@ cargo build --workspace --all-targets
 # store's tests; the same test functions run against SQLite, both servers.
 # A throwaway two-node Slurm (scripts/test-slurm.sh: munged, slurmctld,
 # two slurmd on loopback) runs the srun and sbatch tests of
-# crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*).
+# crates/cli/tests/slurm.rs (SLURM_CONF, PARIO_TEST_SLURM_*); another one
+# runs the MPICH stage's srun test.
 # A throwaway user-space NFS server (scripts/test-nfs-server.sh: nfs-ganesha,
 # NFSv3 on loopback, with its own rpcbind when none runs) serves the LIBNFS
 # tests of both (PARIO_TEST_NFS_*).
@@ -58,7 +59,7 @@ bash scripts/test-object-servers.sh bash scripts/test-nfs-server.sh bash -c '
     cargo test --workspace --no-fail-fast 2>&1 |
     tee "$PARIO_CI_LOGS/main.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
-  bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"
+  bash scripts/test-slurm.sh bash scripts/test-mpich-minimal.sh 2>&1 | tee "$PARIO_CI_LOGS/mpich.log"
   [ "${PIPESTATUS[0]}" = 0 ] || status=1
   exit $status' || status=$?
 if [ "$status" != 0 ]; then

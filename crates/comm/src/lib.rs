@@ -12,6 +12,8 @@
 //! [`messages`] posts and polls tagged point-to-point messages without
 //! waiting (work stealing).
 //! [`slurm`] reads the job, step and task layout Slurm gives a process.
+//! [`build_id`] names the build a rank runs and checks, first thing after
+//! MPI's start, that every rank runs the same one.
 //!
 //! Collective cost: every operation here is a single MPI collective (tree or
 //! ring inside the MPI library), so start-up, clock synchronisation and result
@@ -19,6 +21,7 @@
 //! ranks doing point-to-point round trips.
 
 pub mod beacon;
+pub mod build_id;
 pub mod clock;
 pub mod local;
 pub mod messages;

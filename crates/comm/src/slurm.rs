@@ -155,10 +155,59 @@ impl SlurmEnv {
     }
 }
 
+/// The warning for a task that Slurm's step counts among several but that
+/// MPI started alone (`world_size` 1), with no launcher of its own between
+/// (`OMPI_COMM_WORLD_SIZE` or `PMI_SIZE` set): srun's `--mpi` plugin is
+/// not one this MPI library speaks, so every task runs as a job of its own
+/// (the MPICH build under `--mpi=pmix`). Task 0's only, so that the step
+/// prints it once; `None` otherwise. `get` reads a variable.
+pub fn lone_task_warning(world_size: u32, get: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let number = |k: &str| get(k).and_then(|v| v.trim().parse::<u32>().ok());
+    let tasks = number("SLURM_STEP_NUM_TASKS")?;
+    let launcher = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .any(|k| get(k).is_some());
+    if world_size != 1 || tasks < 2 || launcher || number("SLURM_PROCID")? != 0 {
+        return None;
+    }
+    Some(format!(
+        "srun started {tasks} tasks but MPI sees 1 rank: every task runs alone, \
+         because srun's --mpi plugin is not one this build's MPI speaks \
+         (Open MPI: --mpi=pmix; MPICH: --mpi=pmi2)"
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
+
+    #[test]
+    fn a_lone_task_of_a_larger_step_is_warned_once() {
+        let env = |pairs: &[(&str, &str)]| {
+            let m: HashMap<String, String> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            move |k: &str| m.get(k).cloned()
+        };
+        let step = [("SLURM_STEP_NUM_TASKS", "4"), ("SLURM_PROCID", "0")];
+        let w = lone_task_warning(1, env(&step)).expect("a warning");
+        assert!(
+            w.starts_with("srun started 4 tasks but MPI sees 1 rank"),
+            "{w}"
+        );
+        // Task 1 says nothing; nor does a world of the step's size, a step
+        // of one task, a process outside any step or under another launcher.
+        let task1 = [("SLURM_STEP_NUM_TASKS", "4"), ("SLURM_PROCID", "1")];
+        assert_eq!(lone_task_warning(1, env(&task1)), None);
+        assert_eq!(lone_task_warning(4, env(&step)), None);
+        let one = [("SLURM_STEP_NUM_TASKS", "1"), ("SLURM_PROCID", "0")];
+        assert_eq!(lone_task_warning(1, env(&one)), None);
+        assert_eq!(lone_task_warning(1, env(&[("SLURM_NTASKS", "4")])), None);
+        let hydra = [step[0], step[1], ("PMI_SIZE", "1")];
+        assert_eq!(lone_task_warning(1, env(&hydra)), None);
+    }
 
     #[test]
     fn tasks_per_node_forms() {

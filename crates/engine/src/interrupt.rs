@@ -5,8 +5,13 @@
 //! (SIGTERM).
 //!
 //! How: `signal-hook` sets a flag ([`Interrupt`] holds it in an `Arc`, no
-//! global state of ours) and a second signal of the same kind ends the
-//! process at once, as the default action would. The ior engine's
+//! global state of ours); a second SIGINT (Ctrl-C pressed again) ends the
+//! process at once, as the default action would. A second SIGTERM does
+//! not: schedulers send it more than once (Slurm's time limit sends one
+//! SIGTERM as the limit's notice and another as the job's end, some
+//! milliseconds apart, then SIGKILL after `KillWait`), and the run must
+//! still keep its record and remove its files; SIGKILL is what ends a run
+//! that does not stop. The ior engine's
 //! [`StopFlag`] is set too, in the same handler and before the signal's
 //! own flag ([`Interrupt::stop_flag`]): its transfer loop
 //! ends the phase at the next transfer on every rank. Besides, the backend
@@ -40,22 +45,29 @@ pub struct Interrupt {
 }
 
 impl Interrupt {
-    /// Catch SIGINT and SIGTERM from now on (a second one of the same kind
-    /// ends the process at once). If the handlers cannot be installed the
-    /// signals keep their default action, and the flags stay clear.
+    /// Catch SIGINT and SIGTERM from now on (a second SIGINT ends the
+    /// process at once; later SIGTERMs change nothing). If the handlers
+    /// cannot be installed the signals keep their default action, and the
+    /// flags stay clear.
     pub fn register() -> Interrupt {
         let me = Interrupt::default();
-        for (sig, flag, code) in [
-            (signal_hook::consts::SIGINT, &me.int, EXIT_SIGINT),
-            (signal_hook::consts::SIGTERM, &me.term, EXIT_SIGTERM),
+        for (sig, flag) in [
+            (signal_hook::consts::SIGINT, &me.int),
+            (signal_hook::consts::SIGTERM, &me.term),
         ] {
             // The conditional shutdown goes first: it acts only when the
-            // flag is already set, that is on the second signal. The
+            // flag is already set, that is on the second SIGINT. The
             // engine's StopFlag is set next, before the signal's own flag,
             // so that whoever sees the signal's flag (the wrapped backend
             // refusing an operation) also sees the stop request (the
             // transfer loop then ends the phase as interrupted).
-            let _ = signal_hook::flag::register_conditional_shutdown(sig, code, Arc::clone(flag));
+            if sig == signal_hook::consts::SIGINT {
+                let _ = signal_hook::flag::register_conditional_shutdown(
+                    sig,
+                    EXIT_SIGINT,
+                    Arc::clone(flag),
+                );
+            }
             let _ = signal_hook::flag::register(sig, me.stop.shared());
             let _ = signal_hook::flag::register(sig, Arc::clone(flag));
         }

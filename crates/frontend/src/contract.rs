@@ -12,7 +12,8 @@
 //!
 //! - MPI start ([`MpiWorld`]) and the barrier before finalize (dropping the
 //!   world waits for every rank);
-//! - the environment's refusals ([`crate::refuse_bad_env`]);
+//! - the environment's refusals ([`crate::refuse_bad_env`]), the first
+//!   of them ranks that run different builds of pario;
 //! - `--version` and the help, printed by rank 0;
 //! - the rank-0 refusal of a command line that does not parse (exit 2);
 //! - pario's progress options (`--progress`, `--live-json`, ...): taken out

@@ -83,6 +83,11 @@ pub fn run(opts: &RunOptions) -> i32 {
         say("pario suite: MPI could not be initialised");
         return EXIT_INVALID;
     };
+    // Before anything else is exchanged: every rank runs this build.
+    if let Some(code) = pario_frontend::check_launch(world.world(), "pario suite") {
+        drop(world);
+        return code;
+    }
     let settings = Settings {
         interrupt: Interrupt::register(),
         ..Settings::from_env()

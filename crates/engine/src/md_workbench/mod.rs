@@ -36,8 +36,8 @@
 //!
 //! # Interrupted runs
 //!
-//! After SIGINT/SIGTERM each rank ends the phase at its next step, so the
-//! sets no longer hold `P` consecutive objects from one position. The
+//! After SIGINT/SIGTERM each rank ends the phase at its next step, no
+//! further benchmark iteration starts, and the sets no longer hold `P` consecutive objects from one position. The
 //! cleanup then agrees (one reduction) on the furthest position any rank
 //! reached and removes every object from the run's first index to that
 //! position plus `P` in its own sets, skipping the ones that are missing.
@@ -163,24 +163,7 @@ pub fn run_md_workbench(
         keep(o, &mut run);
     }
     if spec.run_benchmark {
-        for it in 0..spec.iterations {
-            let mut factors = vec![if spec.adaptive_waiting {
-                0.0
-            } else {
-                spec.waiting_factor
-            }];
-            if spec.adaptive_waiting {
-                factors.extend((0..7).map(|r| 0.0625 * f64::from(1u32 << r)));
-            }
-            for factor in factors {
-                let at = run.next_index;
-                let o = ops::phase(env, spec, Phase::Benchmark, it, factor, at, None)?;
-                if !spec.read_only {
-                    run.next_index += o.own_steps;
-                }
-                keep(o, &mut run);
-            }
-        }
+        benchmark(env, spec, &mut run, &mut keep)?;
     }
     if spec.run_cleanup {
         let at = run.next_index;
@@ -205,6 +188,43 @@ pub fn run_md_workbench(
         }
     }
     Ok(run)
+}
+
+/// Collective: the benchmark iterations (with `-T`, each followed by
+/// seven more waiting factors), each phase handed to `keep`. After a
+/// signal no further phase starts: the ranks agree on it after each phase
+/// (one reduction, when the run can be stopped), so they leave together
+/// and go on to the cleanup within the launcher's grace time.
+fn benchmark(
+    env: &Env<'_>,
+    spec: &MdwSpec,
+    run: &mut MdwRun,
+    keep: &mut dyn FnMut(PhaseOutcome, &mut MdwRun),
+) -> Result<(), EngineError> {
+    for it in 0..spec.iterations {
+        let mut factors = vec![if spec.adaptive_waiting {
+            0.0
+        } else {
+            spec.waiting_factor
+        }];
+        if spec.adaptive_waiting {
+            factors.extend((0..7).map(|r| 0.0625 * f64::from(1u32 << r)));
+        }
+        for factor in factors {
+            let at = run.next_index;
+            let o = ops::phase(env, spec, Phase::Benchmark, it, factor, at, None)?;
+            if !spec.read_only {
+                run.next_index += o.own_steps;
+            }
+            keep(o, run);
+            if let Some(stop) = &spec.stop {
+                if env.comm.any_true(stop.is_requested()) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Collective: when any rank was stopped by a signal, the end of the
