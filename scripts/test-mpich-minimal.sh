@@ -14,9 +14,17 @@
 # MPICH builds need a directory of their own.
 #
 # Tested here: the unit tests of the crates with optional parts (backends,
-# engine), and the mpirun integration tests of comm, ior and mdtest started
-# with MPICH's launcher (PARIO_MPIRUN=mpirun.mpich, read by pario-testkit),
-# and, under a Slurm or CI, `srun --mpi=pmi2` of this build's ior.
+# engine), and the integration tests of backends, engine, comm, ior and
+# mdtest; the latter start the binaries under MPICH's launcher
+# (PARIO_MPIRUN=mpirun.mpich, read by pario-testkit). Not the doctests and
+# examples (--lib --test '*'): they use no MPI and no optional library, so
+# they would repeat the Open MPI stage, at one compile and link each. The
+# unit tests of comm, ior and mdtest repeat it too (no MPI, no optional
+# library), but they stay: one cargo invocation cannot leave out one
+# package's unit tests, and a second invocation for them would resolve
+# features differently (serde, regex: without ior's dev-dependencies) and
+# compile every dependency a second time.
+# Under a Slurm or CI, `srun --mpi=pmi2` of this build's ior as well.
 # PARIO_LEFT_OUT tells the backend-matrix test which backends this build
 # leaves out on purpose, so that only those may be missing.
 set -euo pipefail
@@ -24,7 +32,7 @@ cd "$(dirname "$0")/.."
 
 for arg in "$@"; do
   case "$arg" in
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "test-mpich-minimal.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -50,7 +58,7 @@ command -v mpirun.mpich >/dev/null || { echo "test-mpich-minimal.sh: mpirun.mpic
 echo "test-mpich-minimal.sh: MPICH, no libaio/HDF5/PnetCDF, target $CARGO_TARGET_DIR"
 crates=(-p pario-backends -p pario-engine -p pario-comm -p pario-ior -p pario-mdtest)
 # Builds the tests and the ior/mdtest binaries they start, nothing more.
-cargo test "${crates[@]}" --no-run
+cargo test "${crates[@]}" --lib --test '*' --no-run
 # The binaries must link MPICH and nothing of Open MPI, and none of the
 # optional libraries.
 for b in ior mdtest; do
@@ -63,7 +71,7 @@ for b in ior mdtest; do
   fi
 done
 status=0
-cargo test "${crates[@]}" --no-fail-fast || status=$?
+cargo test "${crates[@]}" --lib --test '*' --no-fail-fast || status=$?
 # Under a Slurm (scripts/test-slurm.sh, as scripts/test.sh runs this) and
 # under CI: `srun --mpi=pmi2` of this build's ior on two nodes
 # (crates/cli/tests/slurm.rs, srun_of_the_mpich_build_launches_with_pmi2).
@@ -72,6 +80,6 @@ cargo test "${crates[@]}" --no-fail-fast || status=$?
 if [ -n "${PARIO_TEST_SLURM_CONF:-}" ] || [ "${CI:-}" = true ]; then
   env -u MPICC -u PARIO_NO_AIO -u PARIO_NO_HDF5 -u PARIO_NO_PNETCDF -u PARIO_LEFT_OUT -u PARIO_MPIRUN \
     CARGO_TARGET_DIR="$main_target" PARIO_TEST_MPICH_BIN_DIR="$CARGO_TARGET_DIR/debug" \
-    cargo test -p pario-cli --test slurm srun_of_the_mpich_build || status=$?
+    cargo test -p pario-cli --test integration slurm::srun_of_the_mpich_build || status=$?
 fi
 exit "$status"

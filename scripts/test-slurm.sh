@@ -2,7 +2,7 @@
 # A throwaway single-machine Slurm cluster for the tests that start pario
 # with srun and sbatch.
 #
-#   scripts/test-slurm.sh                 start, run `cargo test -p pario-cli --test slurm`, stop
+#   scripts/test-slurm.sh                 start, run `cargo test -p pario-cli --test integration slurm::`, stop
 #   scripts/test-slurm.sh CMD [ARGS...]   start, run CMD with the variables below exported, stop
 #   scripts/test-slurm.sh start           start; print `export ...` lines (for eval)
 #   scripts/test-slurm.sh stop            stop what `start` started and remove its directory
@@ -262,7 +262,7 @@ case "${1:-}" in
     ;;
   stop) stop_all ;;
   *)
-    [ $# -gt 0 ] || set -- cargo test -p pario-cli --test slurm
+    [ $# -gt 0 ] || set -- cargo test -p pario-cli --test integration slurm::
     # A run that wraps a command gets its own directory unless one is named,
     # so that several can run side by side.
     if [ -z "${PARIO_SLURM_DIR:-}" ]; then

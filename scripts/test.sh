@@ -25,6 +25,9 @@ python3 scripts/long-functions.py --check
 python3 scripts/crate-diagram.py --check
 # Every repository path the README and docs/ name exists.
 python3 scripts/check-doc-paths.py
+# Every tests/*.rs file is compiled by a test target (merged crates list
+# their files as modules of tests/integration.rs; docs/CONTRIBUTING.md).
+python3 scripts/check-test-targets.py
 # --all-targets, not --bins: the tests' dev-dependencies change the features
 # some dependencies are built with, so a --bins build compiled them a second
 # time with other features for nothing; this build is the one the tests use.

@@ -49,11 +49,17 @@ fn sixteen_writer_processes_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("shared.sqlite");
     let exe = std::env::current_exe().unwrap();
+    // The child's test path: `MODULE::writer_child` in the crate's merged
+    // test binary (tests/integration.rs), `writer_child` in one of its own.
+    let child = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::writer_child"),
+        None => "writer_child".to_string(),
+    };
     let children: Vec<_> = (0..WRITERS)
         .map(|i| {
             Command::new(&exe)
                 .args([
-                    "writer_child",
+                    child.as_str(),
                     "--exact",
                     "--ignored",
                     "--nocapture",

@@ -4,6 +4,7 @@
 //! tests FAIL in CI (`CI=true`) and print "skipped: <why>" elsewhere.
 #![cfg(feature = "mysql")]
 
+#[macro_use]
 mod common;
 use common::TestDb;
 use mysql::prelude::Queryable;

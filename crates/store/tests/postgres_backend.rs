@@ -4,6 +4,7 @@
 //! (`CI=true`) and print "skipped: <why>" elsewhere.
 #![cfg(feature = "postgres")]
 
+#[macro_use]
 mod common;
 use common::TestDb;
 use pario_store::*;

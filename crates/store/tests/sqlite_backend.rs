@@ -2,6 +2,7 @@
 //! in-memory database, and a locked database that fails an insert with a
 //! transient error, after which `sync` loads the run from its JSON file.
 
+#[macro_use]
 mod common;
 use common::TestDb;
 use pario_store::*;

@@ -661,7 +661,10 @@ pub fn concurrent_connections_lose_nothing(db: &dyn TestDb) {
 
 /// Instantiate every shared test body for one backend. `$db` is an
 /// expression of type `Option<impl TestDb>` (None: skipped, already reported).
-#[macro_export]
+/// Not exported (`#[macro_use] mod common;` brings it into a file): the
+/// files are modules of one test binary, each with its own `common`
+/// (unused in the files that test no backend).
+#[allow(unused_macros)]
 macro_rules! backend_tests {
     ($db:expr) => {
         #[test]

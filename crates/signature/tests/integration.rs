@@ -1,0 +1,10 @@
+//! Every integration test of pario-signature in one binary: one compile and link
+//! instead of one per file. Each file is a module of its own name, so a
+//! test's path is `FILE::TEST` (`cargo test -p pario-signature --test integration FILE::`).
+//! A new file must be listed here: scripts/check-test-targets.py fails
+//! on one that is not (docs/CONTRIBUTING.md, "Tests").
+
+#[path = "reference.rs"]
+mod reference;
+#[path = "roundtrip.rs"]
+mod roundtrip;
