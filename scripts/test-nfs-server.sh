@@ -165,7 +165,7 @@ case "${1:-}" in
     ;;
   stop) stop_server ;;
   *)
-    [ $# -gt 0 ] || set -- cargo test -p pario-backends --test libnfs_conformance
+    [ $# -gt 0 ] || set -- cargo test -p pario-backends --test integration libnfs_conformance::
     trap stop_server EXIT
     trap 'exit 130' INT TERM
     start_server
