@@ -21,11 +21,32 @@
 use crate::posix::PosixBackend;
 use crate::{Backend, BackendError, Deleter, ErrorKind};
 use std::collections::{HashMap, HashSet};
-use std::ffi::{CStr, CString};
-use std::hash::{BuildHasher, RandomState};
+use std::ffi::{CStr, CString, OsStr};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+
+/// The hasher of a set whose keys are already hashes (`Scanned::plain`):
+/// the key is its own hash, instead of a second SipHash per set operation
+/// (callgrind, mdtest -r of 5000 files: the name hashing and set operations
+/// were half the deleter's instructions per file).
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
 
 /// See the module documentation.
 #[derive(Default)]
@@ -41,22 +62,23 @@ struct Scanned {
     hasher: RandomState,
     /// Hashes of the names that were regular files, directories or
     /// symbolic links (which `delete` removes or fails on like unlink(2)).
-    plain: HashSet<u64>,
+    /// The keys are already keyed hashes: the set does not hash them again.
+    plain: HashSet<u64, BuildHasherDefault<Prehashed>>,
     /// Names that were device nodes, FIFOs or sockets, with their kind.
     special: HashMap<Vec<u8>, &'static str>,
 }
 
 impl Deleter for PosixDeleter {
     fn delete(&mut self, path: &Path) -> Result<(), BackendError> {
-        let (Some(name), Some(parent)) = (path.file_name(), path.parent()) else {
+        let Some((parent, name)) = split(path) else {
             return PosixBackend::default().delete(path);
         };
-        let parent = if parent.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            parent
-        };
-        if self.dir.as_ref().is_none_or(|d| d.path != parent) {
+        // Bytes, not `Path` equality (which parses both into components).
+        if self
+            .dir
+            .as_ref()
+            .is_none_or(|d| d.path.as_os_str() != parent.as_os_str())
+        {
             self.dir = None; // close the previous directory first
             self.dir = Some(Scanned::read(parent));
         }
@@ -65,7 +87,12 @@ impl Deleter for PosixDeleter {
             return PosixBackend::default().delete(path);
         };
         let key = dir.hasher.hash_one(name.as_bytes());
-        let kind = match dir.special.get(name.as_bytes()) {
+        let special = if dir.special.is_empty() {
+            None
+        } else {
+            dir.special.get(name.as_bytes())
+        };
+        let kind = match special {
             Some(kind) => Some(*kind),
             None if dir.plain.contains(&key) => None,
             None => kind_at(fd, &cname).flatten(),
@@ -85,6 +112,31 @@ impl Deleter for PosixDeleter {
     }
 }
 
+/// `path` cut at its last '/' into its directory and an ordinary name (not
+/// empty, `.` or `..`, which go path by path): the bytes, where `Path`'s
+/// `parent` and `file_name` parse the whole path into components for every
+/// file (callgrind: a quarter of the deleter's instructions per file).
+fn split(path: &Path) -> Option<(&Path, &OsStr)> {
+    let b = path.as_os_str().as_bytes();
+    let cut = b.iter().rposition(|&c| c == b'/');
+    let (parent, name) = match cut {
+        Some(i) => (&b[..i], &b[i + 1..]),
+        None => (&b[..0], b),
+    };
+    if name.is_empty() || name == b"." || name == b".." {
+        return None;
+    }
+    let parent: &[u8] = match (parent.is_empty(), cut) {
+        (true, Some(_)) => b"/",
+        (true, None) => b".",
+        (false, _) => parent,
+    };
+    Some((
+        Path::new(OsStr::from_bytes(parent)),
+        OsStr::from_bytes(name),
+    ))
+}
+
 /// `delete`'s refusal of a special file.
 fn refused(path: &Path, kind: &str) -> BackendError {
     BackendError::new(
@@ -102,7 +154,7 @@ impl Scanned {
             path: path.to_path_buf(),
             fd: None,
             hasher: RandomState::new(),
-            plain: HashSet::new(),
+            plain: HashSet::default(),
             special: HashMap::new(),
         };
         if let Some(fd) = open_dir(path) {
@@ -219,6 +271,24 @@ mod tests {
         let c = CString::new(path.as_os_str().as_bytes()).unwrap();
         // SAFETY: a NUL-terminated path; mkfifo only reads it.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    #[test]
+    fn a_path_is_split_at_its_last_slash_as_parent_and_file_name_would() {
+        for p in ["a/b", "/x", "x", "a//b", "/a/b/c.d", "./y", "a/.hidden"] {
+            let path = Path::new(p);
+            let (parent, name) = split(path).unwrap();
+            assert_eq!(Some(name), path.file_name(), "{p}");
+            let want = match path.parent() {
+                Some(q) if q.as_os_str().is_empty() => Path::new("."),
+                Some(q) => q,
+                None => unreachable!(),
+            };
+            assert_eq!(parent, want, "{p}");
+        }
+        for p in ["", "/", "a/", "a/.", "a/..", ".."] {
+            assert!(split(Path::new(p)).is_none(), "{p}");
+        }
     }
 
     #[test]
