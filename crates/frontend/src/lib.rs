@@ -24,6 +24,7 @@ pub mod backend;
 pub mod console;
 pub mod context;
 pub mod contract;
+pub mod fixed_figures;
 pub mod memhog;
 pub mod progress;
 pub mod subset;

@@ -4,7 +4,7 @@
 //! invocations run unchanged and leave nothing, the run is kept, the
 //! stonewall ends, and bad input gets one line and the right status.
 
-use pario_frontend::{advisor, Console};
+use pario_frontend::fixed_figures::{reviewed, with_figures};
 use pario_results::{Operation, RunRecord};
 use pario_testkit::bad_input::{Case, Lines, Table, Words};
 use pario_testkit::{Job, Run};
@@ -385,34 +385,6 @@ fn help_and_version_exit_zero() {
     }
 }
 
-/// `rec` with every measured phase's rank `r` busy for `busy(op, r)`
-/// seconds (from 0), and no advisories.
-fn with_figures(rec: &RunRecord, busy: impl Fn(Operation, u32) -> f64) -> RunRecord {
-    let mut rec = rec.clone();
-    rec.advisories.clear();
-    for p in rec.tests.iter_mut().flat_map(|t| t.phases.iter_mut()) {
-        let Some(op) = p.operation else { continue };
-        for r in &mut p.ranks {
-            let t = busy(op, r.rank);
-            (r.open_start, r.open_end, r.xfer_start) = (0.0, 0.0, 0.0);
-            (r.xfer_end, r.close_start, r.close_end) = (t, t, t);
-        }
-    }
-    rec
-}
-
-/// The front end's review of `rec`: its advisories and its stderr.
-fn reviewed(mut rec: RunRecord) -> (RunRecord, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    advisor::review(
-        &mut rec,
-        &[],
-        &Console::new("md-workbench", &mut out, &mut err),
-    );
-    assert!(out.is_empty());
-    (rec, String::from_utf8(err).unwrap())
-}
-
 /// Nothing here depends on the machine's speed: the real run checks the
 /// structure (each rank's samples reach the record, and the straggler
 /// section is exactly what the rule gives on those samples, one warning
@@ -446,7 +418,7 @@ fn a_slow_rank_is_named_as_a_straggler() {
     assert_eq!(ranks, [(0, 5), (1, 5)], "{:?}", pre.ranks);
     assert!(pre.ranks.iter().all(|r| rec.system.hosts.contains(&r.host)));
     // The straggler section is rendered from the kept samples, whatever they are.
-    let (rule, lines) = reviewed(rec.clone());
+    let (rule, lines) = reviewed("md-workbench", rec.clone());
     let flagged: Vec<_> = rec
         .advisories
         .iter()
@@ -469,7 +441,7 @@ fn a_slow_rank_is_named_as_a_straggler() {
                 0.01
             }
         };
-        let (rec, lines) = reviewed(with_figures(&rec, figures));
+        let (rec, lines) = reviewed("md-workbench", with_figures(&rec, figures));
         let want = format!(
             "rank {slow} on {host} took 400 ms for 5 operations, 40.0x the 10.0 ms the \
              fastest half of the ranks needed"
@@ -486,6 +458,6 @@ fn a_slow_rank_is_named_as_a_straggler() {
         assert_eq!(lines.lines().count(), 1, "{lines}");
     }
     // Within the rule's ratio (1.5x) nobody is named.
-    let (even, lines) = reviewed(with_figures(&rec, |_, _| 0.4));
+    let (even, lines) = reviewed("md-workbench", with_figures(&rec, |_, _| 0.4));
     assert!(even.advisories.is_empty() && lines.is_empty(), "{lines}");
 }

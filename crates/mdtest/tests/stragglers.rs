@@ -7,34 +7,10 @@
 //! line each), and the verdict is checked on the same record with its
 //! per-rank samples rewritten to fixed figures.
 
-use pario_frontend::{advisor, Console};
+use pario_frontend::fixed_figures::{reviewed, with_figures};
 use pario_results::{Operation, RunRecord};
 
 const BIN: &str = env!("CARGO_BIN_EXE_mdtest");
-
-/// `rec` with every measured phase's rank `r` busy for `busy(op, r)`
-/// seconds (from 0), and no advisories.
-fn with_figures(rec: &RunRecord, busy: impl Fn(Operation, u32) -> f64) -> RunRecord {
-    let mut rec = rec.clone();
-    rec.advisories.clear();
-    for p in rec.tests.iter_mut().flat_map(|t| t.phases.iter_mut()) {
-        let Some(op) = p.operation else { continue };
-        for r in &mut p.ranks {
-            let t = busy(op, r.rank);
-            (r.open_start, r.open_end, r.xfer_start) = (0.0, 0.0, 0.0);
-            (r.xfer_end, r.close_start, r.close_end) = (t, t, t);
-        }
-    }
-    rec
-}
-
-/// The front end's review of `rec`: its advisories and its stderr.
-fn reviewed(mut rec: RunRecord) -> (RunRecord, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    advisor::review(&mut rec, &[], &Console::new("mdtest", &mut out, &mut err));
-    assert!(out.is_empty());
-    (rec, String::from_utf8(err).unwrap())
-}
 
 #[test]
 fn a_slow_rank_is_named_with_its_host() {
@@ -64,7 +40,7 @@ fn a_slow_rank_is_named_with_its_host() {
         .iter()
         .all(|r| rec.system.hosts.contains(&r.host)));
     // The straggler section is rendered from the kept samples, whatever they are.
-    let (rule, lines) = reviewed(rec.clone());
+    let (rule, lines) = reviewed("mdtest", rec.clone());
     let kept: Vec<_> = rec
         .advisories
         .iter()
@@ -94,7 +70,7 @@ fn verdict_on_fixed_figures(rec: &RunRecord) {
                 0.01
             }
         };
-        let (rec, lines) = reviewed(with_figures(rec, figures));
+        let (rec, lines) = reviewed("mdtest", with_figures(rec, figures));
         let want = format!(
             "rank {slow} on {host} took 400 ms for 4 operations, 40.0x the 10.0 ms the fastest \
              half of the ranks needed"
@@ -114,6 +90,6 @@ fn verdict_on_fixed_figures(rec: &RunRecord) {
         assert_eq!(lines.lines().count(), 1, "{lines}");
     }
     // Within the rule's ratio (1.5x) nobody is named.
-    let (even, lines) = reviewed(with_figures(rec, |_, _| 0.4));
+    let (even, lines) = reviewed("mdtest", with_figures(rec, |_, _| 0.4));
     assert!(even.advisories.is_empty() && lines.is_empty(), "{lines}");
 }
