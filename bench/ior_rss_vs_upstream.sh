@@ -10,17 +10,20 @@
 #             the page cache (fault-around), so this moves by a few hundred
 #             KiB from run to run on a machine short of memory.
 #   USS/PSS   /proc/PID/smaps_rollup read while the job sleeps between its
-#             two iterations (`-i 2 -d 20`): USS = private pages (what the
+#             two iterations (`-i 2 -d DELAY`): USS = private pages (what the
 #             rank alone costs), PSS = private pages plus its share of the
 #             pages it shares with the other ranks (binary, libraries). At
 #             many ranks per node PSS and USS are what the node pays.
 #
 #   UPSTREAM_IOR=/path/to/ior bench/ior_rss_vs_upstream.sh
-#   knobs: NPS (default "1 16 64"), IOR (our binary), BENCH_DIR
+#   knobs: NPS (default "1 16 64"), DELAY (the -d of the USS/PSS job,
+#   default 20 s; smaps is read 4 s after the last rank wrote), IOR (our
+#   binary), BENCH_DIR
 source "$(dirname "$0")/common.sh"
 : "${UPSTREAM_IOR:?set UPSTREAM_IOR to an upstream ior binary}"
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 NPS=${NPS:-1 16 64}
+DELAY=${DELAY:-20}
 export PARIO_RESULTS_DIR="$WORK/runs" PARIO_DB="$WORK/db.sqlite"
 JOB=(-w -r -F -t 1m -b 8m)
 
@@ -41,7 +44,7 @@ max_rss() {
 # uss_pss NP BIN: "USS | PSS" of every rank, read during the -d delay.
 uss_pss() {
     local np=$1 m n p
-    $MPIRUN -np "$np" "$2" "${JOB[@]}" -i 2 -d 20 -o "$BENCH_DIR/pss" </dev/null >"$WORK/out" 2>&1 &
+    $MPIRUN -np "$np" "$2" "${JOB[@]}" -i 2 -d "$DELAY" -o "$BENCH_DIR/pss" </dev/null >"$WORK/out" 2>&1 &
     m=$!
     # every rank has written its file: the job is in its read or its delay
     for _ in $(seq 1 120); do

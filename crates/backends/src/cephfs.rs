@@ -682,7 +682,11 @@ impl Backend for CephfsBackend {
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         let c = self.c_path("stat", path)?;
         let (size, is_dir) = self.mount.statx("stat", path, StatOf::Path(&c))?;
-        Ok(FileStat { size, is_dir })
+        Ok(FileStat {
+            size,
+            is_dir,
+            is_file: false,
+        })
     }
 
     fn mkdir(&self, path: &Path) -> Result<(), BackendError> {

@@ -171,6 +171,7 @@ impl Backend for DummyBackend {
         Ok(FileStat {
             size: 0,
             is_dir: false,
+            is_file: false,
         })
     }
     fn mkdir(&self, _path: &Path) -> Result<(), BackendError> {

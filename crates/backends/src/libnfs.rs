@@ -502,6 +502,7 @@ impl Backend for LibnfsBackend {
             Ok(FileStat {
                 size: st.nfs_size,
                 is_dir: st.nfs_mode & u64::from(libc::S_IFMT) == u64::from(libc::S_IFDIR),
+                is_file: false,
             })
         })
     }

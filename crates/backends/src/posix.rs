@@ -241,16 +241,20 @@ impl Backend for PosixBackend {
                 ));
             }
         }
+        self.delete_seen_file(path)
+    }
+    fn delete_seen_file(&self, path: &Path) -> Result<(), BackendError> {
         std::fs::remove_file(path).map_err(|e| BackendError::from_io("unlink", path, &e))
     }
-    fn deleter(&self) -> Box<dyn crate::Deleter + '_> {
-        Box::new(crate::delete::PosixDeleter::default())
+    fn deleter(&self, dirs: crate::DirSharing) -> Box<dyn crate::Deleter + '_> {
+        Box::new(crate::delete::PosixDeleter::new(dirs))
     }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         let m = std::fs::metadata(path).map_err(|e| BackendError::from_io("stat", path, &e))?;
         Ok(FileStat {
             size: m.len(),
             is_dir: m.is_dir(),
+            is_file: m.is_file(),
         })
     }
     fn mkdir(&self, path: &Path) -> Result<(), BackendError> {
@@ -375,6 +379,34 @@ fn unescape_mount(s: &str) -> String {
 mod special_file_tests {
     use super::*;
     use std::process::Command;
+
+    #[test]
+    fn stat_shows_is_file_only_for_regular_files_and_links_to_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("file"), b"x").unwrap();
+        std::fs::create_dir(d.join("dir")).unwrap();
+        assert!(Command::new("mkfifo")
+            .arg(d.join("fifo"))
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(d.join("file"), d.join("to-file")).unwrap();
+        std::os::unix::fs::symlink(d.join("fifo"), d.join("to-fifo")).unwrap();
+        let b = PosixBackend::default();
+        for (name, want) in [
+            ("file", true),
+            ("to-file", true),
+            ("dir", false),
+            ("fifo", false),
+            ("to-fifo", false),
+        ] {
+            assert_eq!(b.stat(&d.join(name)).unwrap().is_file, want, "{name}");
+        }
+        // What is_file allows: the link goes, its target stays.
+        b.delete_seen_file(&d.join("to-file")).unwrap();
+        assert!(d.join("file").exists());
+    }
 
     #[test]
     fn delete_refuses_fifos_and_device_nodes() {

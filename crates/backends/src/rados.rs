@@ -624,6 +624,7 @@ impl Backend for RadosBackend {
         Ok(FileStat {
             size: self.object_size("stat", path)?,
             is_dir: false,
+            is_file: false,
         })
     }
 

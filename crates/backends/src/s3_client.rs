@@ -333,18 +333,21 @@ impl Backend for S3Backend {
             return Ok(FileStat {
                 size: 0,
                 is_dir: true,
+                is_file: false,
             });
         }
         if let Some(size) = self.head(&c, &n, &n.key)? {
             return Ok(FileStat {
                 size,
                 is_dir: false,
+                is_file: false,
             });
         }
         if self.head(&c, &n, &marker(&n.key))?.is_some() {
             return Ok(FileStat {
                 size: 0,
                 is_dir: true,
+                is_file: false,
             });
         }
         // A prefix with objects under it is a directory too.
@@ -356,6 +359,7 @@ impl Backend for S3Backend {
             Some(Ok(_)) => Ok(FileStat {
                 size: 0,
                 is_dir: true,
+                is_file: false,
             }),
             Some(Err(e)) => Err(c.err("stat", &n, e)),
             None => Err(BackendError::new(

@@ -47,7 +47,7 @@
 
 use crate::{collective, EngineError, Env, Event, Observer};
 use pario_backends::{AlignedBuffer, BUFFER_ALIGN};
-use pario_backends::{BackendError, ErrorKind, FileHandle, OpenMode};
+use pario_backends::{BackendError, DirSharing, ErrorKind, FileHandle, OpenMode};
 use pario_comm::ReduceOp;
 use pario_plan::mdtest::{
     push_u64, rename_step, tree_dir, Access, ItemKind, ItemPaths, Naming, Owner, RenameStep, Shape,
@@ -967,9 +967,15 @@ impl Run<'_, '_> {
             vec![spec.naming.owner(self.rank, Access::Remove)]
         };
         let op = op_of(kind, Access::Remove);
-        // Files go through one deleter (a directory's entry types read
-        // once, not an lstat per file; see pario_backends::delete).
-        let mut files = self.env.backend.deleter();
+        // Files go through one deleter, relative to the open directory; a
+        // directory of this rank alone (-u) has its entry types read once
+        // instead of a stat per file (see pario_backends::delete).
+        let dirs = if spec.naming.unique_dir {
+            DirSharing::Private
+        } else {
+            DirSharing::Shared
+        };
+        let mut files = self.env.backend.deleter(dirs);
         for owner in owners {
             let mut paths = ItemPaths::new(&spec.shape, &spec.naming, owner, kind, it);
             for j in 0..count {

@@ -217,6 +217,7 @@ impl Backend for Memory {
             Some(d) => Ok(FileStat {
                 size: d.lock().unwrap().len() as u64,
                 is_dir: false,
+                is_file: false,
             }),
             None => Err(BackendError::new(ErrorKind::NotFound, "stat", path, "none")),
         }

@@ -35,8 +35,11 @@ impl Backend for MknodBackend {
     fn delete(&self, path: &Path) -> Result<(), BackendError> {
         self.inner.delete(path)
     }
-    fn deleter(&self) -> Box<dyn pario_backends::Deleter + '_> {
-        self.inner.deleter()
+    fn deleter(&self, dirs: pario_backends::DirSharing) -> Box<dyn pario_backends::Deleter + '_> {
+        self.inner.deleter(dirs)
+    }
+    fn delete_seen_file(&self, path: &Path) -> Result<(), BackendError> {
+        self.inner.delete_seen_file(path)
     }
     fn stat(&self, path: &Path) -> Result<FileStat, BackendError> {
         self.inner.stat(path)

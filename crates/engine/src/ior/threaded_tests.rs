@@ -98,6 +98,7 @@ impl Backend for Counting {
         Ok(FileStat {
             size: 0,
             is_dir: false,
+            is_file: false,
         })
     }
     fn mkdir(&self, _path: &Path) -> Result<(), BackendError> {

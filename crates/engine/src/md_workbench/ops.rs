@@ -7,7 +7,7 @@ use super::{MdwSpec, Phase};
 use crate::latency::Histogram;
 use crate::progress::{Meter, PhaseInfo};
 use crate::{EngineError, Env};
-use pario_backends::{AlignedBuffer, BackendError, ErrorKind, OpenMode, BUFFER_ALIGN};
+use pario_backends::{AlignedBuffer, BackendError, DirSharing, ErrorKind, OpenMode, BUFFER_ALIGN};
 use pario_comm::ReduceOp;
 use pario_plan::md_workbench::{dset_dir, object_path, pattern_number, Geometry, Step};
 use pario_signature::Filler;
@@ -225,8 +225,9 @@ fn cleanup(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64, sweep_e
     let rank = env.comm.rank();
     let end = sweep_end.unwrap_or(start + spec.precreate);
     // One deleter for the phase: a set's entry types are read once instead
-    // of an lstat before every unlink (see pario_backends::delete).
-    let mut deleter = env.backend.deleter();
+    // of an lstat before every unlink (each rank's sets are its own; see
+    // pario_backends::delete).
+    let mut deleter = env.backend.deleter(DirSharing::Private);
     for d in 0..spec.dsets {
         for f in start..end {
             let path = object_path(&spec.prefix, rank, d, f);
@@ -311,13 +312,16 @@ fn step(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, s: Step) {
     let (owner, d, index) = s.read;
     let path = object_path(&spec.prefix, owner, d, index);
     let t = env.clock.now();
-    let r = env.backend.stat(Path::new(&path));
+    let seen = match env.backend.stat(Path::new(&path)) {
+        Ok(st) => st,
+        Err(e) => {
+            local.timed(env, Op::Stat, t);
+            local.stats.obj_stat.err += 1;
+            local.note(e);
+            return;
+        }
+    };
     local.timed(env, Op::Stat, t);
-    if let Err(e) = r {
-        local.stats.obj_stat.err += 1;
-        local.note(e);
-        return;
-    }
     local.stats.obj_stat.suc += 1;
     let t = env.clock.now();
     let r = read_object(env, spec, local, &path, s.read);
@@ -342,8 +346,14 @@ fn step(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, s: Step) {
     if spec.read_only {
         return;
     }
+    // The stat above already told a regular file from a special one: no
+    // second check before the unlink (see Backend::delete_seen_file).
     let t = env.clock.now();
-    let r = env.backend.delete(Path::new(&path));
+    let r = if seen.is_file {
+        env.backend.delete_seen_file(Path::new(&path))
+    } else {
+        env.backend.delete(Path::new(&path))
+    };
     local.timed(env, Op::Delete, t);
     local.count_delete(r);
     let t = env.clock.now();
