@@ -100,10 +100,14 @@ cargo test "${crates[@]}" --lib --test '*' --no-fail-fast || status=$?
 # under CI: `srun --mpi=pmi2` of this build's ior on two nodes
 # (crates/cli/tests/slurm.rs, srun_of_the_mpich_build_launches_with_pmi2).
 # The test harness is the Open MPI build's, started without this build's
-# variables so that its target directory is not rebuilt for MPICH.
+# variables so that its target directory is not rebuilt for MPICH, and
+# with --workspace as scripts/test.sh built it: `-p pario-cli` alone
+# resolves features differently and compiled serde, hyper, reqwest and
+# more again (4 min 25 s of a fresh clone's run under load); each other
+# crate's integration binary runs no test of that name.
 if [ -n "${PARIO_TEST_SLURM_CONF:-}" ] || [ "${CI:-}" = true ]; then
   env -u MPICC -u PARIO_NO_AIO -u PARIO_NO_HDF5 -u PARIO_NO_PNETCDF -u PARIO_LEFT_OUT -u PARIO_MPIRUN \
     CARGO_TARGET_DIR="$main_target" PARIO_TEST_MPICH_BIN_DIR="$CARGO_TARGET_DIR/debug" \
-    cargo test -p pario-cli --test integration slurm::srun_of_the_mpich_build || status=$?
+    cargo test --workspace --test integration slurm::srun_of_the_mpich_build || status=$?
 fi
 exit "$status"

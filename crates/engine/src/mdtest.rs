@@ -967,9 +967,10 @@ impl Run<'_, '_> {
             vec![spec.naming.owner(self.rank, Access::Remove)]
         };
         let op = op_of(kind, Access::Remove);
-        // Files go through one deleter, relative to the open directory; a
-        // directory of this rank alone (-u) has its entry types read once
-        // instead of a stat per file (see pario_backends::delete).
+        // Files go through one deleter: each file's type is checked
+        // relative to the open directory, or, in a directory of this rank
+        // alone (-u), read once for the whole directory (see
+        // pario_backends::delete).
         let dirs = if spec.naming.unique_dir {
             DirSharing::Private
         } else {

@@ -8,6 +8,16 @@
 //! removed in the case's directory (its working directory and `{dir}`),
 //! since a refusal touches nothing and an accepted run removes what it made.
 //! All failures are listed together, so one run shows every broken case.
+//!
+//! The corpus counts (scripts/corpus-counts.sh): with `PARIO_CORPUS_COUNTS`
+//! naming a file, every case run appends one line to it, `tool<TAB>class
+//! <TAB>case`, the class being how the binary answered, whatever the case
+//! expects: `hang` (killed at its time limit), `accepted` (exit 0), `clear`
+//! (a non-zero exit that meets every rule above) or `unclear` (a non-zero
+//! exit, or a death by signal, that breaks one). With
+//! `PARIO_CORPUS_BIN_DIR` set, the cases run that directory's binary of the
+//! same name instead of this build's (an older build's, to count the
+//! corpus against it: its failures then say what that build got wrong).
 
 use crate::job::{Job, Run};
 use std::path::{Path, PathBuf};
@@ -141,7 +151,7 @@ impl<'a> Table<'a> {
     /// The job of `case` run in `dir`, `{dir}` replaced by its path.
     pub fn job(&self, case: &Case, dir: &Path) -> Job {
         let d = dir.display().to_string();
-        let mut job = Job::new(self.bin)
+        let mut job = Job::new(corpus_bin(self.bin))
             .args(case.args.iter().map(|a| a.replace("{dir}", &d)))
             .dir(dir);
         job = if self.launcher_for_one {
@@ -244,6 +254,7 @@ impl<'a> Table<'a> {
         if after != before {
             bad.push(format!("files changed: {}", changes(&before, &after)));
         }
+        count(self.tool, case, corpus_class(&run, &bad));
         if bad.is_empty() {
             return Ok(());
         }
@@ -341,6 +352,50 @@ fn kind_of(t: std::fs::FileType) -> &'static str {
     }
 }
 
+/// How a binary answered a case, for the corpus counts (module docs).
+pub fn corpus_class(run: &Run, problems: &[String]) -> &'static str {
+    if run.hung() {
+        "hang"
+    } else if run.status == Some(0) {
+        "accepted"
+    } else if problems.is_empty() {
+        "clear"
+    } else {
+        "unclear"
+    }
+}
+
+/// `bin`, or the binary of the same name in `PARIO_CORPUS_BIN_DIR`.
+fn corpus_bin(bin: &str) -> PathBuf {
+    match (
+        std::env::var_os("PARIO_CORPUS_BIN_DIR"),
+        Path::new(bin).file_name(),
+    ) {
+        (Some(dir), Some(name)) => Path::new(&dir).join(name),
+        _ => PathBuf::from(bin),
+    }
+}
+
+/// One line to the `PARIO_CORPUS_COUNTS` file, when set (one write of the
+/// whole line in append mode: cases run in parallel).
+fn count(tool: &str, case: &Case, class: &str) {
+    use std::io::Write;
+    let Some(file) = std::env::var_os("PARIO_CORPUS_COUNTS") else {
+        return;
+    };
+    let line = format!(
+        "{tool}\t{class}\t{}\n",
+        case.shown().replace(['\t', '\n'], " ")
+    );
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(file);
+    if let Ok(mut f) = f {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
 /// What appeared and what went, between two listings.
 fn changes(before: &[String], after: &[String]) -> String {
     let new: Vec<&String> = after.iter().filter(|a| !before.contains(a)).collect();
@@ -369,6 +424,19 @@ mod tests {
         assert!(t
             .problems(&c, &run(Some(2), "x: -q: unknown option\n"))
             .is_empty());
+    }
+
+    #[test]
+    fn corpus_classes_follow_the_answer_not_the_expectation() {
+        let none: Vec<String> = Vec::new();
+        let some = vec!["no '-b' in the output".to_string()];
+        let hung = run(Some(crate::job::TIMED_OUT), "");
+        assert_eq!(corpus_class(&hung, &some), "hang");
+        assert_eq!(corpus_class(&run(Some(0), ""), &some), "accepted");
+        assert_eq!(corpus_class(&run(Some(0), ""), &none), "accepted");
+        assert_eq!(corpus_class(&run(Some(2), "t: -b: bad\n"), &none), "clear");
+        assert_eq!(corpus_class(&run(Some(2), "t: bad\n"), &some), "unclear");
+        assert_eq!(corpus_class(&run(None, ""), &some), "unclear");
     }
 
     #[test]
