@@ -324,13 +324,9 @@ impl CephfsLib {
 
     /// As [`CephfsLib::load`], with the override given.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<CephfsLib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting ceph_mount is libcephfs; the table's
         // declarations are those of its C header (stable C API).
-        let table = unsafe { CephfsLib::resolve(opened) };
-        table
-            .map(Arc::new)
-            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
+        unsafe { LIBRARY.load(override_file, CephfsLib::resolve, "") }
     }
 }
 

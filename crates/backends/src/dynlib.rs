@@ -8,6 +8,7 @@
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::sync::Arc;
 
 /// A value build.rs recorded (`option_env!`), or "" in a build that did not
 /// find the library (whose backend the registry then refuses).
@@ -174,6 +175,30 @@ impl LibrarySpec {
         } else {
             format!("set {} to the library's path or {install}", self.env)
         }
+    }
+
+    /// [`open`](Self::open) the library and resolve its table with
+    /// `resolve` (a [`c_library!`] table's `resolve`): the table, shared,
+    /// or the first symbol missing, reported with `needed` (which version
+    /// would have it, or empty). One place for what every run-time-loaded
+    /// library does on loading.
+    ///
+    /// # Safety
+    /// `resolve`'s declarations must be those of the C library that
+    /// [`Self::marker`] identifies, as the table's `resolve` requires.
+    pub unsafe fn load<T>(
+        &self,
+        override_file: Option<&OsStr>,
+        resolve: unsafe fn(Opened) -> Result<T, (&'static str, Opened)>,
+        needed: &str,
+    ) -> Result<Arc<T>, LoadError> {
+        let opened = self.open(override_file)?;
+        // SAFETY: the caller guarantees the declarations match the library
+        // the marker identified when `open` accepted it.
+        let table = unsafe { resolve(opened) };
+        table
+            .map(Arc::new)
+            .map_err(|(symbol, opened)| LoadError::missing_symbol(self, &opened, symbol, needed))
     }
 
     /// Open the library: `override_file` (the environment variable's

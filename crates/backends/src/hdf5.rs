@@ -378,15 +378,17 @@ impl Hdf5Lib {
     /// As [`Hdf5Lib::load`], with the override given instead of read from
     /// the environment.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<Hdf5Lib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting H5Pset_fapl_mpio is parallel HDF5;
         // the table's declarations are those of its 1.10+ headers (64-bit
         // hid_t). An older one lacks H5Pset_all_coll_metadata_ops (new in
         // 1.10), so it fails here, before any call.
-        let table = unsafe { Hdf5Lib::resolve(opened) };
-        table.map(Arc::new).map_err(|(symbol, opened)| {
-            LoadError::missing_symbol(&LIBRARY, &opened, symbol, " (HDF5 1.10 or later needed)")
-        })
+        unsafe {
+            LIBRARY.load(
+                override_file,
+                Hdf5Lib::resolve,
+                " (HDF5 1.10 or later needed)",
+            )
+        }
     }
 
     /// Collect the HDF5 error stack (API call first) as one message, and

@@ -238,13 +238,9 @@ impl NfsLib {
 
     /// As [`NfsLib::load`], with the override given.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<NfsLib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting nfs_init_context is libnfs; the
         // table's declarations are those of libnfs 4's header (soname 13).
-        let table = unsafe { NfsLib::resolve(opened) };
-        table
-            .map(Arc::new)
-            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
+        unsafe { LIBRARY.load(override_file, NfsLib::resolve, "") }
     }
 }
 

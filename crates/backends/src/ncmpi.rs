@@ -294,13 +294,9 @@ impl NcmpiLib {
     /// As [`NcmpiLib::load`], with the override given instead of read from
     /// the environment.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<NcmpiLib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting ncmpi_create is PnetCDF; the table's
         // declarations are those of its pnetcdf.h (1.x).
-        let table = unsafe { NcmpiLib::resolve(opened) };
-        table
-            .map(Arc::new)
-            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
+        unsafe { LIBRARY.load(override_file, NcmpiLib::resolve, "") }
     }
 
     /// The text of a PnetCDF error code.

@@ -142,13 +142,9 @@ impl PmemLib {
 
     /// As [`PmemLib::load`], with the override given.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<PmemLib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting pmem_map_file is libpmem; the table's
         // declarations are those of its C header (stable C API, soname 1).
-        let table = unsafe { PmemLib::resolve(opened) };
-        table
-            .map(Arc::new)
-            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
+        unsafe { LIBRARY.load(override_file, PmemLib::resolve, "") }
     }
 
     /// libpmem's last error message on this thread ("" when none).

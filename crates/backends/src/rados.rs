@@ -288,13 +288,9 @@ impl RadosLib {
 
     /// As [`RadosLib::load`], with the override given.
     pub fn load_with(override_file: Option<&OsStr>) -> Result<Arc<RadosLib>, LoadError> {
-        let opened = LIBRARY.open(override_file)?;
         // SAFETY: a library exporting rados_ioctx_create is librados; the
         // table's declarations are those of its C header (stable C API).
-        let table = unsafe { RadosLib::resolve(opened) };
-        table
-            .map(Arc::new)
-            .map_err(|(symbol, opened)| LoadError::missing_symbol(&LIBRARY, &opened, symbol, ""))
+        unsafe { LIBRARY.load(override_file, RadosLib::resolve, "") }
     }
 }
 
