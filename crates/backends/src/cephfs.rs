@@ -32,7 +32,7 @@
 //! Ceph's libraries work and only `-a CEPHFS` needs them
 //! (`PARIO_CEPHFS_LIBRARY` names another file).
 
-use crate::dynlib::{LibrarySpec, LoadError};
+use crate::dynlib::{c_arg, errno_text, neg_errno, LibrarySpec, LoadError};
 use crate::registry::{
     BackendDescriptor, ClientCache, Created, Features, OptionKind as K, OptionSpec as O,
 };
@@ -330,21 +330,9 @@ impl CephfsLib {
     }
 }
 
-/// The text of a negative libcephfs return (`-errno`).
-fn errno_text(ret: i32) -> String {
-    let code = ret.checked_neg().unwrap_or(libc::EIO);
-    std::io::Error::from_raw_os_error(code).to_string()
-}
-
 /// A backend error from a negative libcephfs return.
 fn ceph_error(op: &'static str, path: &Path, ret: i32) -> BackendError {
-    let code = ret.checked_neg().unwrap_or(libc::EIO);
-    BackendError::from_io(op, path, &std::io::Error::from_raw_os_error(code))
-}
-
-/// A C string of a libcephfs argument (options never hold NUL: checked at parse).
-fn c_arg(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).unwrap_or_default()
+    BackendError::from_io(op, path, &neg_errno(ret))
 }
 
 /// A mounted client, shared by the backend and its open files; unmounted

@@ -6,7 +6,7 @@
 //! that owns the library handle, so the pointers live as long as the table.
 
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use std::ffi::{OsStr, OsString};
+use std::ffi::{CString, OsStr, OsString};
 use std::fmt;
 use std::sync::Arc;
 
@@ -376,6 +376,23 @@ macro_rules! c_library {
     };
 }
 pub(crate) use c_library;
+
+/// The error of a C library's negative return (`-errno`; EIO when the
+/// value cannot be negated), as librados, libcephfs and libnfs report.
+pub(crate) fn neg_errno(ret: i32) -> std::io::Error {
+    std::io::Error::from_raw_os_error(ret.checked_neg().unwrap_or(libc::EIO))
+}
+
+/// The text of a negative return (see [`neg_errno`]).
+pub(crate) fn errno_text(ret: i32) -> String {
+    neg_errno(ret).to_string()
+}
+
+/// A C string of an option or path passed to a C library (the options
+/// are checked free of NUL when parsed; one left would be dropped).
+pub(crate) fn c_arg(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).unwrap_or_default()
+}
 
 #[cfg(test)]
 mod tests {

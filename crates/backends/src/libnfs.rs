@@ -22,7 +22,7 @@
 //! is not thread-safe: the backend's one context is behind a mutex that
 //! every call holds.
 
-use crate::dynlib::{LibrarySpec, LoadError};
+use crate::dynlib::{c_arg, LibrarySpec, LoadError};
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, CompletionQueue, ErrorKind, FileHandle, FileStat, FsInfo,
@@ -242,11 +242,6 @@ impl NfsLib {
         // table's declarations are those of libnfs 4's header (soname 13).
         unsafe { LIBRARY.load(override_file, NfsLib::resolve, "") }
     }
-}
-
-/// A C string of an option or path (checked free of NUL before).
-fn c_arg(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).unwrap_or_default()
 }
 
 /// One mounted export: the libnfs context, used under its mutex.

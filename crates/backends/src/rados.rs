@@ -27,7 +27,7 @@
 //! cluster's `osd_max_object_size` (128 MiB by default) is refused by the
 //! OSDs, and the error says so.
 
-use crate::dynlib::{LibrarySpec, LoadError};
+use crate::dynlib::{c_arg, errno_text, neg_errno, LibrarySpec, LoadError};
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
     Backend, BackendError, Capabilities, Completion, CompletionQueue, ErrorKind, FileHandle,
@@ -294,16 +294,11 @@ impl RadosLib {
     }
 }
 
-/// The text of a negative librados return (`-errno`).
-fn errno_text(ret: i32) -> String {
-    let code = ret.checked_neg().unwrap_or(libc::EIO);
-    std::io::Error::from_raw_os_error(code).to_string()
-}
-
 /// A backend error from a negative librados return.
 fn rados_error(op: &'static str, path: &Path, ret: i32, hint: &str) -> BackendError {
-    let code = ret.checked_neg().unwrap_or(libc::EIO);
-    let mut e = BackendError::from_io(op, path, &std::io::Error::from_raw_os_error(code));
+    let err = neg_errno(ret);
+    let code = err.raw_os_error().unwrap_or(libc::EIO);
+    let mut e = BackendError::from_io(op, path, &err);
     if code == libc::EFBIG {
         e.kind = ErrorKind::NoSpace;
         e.detail = format!(
@@ -349,11 +344,6 @@ impl Drop for Cluster {
             (self.lib.rados_shutdown)(self.cluster);
         }
     }
-}
-
-/// A C string of a librados argument (options never hold NUL: checked at parse).
-fn c_arg(s: &str) -> CString {
-    CString::new(s.replace('\0', "")).unwrap_or_default()
 }
 
 impl Cluster {
