@@ -32,6 +32,7 @@
 //! Ceph's libraries work and only `-a CEPHFS` needs them
 //! (`PARIO_CEPHFS_LIBRARY` names another file).
 
+use crate::ceph_conf::CephConf;
 use crate::dynlib::{c_arg, errno_text, neg_errno, LibrarySpec, LoadError};
 use crate::registry::{
     BackendDescriptor, ClientCache, Created, Features, OptionKind as K, OptionSpec as O,
@@ -408,49 +409,27 @@ impl Mount {
         Ok(m)
     }
 
-    fn read_conf(&self, o: &CephfsOptions, conf_text: &str) -> Result<(), String> {
-        let path = o.conf.as_ref().map(|p| c_arg(&p.to_string_lossy()));
-        // SAFETY: table calls on the handle made above; `path` is a C
-        // string or NULL (libcephfs searches its default places).
-        let ret = unsafe {
-            (self.lib.ceph_conf_read_file)(
+    /// The configuration calls on this handle.
+    fn conf(&self) -> CephConf<*mut ceph_mount_info> {
+        // SAFETY: the table's own functions and the handle it created,
+        // released only when `self` drops.
+        unsafe {
+            CephConf::new(
+                ("CEPHFS", "--cephfs.conf"),
                 self.cmount,
-                path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr()),
+                self.lib.ceph_conf_read_file,
+                self.lib.ceph_conf_parse_env,
+                self.lib.ceph_conf_set,
             )
-        };
-        if ret < 0 {
-            let hint = if o.conf.is_none() {
-                "; give --cephfs.conf=FILE"
-            } else {
-                ""
-            };
-            return Err(format!(
-                "-a CEPHFS: cannot read {conf_text}: {}{hint}",
-                errno_text(ret)
-            ));
         }
-        // SAFETY: as above; NULL means CEPH_ARGS.
-        let ret = unsafe { (self.lib.ceph_conf_parse_env)(self.cmount, std::ptr::null()) };
-        if ret < 0 {
-            return Err(format!(
-                "-a CEPHFS: cannot apply CEPH_ARGS: {}",
-                errno_text(ret)
-            ));
-        }
-        Ok(())
+    }
+
+    fn read_conf(&self, o: &CephfsOptions, conf_text: &str) -> Result<(), String> {
+        self.conf().read(o.conf.as_deref(), conf_text)
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), String> {
-        let (k, v) = (c_arg(key), c_arg(value));
-        // SAFETY: table call on the handle made above, two C strings.
-        let ret = unsafe { (self.lib.ceph_conf_set)(self.cmount, k.as_ptr(), v.as_ptr()) };
-        if ret < 0 {
-            return Err(format!(
-                "-a CEPHFS: cannot set {key}={value}: {}",
-                errno_text(ret)
-            ));
-        }
-        Ok(())
+        self.conf().set(key, value)
     }
 
     /// Mount `remote_prefix` as the root.

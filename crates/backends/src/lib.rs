@@ -86,6 +86,7 @@ macro_rules! posix_namespace {
 pub mod aio;
 mod asyncfile;
 pub mod buffer;
+mod ceph_conf;
 pub mod cephfs;
 pub mod conformance;
 pub mod delete;

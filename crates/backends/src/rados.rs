@@ -27,6 +27,7 @@
 //! cluster's `osd_max_object_size` (128 MiB by default) is refused by the
 //! OSDs, and the error says so.
 
+use crate::ceph_conf::CephConf;
 use crate::dynlib::{c_arg, errno_text, neg_errno, LibrarySpec, LoadError};
 use crate::registry::{BackendDescriptor, Created, Features, OptionKind as K, OptionSpec as O};
 use crate::{
@@ -397,49 +398,27 @@ impl Cluster {
         Ok(c)
     }
 
-    fn read_conf(&self, o: &RadosOptions, conf_text: &str) -> Result<(), String> {
-        let path = o.conf.as_ref().map(|p| c_arg(&p.to_string_lossy()));
-        // SAFETY: table calls on the handle made above; `path` is a C
-        // string or NULL (librados searches its default places).
-        let ret = unsafe {
-            (self.lib.rados_conf_read_file)(
+    /// The configuration calls on this handle.
+    fn conf(&self) -> CephConf<rados_t> {
+        // SAFETY: the table's own functions and the handle it created,
+        // released only when `self` drops.
+        unsafe {
+            CephConf::new(
+                ("RADOS", "--rados.conf"),
                 self.cluster,
-                path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr()),
+                self.lib.rados_conf_read_file,
+                self.lib.rados_conf_parse_env,
+                self.lib.rados_conf_set,
             )
-        };
-        if ret < 0 {
-            let hint = if o.conf.is_none() {
-                "; give --rados.conf=FILE"
-            } else {
-                ""
-            };
-            return Err(format!(
-                "-a RADOS: cannot read {conf_text}: {}{hint}",
-                errno_text(ret)
-            ));
         }
-        // SAFETY: as above; NULL means CEPH_ARGS.
-        let ret = unsafe { (self.lib.rados_conf_parse_env)(self.cluster, std::ptr::null()) };
-        if ret < 0 {
-            return Err(format!(
-                "-a RADOS: cannot apply CEPH_ARGS: {}",
-                errno_text(ret)
-            ));
-        }
-        Ok(())
+    }
+
+    fn read_conf(&self, o: &RadosOptions, conf_text: &str) -> Result<(), String> {
+        self.conf().read(o.conf.as_deref(), conf_text)
     }
 
     fn set(&self, key: &str, value: &str) -> Result<(), String> {
-        let (k, v) = (c_arg(key), c_arg(value));
-        // SAFETY: table call on the handle made above, two C strings.
-        let ret = unsafe { (self.lib.rados_conf_set)(self.cluster, k.as_ptr(), v.as_ptr()) };
-        if ret < 0 {
-            return Err(format!(
-                "-a RADOS: cannot set {key}={value}: {}",
-                errno_text(ret)
-            ));
-        }
-        Ok(())
+        self.conf().set(key, value)
     }
 
     /// Connect and open the pool.
