@@ -21,10 +21,13 @@
 //!
 //! [`slurm`] gives the tests that start pario with `srun` and `sbatch` the
 //! throwaway cluster of scripts/test-slurm.sh.
+//!
+//! [`schema`] validates our JSON outputs against the schemas in schemas/.
 
 pub mod bad_input;
 pub mod job;
 pub mod s3;
+pub mod schema;
 pub mod slurm;
 
 pub use job::{Job, Run, Started, LIMIT_SECONDS, TIMED_OUT};
