@@ -85,7 +85,10 @@ pub struct MdwSpec {
     pub iterations: u32,
     pub offset: u32,
     pub object_size: u64,
-    /// `-1`, `-2`, `-3` (all three when none was given).
+    /// `-1`, `-2`, `-3` (all three when none was given). A front end that
+    /// sets `run_precreate` must have refused a prefix that already holds
+    /// anything (md-workbench's driver does): the cleanup of such a run
+    /// removes the objects without checking their type.
     pub run_precreate: bool,
     pub run_benchmark: bool,
     pub run_cleanup: bool,

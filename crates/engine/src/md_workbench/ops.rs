@@ -224,15 +224,23 @@ fn precreate(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64) {
 fn cleanup(env: &Env<'_>, spec: &MdwSpec, local: &mut Local, start: u64, sweep_end: Option<u64>) {
     let rank = env.comm.rank();
     let end = sweep_end.unwrap_or(start + spec.precreate);
-    // One deleter for the phase: a set's entry types are read once instead
-    // of an lstat before every unlink (each rank's sets are its own; see
-    // pario_backends::delete).
-    let mut deleter = env.backend.deleter(DirSharing::Private);
+    // A run that precreated made every entry of its sets itself (the
+    // driver refuses a prefix that holds anything, see
+    // `MdwSpec::run_precreate`): each name removed here is one of its own
+    // regular files, as the benchmark step trusts after its stat, and goes
+    // without a check, as upstream's. A cleanup of an earlier run's sets
+    // (-3 without -1) has one deleter for the phase: a set's entry types
+    // are read once instead of an lstat before every unlink (each rank's
+    // sets are its own; see pario_backends::delete).
+    let mut deleter = (!spec.run_precreate).then(|| env.backend.deleter(DirSharing::Private));
     for d in 0..spec.dsets {
         for f in start..end {
             let path = object_path(&spec.prefix, rank, d, f);
             let t = env.clock.now();
-            let r = deleter.delete(Path::new(&path));
+            let r = match deleter.as_mut() {
+                Some(checked) => checked.delete(Path::new(&path)),
+                None => env.backend.delete_seen_file(Path::new(&path)),
+            };
             if sweep_end.is_some() && matches!(&r, Err(e) if e.kind == ErrorKind::NotFound) {
                 continue;
             }
