@@ -139,6 +139,36 @@ fn the_io500_invocations_run_unchanged_with_upstreams_lines() {
     assert!(op.as_str().unwrap().starts_with("mdw_"), "{op}");
 }
 
+/// A run that precreates removes its own objects unchecked; a cleanup of
+/// an earlier run's sets (-3 alone) checks them, and leaves a FIFO planted
+/// at an object's name where it is.
+#[test]
+fn a_cleanup_alone_leaves_a_fifo_planted_among_the_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let o = format!("-o={}", prefix(d));
+    let info = format!("--run-info-file={}", d.join("status").display());
+    let base = ["-D=1", "-P=3", "-I=1", "-R=1", o.as_str(), info.as_str()];
+    let out = run(1, d, &[&base[..], &["-1"]].concat());
+    assert_eq!(out.status, Some(0), "{:?}", text(&out));
+    let planted = d.join("mdw/0_0/file-1");
+    std::fs::remove_file(&planted).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&planted)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = run(1, d, &[&base[..], &["-3"]].concat());
+    let (so, se) = text(&out);
+    assert!(
+        format!("{so}{se}").contains("not a regular file: not removed"),
+        "{so}\n{se}"
+    );
+    let kind = std::fs::symlink_metadata(&planted).unwrap().file_type();
+    assert!(std::os::unix::fs::FileTypeExt::is_fifo(&kind), "{so}\n{se}");
+    std::fs::remove_file(&planted).unwrap();
+}
+
 fn so_objects_left(d: &Path) -> Vec<PathBuf> {
     let p = d.join("mdw");
     if !p.exists() {
