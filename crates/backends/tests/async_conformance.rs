@@ -5,7 +5,7 @@
 //! Where the kernel refuses io_uring (seccomp, `kernel.io_uring_disabled`,
 //! an old kernel), the URING tests assert the clear refusal instead.
 
-use pario_backends::conformance::{async_roundtrip, cross_backend, run_all, Expect};
+use pario_backends::conformance::{cross_backend, run_all, Expect};
 use pario_backends::posix::PosixBackend;
 use pario_backends::uring::{UringBackend, UringOptions};
 use pario_backends::{
@@ -485,6 +485,6 @@ mod aio {
         let d = create_backend("aio", &[], 0).unwrap();
         assert_eq!(d.backend.capabilities().queue_depth, 128);
         let dir = tempfile::tempdir().unwrap();
-        async_roundtrip(d.backend.as_ref(), dir.path(), REAL).unwrap();
+        pario_backends::conformance::async_roundtrip(d.backend.as_ref(), dir.path(), REAL).unwrap();
     }
 }
