@@ -21,8 +21,9 @@ cargo fmt --all -- --check
 # how cargo-clippy itself runs it; CLIPPY_ARGS carries `-D warnings` in
 # cargo-clippy's own encoding), so no second, check-only build of every
 # dependency (158 CPU-seconds of an idle 2-core machine; the lints cost 24
-# in the build). No incremental state either: a cold build writes it for
-# nothing (103 against 139 CPU-seconds for the workspace's crates). Every
+# in a build of the workspace at opt-level 0). No incremental state either:
+# a cold build writes it for nothing (the workspace's crates at opt-level
+# 0: 103 against 139 CPU-seconds). Every
 # cargo command below runs with the same three variables, or it would
 # compile the workspace again.
 command -v clippy-driver >/dev/null || { echo "test.sh: clippy-driver not found (rustup component add clippy)" >&2; exit 1; }
