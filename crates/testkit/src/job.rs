@@ -32,16 +32,22 @@ pub const TIMED_OUT: i32 = 124;
 /// hung job that does not end on SIGTERM (its status is then 137).
 const KILL_AFTER_SECONDS: u32 = 10;
 
-/// Variables every job sets (Open MPI's; MPICH ignores them).
-/// `pml=ob1`: the tests' ranks talk over shared memory (or TCP between the
-/// namespaces some tests make), where Open MPI's default UCX transport
-/// only costs its start-up: a 4-rank `mpirun` of an MPI hello world took
-/// 0.59 s and 0.52 CPU-seconds with it, 0.24 s and 0.28 without (an idle
-/// 2-core machine, 5 runs each), over some thousand jobs (issue 22).
-const MPI_ENV: [(&str, &str); 5] = [
+/// Variables every job sets for `mpirun` (Open MPI's; MPICH ignores
+/// them), besides [`RANK_ENV`].
+const MPI_ENV: [(&str, &str); 3] = [
     ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
     ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
     ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+];
+
+/// Open MPI settings for the ranks of every test job, under `mpirun` and
+/// under `srun` (crate::slurm). `pml=ob1`: the tests' ranks talk over
+/// shared memory (or TCP between the namespaces some tests make), where
+/// Open MPI's default UCX transport only costs its start-up: a 4-rank
+/// `mpirun` of an MPI hello world took 0.59 s and 0.52 CPU-seconds with
+/// it, 0.24 s and 0.28 without (an idle 2-core machine, 5 runs each), over
+/// some thousand jobs (issue 22).
+pub(crate) const RANK_ENV: [(&str, &str); 2] = [
     ("OMPI_MCA_mpi_yield_when_idle", "1"),
     ("OMPI_MCA_pml", "ob1"),
 ];
@@ -376,7 +382,7 @@ impl std::ops::DerefMut for Started {
 /// The environment every job shares: Open MPI's variables, and none of
 /// [`NOT_INHERITED`] from the caller.
 pub(crate) fn shared_env(c: &mut Command) {
-    for (k, v) in MPI_ENV {
+    for (k, v) in MPI_ENV.into_iter().chain(RANK_ENV) {
         c.env(k, v);
     }
     for k in NOT_INHERITED {

@@ -63,9 +63,8 @@ impl Cluster {
                 c.env_remove(k);
             }
         }
+        c.envs(crate::job::RANK_ENV);
         c.env("SLURM_CONF", &self.conf)
-            .env("OMPI_MCA_mpi_yield_when_idle", "1")
-            .env("OMPI_MCA_pml", "ob1") // as crate::job::MPI_ENV says
             .env_remove("PARIO_FAULTS")
             .env_remove("PARIO_TASKS_PER_NODE");
         c
