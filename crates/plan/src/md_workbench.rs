@@ -16,7 +16,18 @@ use crate::mdtest::push_u64;
 
 /// Directory of data set `d` of `rank` under `prefix`.
 pub fn dset_dir(prefix: &str, rank: u32, d: u32) -> String {
-    format!("{prefix}/{rank}_{d}")
+    let mut s = String::with_capacity(prefix.len() + 24);
+    push_dset_dir(&mut s, prefix, rank, d);
+    s
+}
+
+/// Appends `PREFIX/RANK_D`, the one spelling of a data set's directory.
+fn push_dset_dir(s: &mut String, prefix: &str, rank: u32, d: u32) {
+    s.push_str(prefix);
+    s.push('/');
+    push_u64(s, u64::from(rank));
+    s.push('_');
+    push_u64(s, u64::from(d));
 }
 
 /// Path of object `index` in data set `d` of `rank` under `prefix`. Made
@@ -25,11 +36,7 @@ pub fn dset_dir(prefix: &str, rank: u32, d: u32) -> String {
 /// against 540 now (callgrind), more than the rest of a cleanup step.
 pub fn object_path(prefix: &str, rank: u32, d: u32, index: u64) -> String {
     let mut s = String::with_capacity(prefix.len() + 48);
-    s.push_str(prefix);
-    s.push('/');
-    push_u64(&mut s, u64::from(rank));
-    s.push('_');
-    push_u64(&mut s, u64::from(d));
+    push_dset_dir(&mut s, prefix, rank, d);
     s.push_str("/file-");
     push_u64(&mut s, index);
     s
