@@ -58,20 +58,12 @@ impl<H: Copy> CephConf<H> {
             } else {
                 String::new()
             };
-            return Err(format!(
-                "-a {}: cannot read {conf_text}: {}{hint}",
-                self.api,
-                errno_text(ret)
-            ));
+            return Err(self.failed(&format!("read {conf_text}"), ret) + &hint);
         }
         // SAFETY: as above; NULL means CEPH_ARGS.
         let ret = unsafe { (self.parse_env)(self.handle, std::ptr::null()) };
         if ret < 0 {
-            return Err(format!(
-                "-a {}: cannot apply CEPH_ARGS: {}",
-                self.api,
-                errno_text(ret)
-            ));
+            return Err(self.failed("apply CEPH_ARGS", ret));
         }
         Ok(())
     }
@@ -83,12 +75,13 @@ impl<H: Copy> CephConf<H> {
         // strings.
         let ret = unsafe { (self.set)(self.handle, k.as_ptr(), v.as_ptr()) };
         if ret < 0 {
-            return Err(format!(
-                "-a {}: cannot set {key}={value}: {}",
-                self.api,
-                errno_text(ret)
-            ));
+            return Err(self.failed(&format!("set {key}={value}"), ret));
         }
         Ok(())
+    }
+
+    /// "-a API: cannot WHAT: ERROR" for a call's negative return.
+    fn failed(&self, what: &str, ret: c_int) -> String {
+        format!("-a {}: cannot {what}: {}", self.api, errno_text(ret))
     }
 }
