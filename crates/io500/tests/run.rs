@@ -302,7 +302,11 @@ fn a_timestamp_file_missing_before_find_fails_the_phase_in_one_line() {
 #[test]
 fn an_extended_run_adds_md_workbench_and_the_two_finds() {
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), "");
+    // Set sizes given, not derived from mdtest-easy-write's rate (unit
+    // tests cover that): derived from a tiny phase they came to about
+    // 12,000 objects a rank, a minute of work under load (issue 22).
+    let sizes = "[mdworkbench]\nprecreatePerSet = 20\nfilesPerProc = 20\n";
+    let cfg = config(tmp.path(), sizes);
     let out = io500(2, tmp.path(), &[cfg.to_str().unwrap(), "--mode=extended"]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
