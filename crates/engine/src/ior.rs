@@ -1083,7 +1083,10 @@ mod tests {
         s.check_read = false;
         let x = IorExtras {
             min_time: 0.2,
-            inter_io_delay_us: 2000,
+            // A pass of 32 transfers lasts a few ms, far below min_time even
+            // when a loaded machine oversleeps (at 2 ms a transfer it was a
+            // third of it; issue 22).
+            inter_io_delay_us: 100,
             ..IorExtras::default()
         };
         let (out, _) = run(&s, &x);
@@ -1109,7 +1112,9 @@ mod tests {
         r.write = false;
         r.layout.segment_count = 1;
         r.stonewall_status_file = Some(status);
-        r.deadline = 1.0;
+        // Any deadline makes the status file count; one far beyond the 40
+        // reads, so that a loaded machine never hits it.
+        r.deadline = 60.0;
         let (out, _) = run(&r, &IorExtras::default());
         assert!(out.error.is_none(), "{:?}", out.error);
         assert_eq!(bytes_of(&out.result, Operation::Read), vec![40 * 4096]);

@@ -71,6 +71,16 @@ fn kinds(rec: &RunRecord) -> Vec<&str> {
     rec.advisories.iter().map(|a| a.kind.as_str()).collect()
 }
 
+/// The same, but "straggler": whether one rank of a real run lags depends
+/// on the machine's load, not on the case (the rule is tested on fixed
+/// figures below; issue 22).
+fn kinds_but_straggler(rec: &RunRecord) -> Vec<&str> {
+    kinds(rec)
+        .into_iter()
+        .filter(|&k| k != "straggler")
+        .collect()
+}
+
 #[test]
 fn a_read_on_dev_shm_right_after_its_write_warns() {
     if !Path::new("/dev/shm").is_dir() {
@@ -87,7 +97,12 @@ fn a_read_on_dev_shm_right_after_its_write_warns() {
         &[],
     );
     assert!(r.ok(), "{}", r.both());
-    assert_eq!(kinds(&rec), ["memory-file-system"], "{}", r.both());
+    assert_eq!(
+        kinds_but_straggler(&rec),
+        ["memory-file-system"],
+        "{}",
+        r.both()
+    );
     let lines: Vec<&str> = r
         .stderr
         .lines()
@@ -108,8 +123,17 @@ fn a_read_right_after_a_small_write_warns_about_the_page_cache() {
     let args = ["-w", "-r", "-F", "-t", "64k", "-b", "512k", "-o", "t"];
     let (r, rec) = ior_kept(2, dir.path(), &args, &[]);
     assert!(r.ok(), "{}", r.both());
-    assert_eq!(kinds(&rec), ["page-cache-read"], "{}", r.both());
-    let a = &rec.advisories[0];
+    assert_eq!(
+        kinds_but_straggler(&rec),
+        ["page-cache-read"],
+        "{}",
+        r.both()
+    );
+    let a = rec
+        .advisories
+        .iter()
+        .find(|a| a.kind == "page-cache-read")
+        .unwrap();
     assert_eq!(a.operation, Some(pario_results::Operation::Read));
     assert!(a.remedy.contains("-C") && a.remedy.contains("memoryPerNode"));
     assert!(r
@@ -123,7 +147,7 @@ fn a_read_right_after_a_small_write_warns_about_the_page_cache() {
     assert!(!kinds(&rec).contains(&"page-cache-read"), "{}", r.both());
     let (r, rec) = ior_kept(2, dir.path(), &["-a", "DUMMY", "-w", "-r", "-o", "t"], &[]);
     assert!(r.ok(), "{}", r.both());
-    assert!(rec.advisories.is_empty(), "{:?}", rec.advisories);
+    assert!(kinds_but_straggler(&rec).is_empty(), "{:?}", rec.advisories);
 }
 
 /// Nothing here depends on the machine's speed: the real run checks the

@@ -144,8 +144,25 @@ fn warmup_needs_a_time_limit_and_bad_values_are_named() {
 fn warmup_is_recorded_and_leaves_the_first_seconds_out() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
+    // The DUMMY backend sleeps 1 ms a transfer: the writes last until the
+    // 1 s wall on any machine, never ending early (1 GiB of 4 KiB
+    // transfers took under 0.75 s on a fast one; issue 22).
     let args = [
-        "-w", "-t", "4k", "-b", "1g", "-F", "-o", "t", "-D", "1", "--warmup", "0.5",
+        "-a",
+        "DUMMY",
+        "--dummy.delay-xfer=1000",
+        "-w",
+        "-t",
+        "4k",
+        "-b",
+        "1g",
+        "-F",
+        "-o",
+        "t",
+        "-D",
+        "1",
+        "--warmup",
+        "0.5",
     ];
     let r = ior_kept(2, dir.path(), keep.path(), &args);
     assert!(r.ok(), "{}", r.both());
@@ -156,23 +173,25 @@ fn warmup_is_recorded_and_leaves_the_first_seconds_out() {
     let ts = p.time_series.as_ref().unwrap();
     assert_eq!(ts.warmup, 0.5);
     // The figures count only what followed the warm-up: fewer operations
-    // than the series (which keeps every interval), over less time.
+    // than the series (which keeps every interval).
     let all: u64 = ts.ops.iter().sum();
     assert!(p.ops < all, "phase {} vs series {all}", p.ops);
-    let sw = p.stonewall.as_ref().unwrap();
-    assert!(
-        p.total_time < sw.time + 0.5,
-        "{} vs {}",
-        p.total_time,
-        sw.time
-    );
+    // No assertion on the phase's time: how long the wrap-up after the
+    // wall takes depends on the machine's load (issue 22). The ranks'
+    // counts are the phase's.
+    assert_eq!(p.ranks.iter().map(|r| r.ops).sum::<u64>(), p.ops);
+    assert_eq!(p.bytes, p.ops * 4096);
 }
 
 #[test]
 fn the_series_interval_is_the_one_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
+    // 1 ms a transfer (DUMMY): writing lasts until the 1 s wall.
     let args = [
+        "-a",
+        "DUMMY",
+        "--dummy.delay-xfer=1000",
         "-w",
         "-t",
         "4k",

@@ -61,8 +61,25 @@ fn record(keep: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(&runs[0]).unwrap()).unwrap()
 }
 
-/// Start a long write (bounded by -D 20 should the signal be lost), signal
-/// it once the file grows, and return (exit status, stderr, stdout).
+/// A long write, bounded by -D 20 should the signal be lost, and paced (2
+/// ms between 64 KiB transfers, at most 640 MiB a rank) so that a slow
+/// signal cannot fill the disk: unpaced, tests running side by side once
+/// wrote 18 GB before theirs arrived (issue 22).
+const PACED: [&str; 10] = [
+    "-w",
+    "-F",
+    "-t",
+    "64k",
+    "-b",
+    "16g",
+    "-D",
+    "20",
+    "-O",
+    "interIODelay=2000",
+];
+
+/// Start a long write (PACED), signal it once the file grows, and return
+/// (exit status, stderr, stdout).
 fn interrupted_run(
     np: u32,
     signal: &str,
@@ -78,7 +95,8 @@ fn interrupted_run(
         .ranks_or_alone(np)
         .no_limit()
         .keep_in(keep)
-        .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
+        .args(PACED)
+        .arg("-o")
         .arg(&o)
         .args(extra)
         .dir(dir)
@@ -166,7 +184,8 @@ fn the_record_is_kept_before_a_clean_up_that_a_kill_cuts_short() {
         .no_limit()
         .keep_in(keep.path())
         .env("PARIO_FAULTS", "die_on_remove=1")
-        .args(["-w", "-F", "-t", "1m", "-b", "16g", "-D", "20", "-o"])
+        .args(PACED)
+        .arg("-o")
         .arg(dir.path().join("t"))
         .dir(dir.path())
         .spawn_with(Stdio::null(), Stdio::null());

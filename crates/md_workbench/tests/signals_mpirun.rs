@@ -14,13 +14,26 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_md-workbench");
 
-/// Wait until `path` exists (at most a minute).
-fn wait_for(path: &Path, what: &str) {
+/// Wait (at most a minute) until the set directory `set` holds an object
+/// numbered `min` or more. The benchmark's highest number only grows (step
+/// i creates object P+i and removes object i), so this cannot be missed
+/// between two looks, however fast the machine (a wait for one name was:
+/// the object exists for only 300 steps; issue 22).
+fn reached(set: &Path, min: u64) -> bool {
     let start = Instant::now();
-    while !path.exists() {
-        assert!(start.elapsed() < Duration::from_secs(60), "{what}");
+    while start.elapsed() < Duration::from_secs(60) {
+        let highest = std::fs::read_dir(set)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.strip_prefix("file-")?.parse().ok())
+            .max();
+        if highest.is_some_and(|n: u64| n >= min) {
+            return true;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
+    false
 }
 
 /// The process ids of the ranks: md-workbench processes whose command
@@ -85,8 +98,10 @@ fn sigterm_to_the_ranks_mid_benchmark_leaves_nothing_and_keeps_the_record() {
         .spawn();
     // Objects past the precreated 300 exist once the benchmark is under way
     // in both ranks' sets.
-    wait_for(&o.join("0_2/file-400"), "the benchmark did not start");
-    wait_for(&o.join("1_2/file-400"), "the benchmark did not start");
+    if !(reached(&o.join("0_2"), 400) && reached(&o.join("1_2"), 400)) {
+        let _ = child.kill();
+        panic!("the benchmark did not start within a minute");
+    }
     let ranks = ranks_of(&o);
     assert_eq!(ranks.len(), 2, "{ranks:?}");
     for pid in &ranks {

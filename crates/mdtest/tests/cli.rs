@@ -519,8 +519,9 @@ fn a_rank_that_dies_ends_the_job_without_hanging() {
     let _ = Command::new("kill")
         .args(["-9", &victim.to_string()])
         .status();
+    // The job's own limit (the test kit's `timeout`) tells a hang: no
+    // bound on the time here, which a loaded machine could pass.
     let out = child.finish();
-    assert!(start.elapsed() < Duration::from_secs(100), "the job hung");
     assert_ne!(out.status, Some(0));
     assert_ne!(out.status, Some(124), "killed by timeout: the job hung");
 }
