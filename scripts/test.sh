@@ -14,6 +14,12 @@ fi
 # Oversubscribing 4 ranks on 2 cores: let ranks yield instead of spinning.
 export OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
+# Four tests at a time in each test binary, not one per core: most of a
+# test's time is spent waiting (mpirun's start, the file system, the
+# servers), so on an idle 2-core machine the suite without servers took
+# 2 min 54 s instead of about 4 minutes at two; at eight, the ranks of the tests
+# crowded each other out (the ior tests took longer than at two).
+export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 cargo fmt --all -- --check
 # Clippy lints every target of the workspace while it is built for the
 # tests, as `cargo clippy --workspace --all-targets -- -D warnings` would:
