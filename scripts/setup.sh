@@ -59,6 +59,10 @@ if [ "$want_test" = 1 ]; then
   # own when none runs; the services are never started).
   pkgs+=(nfs-ganesha nfs-ganesha-vfs rpcbind)
   # --- end nfs
+  # The second configuration's MPI (scripts/test-mpich-minimal.sh), here so
+  # that its build can run beside the first stage's tests with no apt-get
+  # of its own; Open MPI stays the default (below).
+  pkgs+=(mpich libmpich-dev)
 fi
 # --- report check (h/report): a headless browser to shoot the HTML report.
 if [ "$want_report_check" = 1 ]; then
@@ -68,6 +72,9 @@ fi
 # shellcheck source=scripts/lib/packages.sh
 source "$(dirname "$0")/lib/packages.sh"
 ensure_packages setup.sh "${pkgs[@]}"
+if [ "$want_test" = 1 ]; then
+  keep_open_mpi_default setup.sh
+fi
 
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup.sh: cargo not found; install the stable Rust toolchain (rustup) first" >&2

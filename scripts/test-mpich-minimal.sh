@@ -4,6 +4,10 @@
 # HDF5, PnetCDF; io_uring needs no library, only a kernel that allows it).
 #
 #   scripts/test-mpich-minimal.sh        install MPICH if missing, build, test
+#   scripts/test-mpich-minimal.sh --build-only
+#                                        the same up to the build and its
+#                                        link checks (scripts/test.sh runs
+#                                        it beside the first stage's tests)
 #
 # One build covers both, because Debian's parallel HDF5 and PnetCDF are built
 # against Open MPI and cannot be loaded into an MPICH process anyway. The
@@ -30,9 +34,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=0
 for arg in "$@"; do
   case "$arg" in
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    --build-only) build_only=1 ;;
     *) echo "test-mpich-minimal.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -94,6 +100,7 @@ for b in ior mdtest; do
     exit 1
   fi
 done
+[ "$build_only" = 0 ] || exit 0
 status=0
 cargo test "${crates[@]}" --lib --test '*' --no-fail-fast || status=$?
 # Under a Slurm (scripts/test-slurm.sh, as scripts/test.sh runs this) and
