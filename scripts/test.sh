@@ -18,7 +18,7 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 # Four tests at a time in each test binary, not one per core: most of a
 # test's time is spent waiting (mpirun's start, the file system, the
 # servers), so on an idle 2-core machine the suite without servers took
-# 2 min 54 s instead of about 4 minutes at two; at eight, the ranks of the tests
+# 2 min 54 s instead of about 4 minutes at two; at eight, the tests' ranks
 # crowded each other out (the ior tests took longer than at two).
 export RUST_TEST_THREADS=${RUST_TEST_THREADS:-4}
 # At least eight compile jobs, not one per core: on a 2-core machine that
