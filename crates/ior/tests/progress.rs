@@ -140,30 +140,30 @@ fn warmup_needs_a_time_limit_and_bad_values_are_named() {
     assert!(files_in(dir.path()).is_empty(), "nothing written");
 }
 
+/// Writes that last until the 1 s wall on any machine: the DUMMY backend
+/// sleeps 1 ms a transfer, so they never end early (1 GiB of real 4 KiB
+/// transfers took under 0.75 s on a fast machine; issue 22).
+const TO_THE_WALL: [&str; 13] = [
+    "-a",
+    "DUMMY",
+    "--dummy.delay-xfer=1000",
+    "-w",
+    "-t",
+    "4k",
+    "-b",
+    "1g",
+    "-F",
+    "-o",
+    "t",
+    "-D",
+    "1",
+];
+
 #[test]
 fn warmup_is_recorded_and_leaves_the_first_seconds_out() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    // The DUMMY backend sleeps 1 ms a transfer: the writes last until the
-    // 1 s wall on any machine, never ending early (1 GiB of 4 KiB
-    // transfers took under 0.75 s on a fast one; issue 22).
-    let args = [
-        "-a",
-        "DUMMY",
-        "--dummy.delay-xfer=1000",
-        "-w",
-        "-t",
-        "4k",
-        "-b",
-        "1g",
-        "-F",
-        "-o",
-        "t",
-        "-D",
-        "1",
-        "--warmup",
-        "0.5",
-    ];
+    let args = [&TO_THE_WALL[..], &["--warmup", "0.5"]].concat();
     let r = ior_kept(2, dir.path(), keep.path(), &args);
     assert!(r.ok(), "{}", r.both());
     let rec = only_record(keep.path());
@@ -187,24 +187,7 @@ fn warmup_is_recorded_and_leaves_the_first_seconds_out() {
 fn the_series_interval_is_the_one_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let keep = tempfile::tempdir().unwrap();
-    // 1 ms a transfer (DUMMY): writing lasts until the 1 s wall.
-    let args = [
-        "-a",
-        "DUMMY",
-        "--dummy.delay-xfer=1000",
-        "-w",
-        "-t",
-        "4k",
-        "-b",
-        "1g",
-        "-F",
-        "-o",
-        "t",
-        "-D",
-        "1",
-        "--series-interval",
-        "0.25",
-    ];
+    let args = [&TO_THE_WALL[..], &["--series-interval", "0.25"]].concat();
     let r = ior_kept(2, dir.path(), keep.path(), &args);
     assert!(r.ok(), "{}", r.both());
     let rec = only_record(keep.path());
