@@ -341,6 +341,15 @@ fn a_dry_run_prints_every_command_line_and_touches_nothing() {
     assert!(!target.exists() && !s.results().exists() && !s.root.join("db.sqlite").exists());
 }
 
+/// The first of `lines` that contains `needle` (the lines before it are
+/// dropped).
+fn line_with(lines: &mut impl Iterator<Item = std::io::Result<String>>, needle: &str) -> String {
+    lines
+        .map(Result::unwrap)
+        .find(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?}"))
+}
+
 fn kill_group(pid: u32) {
     let _ = Command::new("kill")
         .args(["-KILL", "--", &format!("-{pid}")])
@@ -372,22 +381,14 @@ fn a_killed_suite_resumes_without_running_completed_steps_again() {
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let id = loop {
-        let line = lines.next().expect("the suite run id is printed").unwrap();
-        if let Some(rest) = line.split(" as suite run ").nth(1) {
-            break rest.split_whitespace().next().unwrap().to_string();
-        }
-    };
+    let line = line_with(&mut lines, " as suite run ");
+    let id = line.split(" as suite run ").nth(1).unwrap();
+    let id = id.split_whitespace().next().unwrap().to_string();
     // The slow step starts once the write step's record is kept (in its
     // file and the database): kill then, whatever the machine's speed (a
     // fixed half second after its file appeared was not always enough
     // under load; issue 22).
-    loop {
-        let line = lines.next().expect("the slow step starts").unwrap();
-        if line.contains("step slow rep 1") {
-            break;
-        }
-    }
+    line_with(&mut lines, "step slow rep 1");
     kill_group(child.id());
     let _ = child.wait();
     let before = s.records();
